@@ -1,0 +1,62 @@
+//! Runs one command: wires the stages together and sends the results to the right exporter.
+//! This is the only place that knows the order of the stages for each command.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use crate::config::{AnalyzeConfig, Command, Config, Verbosity};
+use crate::error::{Error, Result};
+use crate::inventory;
+use crate::report;
+use crate::site;
+
+/// How a run ended; the exit code is part of the interface (see the README).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// 0: the run finished and nothing the user asked to fail on happened.
+    Success,
+    /// 1: the run finished but found problems the user asked to fail on (budgets).
+    Failed,
+    /// 2: usage error or fatal error.
+    Fatal,
+}
+
+impl From<Status> for ExitCode {
+    fn from(status: Status) -> Self {
+        ExitCode::from(match status {
+            Status::Success => 0,
+            Status::Failed => 1,
+            Status::Fatal => 2,
+        })
+    }
+}
+
+/// Runs the configured command.
+pub fn run(config: &Config) -> Result<Status> {
+    match &config.command {
+        Command::Analyze(analyze) => run_analyze(analyze, config),
+        Command::Pending { command } => Err(Error::NotImplemented { command }),
+    }
+}
+
+fn run_analyze(cfg: &AnalyzeConfig, config: &Config) -> Result<Status> {
+    let site = site::crawl(&cfg.site, &cfg.crawl)?;
+    let inventory = inventory::analyze(&site, &cfg.analyze);
+    if config.verbosity != Verbosity::Quiet {
+        let mut stderr = std::io::stderr().lock();
+        for problem in &inventory.problems {
+            let _ = writeln!(stderr, "webdiet: {}/{problem}", cfg.site.display());
+        }
+    }
+    let text = if cfg.json {
+        report::json::to_string(&inventory)
+    } else {
+        report::terminal::inventory(&inventory, config)
+    };
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(text.as_bytes())
+        .and_then(|_| stdout.flush())
+        .map_err(|e| Error::io("<stdout>", e))?;
+    Ok(Status::Success)
+}

@@ -1,0 +1,112 @@
+//! The reference extractor finds what a browser fetches or follows, and nothing else.
+
+use super::*;
+
+fn kinds_and_values(html: &str) -> Vec<(RefKind, String)> {
+    references(html)
+        .refs
+        .into_iter()
+        .map(|r| (r.kind, r.value))
+        .collect()
+}
+
+#[test]
+fn finds_every_kind_of_reference_in_a_1996_page() {
+    let html = r##"<HTML><HEAD><BASE HREF="/root/">
+<LINK REL="stylesheet" HREF="site.css"><LINK REL="shortcut icon" HREF="favicon.ico">
+<LINK REL=next HREF="p2.html"><SCRIPT SRC="menu.js"></SCRIPT>
+<STYLE>@import "more.css"; td { background: url(cell.gif) }</STYLE></HEAD>
+<BODY BACKGROUND="bg.gif"><TABLE BACKGROUND="t.gif"><TR><TD BACKGROUND="td.gif">
+<IMG SRC="a.gif" LOWSRC="a-lo.gif" SRCSET="a2.gif 2x, a3.gif 3x" USEMAP="#m">
+<MAP NAME="m"><AREA SHAPE=rect COORDS="0,0,1,1" HREF="area.html"></MAP>
+<FORM><INPUT TYPE=image SRC="go.gif"><INPUT TYPE=text SRC="not-an-image.gif"></FORM>
+<A HREF="page.html"><SPAN STYLE="background-image:url(span.gif)">x</SPAN></A>
+<IFRAME SRC="frame.html"></IFRAME><OBJECT DATA="movie.swf"></OBJECT><EMBED SRC="tune.mid">
+</TD></TR></TABLE></BODY></HTML>"##;
+    let refs = references(html);
+    assert_eq!(refs.base_href.as_deref(), Some("/root/"));
+    let got = kinds_and_values(html);
+    let expected = [
+        (RefKind::Stylesheet, "site.css"),
+        (RefKind::Icon, "favicon.ico"),
+        (RefKind::Link, "p2.html"),
+        (RefKind::Script, "menu.js"),
+        (RefKind::CssImport, "more.css"),
+        (RefKind::CssUrl, "cell.gif"),
+        (RefKind::Background, "bg.gif"),
+        (RefKind::Background, "t.gif"),
+        (RefKind::Background, "td.gif"),
+        (RefKind::Img, "a.gif"),
+        (RefKind::Lowsrc, "a-lo.gif"),
+        (RefKind::Srcset, "a2.gif"),
+        (RefKind::Srcset, "a3.gif"),
+        (RefKind::Area, "area.html"),
+        (RefKind::InputImage, "go.gif"),
+        (RefKind::Anchor, "page.html"),
+        (RefKind::CssUrl, "span.gif"),
+        (RefKind::Iframe, "frame.html"),
+        (RefKind::Object, "movie.swf"),
+        (RefKind::Embed, "tune.mid"),
+    ];
+    let expected: Vec<(RefKind, String)> =
+        expected.iter().map(|(k, v)| (*k, v.to_string())).collect();
+    assert_eq!(got, expected);
+}
+
+#[test]
+fn framesets_are_found() {
+    let html = r#"<html><frameset cols="20%,*"><frame src="nav.html"><frame src="main.html"></frameset></html>"#;
+    assert_eq!(
+        kinds_and_values(html),
+        vec![
+            (RefKind::Frame, "nav.html".to_string()),
+            (RefKind::Frame, "main.html".to_string())
+        ]
+    );
+}
+
+#[test]
+fn text_that_only_looks_like_markup_is_not_a_reference() {
+    let html = r#"<p>Write &lt;img src="x.gif"&gt; to show it.</p><!-- <img src="c.gif"> -->
+<script>document.write('<img src="js.gif">')</script><textarea><img src="t.gif"></textarea>"#;
+    assert!(kinds_and_values(html).is_empty());
+}
+
+#[test]
+fn empty_image_sources_are_not_fetches() {
+    assert!(kinds_and_values(r#"<img src=""><img src="  ">"#).is_empty());
+}
+
+#[test]
+fn meta_refresh_target_is_a_reference() {
+    let html = r#"<meta http-equiv="Refresh" content="0; URL='moved.html'">"#;
+    assert_eq!(
+        kinds_and_values(html),
+        vec![(RefKind::Refresh, "moved.html".to_string())]
+    );
+}
+
+#[test]
+fn srcset_candidates_with_commas_and_descriptors() {
+    assert_eq!(
+        srcset_urls(" a.gif 1x,b.gif  2x , c.gif"),
+        vec!["a.gif", "b.gif", "c.gif"]
+    );
+    // The standard reads up to whitespace, so a comma without a space is part of the URL.
+    assert_eq!(srcset_urls("a.gif,b.gif"), vec!["a.gif,b.gif"]);
+}
+
+#[test]
+fn doctype_decides_quirks_mode() {
+    assert!(references("<html><body>x").quirks);
+    assert!(references(r#"<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 3.2 Final//EN"><p>x"#).quirks);
+    assert!(!references("<!DOCTYPE html><p>x").quirks);
+}
+
+#[test]
+fn uppercase_and_unquoted_attributes_are_read() {
+    assert_eq!(
+        kinds_and_values("<IMG SRC=Logo.GIF>"),
+        vec![(RefKind::Img, "Logo.GIF".to_string())]
+    );
+}

@@ -1,0 +1,15 @@
+//! webdiet: makes old, heavy web sites lighter and proves by how much.
+//!
+//! The pipeline is a chain of stages, each a function from one named type to the next with an
+//! options struct: [`site::crawl`] → [`inventory::analyze`] → … → [`report`]. [`app::run`] wires
+//! them for the command line.
+
+pub mod app;
+pub mod cli;
+pub mod config;
+pub mod css;
+pub mod error;
+pub mod html;
+pub mod inventory;
+pub mod report;
+pub mod site;

@@ -1,0 +1,268 @@
+//! Turns a reference as written in a page (`../img\Logo.GIF?v=2#x`) into a file of the site,
+//! the way a browser and a plain static server together would.
+//!
+//! The URL part is the `url` crate (the WHATWG URL parser browsers implement: `..`, `\` as `/`,
+//! percent-encoding, tabs and newlines stripped). The file part is ours, because it models the
+//! server: exact match, directory index, a case-insensitive match for captures made on Windows,
+//! and extensionless names that a server would content-negotiate (`w3c_home` → `w3c_home.gif`).
+
+use std::collections::BTreeMap;
+
+use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, CONTROLS};
+use serde::Serialize;
+use url::Url;
+
+use super::Site;
+
+/// The host that stands for "this site" while resolving.
+const SITE_ORIGIN: &str = "http://webdiet.invalid/";
+
+/// Characters escaped when a file path is turned into a URL path segment.
+const SEGMENT: &AsciiSet = &CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'%')
+    .add(b'<')
+    .add(b'>')
+    .add(b'?')
+    .add(b'`')
+    .add(b'{')
+    .add(b'}')
+    .add(b'\\');
+
+/// Directory index names a server tries, in order: Apache's and IIS's defaults, then
+/// `Overview.html` (W3C's servers; the libwww docs link to directories that hold one) and
+/// `Welcome.html` (CERN httpd's default).
+const INDEX_NAMES: [&str; 8] = [
+    "index.html",
+    "index.htm",
+    "index.shtml",
+    "default.htm",
+    "default.html",
+    "Overview.html",
+    "Welcome.html",
+    "welcome.html",
+];
+
+/// Extension preference when an extensionless name matches several files.
+const NEGOTIATION_ORDER: [&str; 8] = ["html", "htm", "gif", "png", "jpg", "jpeg", "css", "js"];
+
+/// How a local reference found its file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Match {
+    /// The path names the file exactly.
+    Exact,
+    /// The path names a directory; its index page was used.
+    DirectoryIndex,
+    /// Only a case-insensitive comparison finds the file (a capture made on Windows).
+    CaseInsensitive,
+    /// The path has no extension; a server would negotiate it to this file.
+    Extensionless,
+}
+
+/// Where a reference leads.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "kebab-case")]
+pub enum Target {
+    /// A file of the site.
+    Local { path: String, how: Match },
+    /// Another site or scheme (`http:`, `mailto:`, `javascript:`, …): listed, not followed.
+    External { url: String },
+    /// Inline content that needs no request (`data:`, `about:blank`).
+    Inline,
+    /// Should be a file of the site but is not.
+    Broken { path: String, reason: String },
+}
+
+/// Resolves references against the files of one site.
+pub struct Resolver<'a> {
+    site: &'a Site,
+    origin: Url,
+    /// Also treat absolute URLs under this prefix as local (`--site-url`).
+    site_url: Option<Url>,
+    lower: BTreeMap<String, Vec<usize>>,
+    stems: BTreeMap<String, Vec<usize>>,
+}
+
+impl<'a> Resolver<'a> {
+    pub fn new(site: &'a Site, site_url: Option<Url>) -> Self {
+        let mut lower: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        let mut stems: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        for (i, file) in site.files.iter().enumerate() {
+            lower.entry(file.path.to_lowercase()).or_default().push(i);
+            let (dir, name) = split_dir(&file.path);
+            if let Some((stem, ext)) = name.rsplit_once('.') {
+                if !stem.is_empty() && !ext.is_empty() {
+                    stems
+                        .entry(format!("{dir}{stem}").to_lowercase())
+                        .or_default()
+                        .push(i);
+                }
+            }
+        }
+        Resolver {
+            site,
+            origin: Url::parse(SITE_ORIGIN).expect("constant URL parses"),
+            site_url,
+            lower,
+            stems,
+        }
+    }
+
+    /// The site's entry page: the index page of the root directory, if it has one.
+    pub fn entry_page(&self) -> Option<String> {
+        match self.find("") {
+            Target::Local { path, .. } => Some(path),
+            _ => None,
+        }
+    }
+
+    /// The URL a page of the site has while its references are resolved.
+    pub fn page_url(&self, page: &str) -> Url {
+        let encoded: Vec<String> = page
+            .split('/')
+            .map(|s| utf8_percent_encode(s, SEGMENT).to_string())
+            .collect();
+        self.origin
+            .join(&encoded.join("/"))
+            .unwrap_or_else(|_| self.origin.clone())
+    }
+
+    /// The base URL for a page: its own URL, or its `<base href>` resolved against it.
+    pub fn base_url(&self, page: &str, base_href: Option<&str>) -> Url {
+        let page_url = self.page_url(page);
+        match base_href.map(|h| page_url.join(h)) {
+            Some(Ok(base)) => base,
+            _ => page_url,
+        }
+    }
+
+    /// Resolves one reference as written, against a base URL from [`Self::base_url`].
+    pub fn resolve(&self, base: &Url, raw: &str) -> Target {
+        let url = match base.join(raw) {
+            Ok(url) => url,
+            Err(err) => {
+                return Target::Broken {
+                    path: raw.to_string(),
+                    reason: format!("malformed URL: {err}"),
+                }
+            }
+        };
+        match self.local_path(&url) {
+            Some(path) => self.find(&path),
+            None => match url.scheme() {
+                "data" | "about" | "blob" => Target::Inline,
+                _ => Target::External {
+                    url: url.to_string(),
+                },
+            },
+        }
+    }
+
+    /// The decoded site path of a URL that belongs to the site, without query and fragment.
+    fn local_path(&self, url: &Url) -> Option<String> {
+        let encoded = if url.origin() == self.origin.origin() {
+            url.path().to_string()
+        } else {
+            let prefix = self.site_url.as_ref()?;
+            let same_origin = url.scheme().eq_ignore_ascii_case(prefix.scheme())
+                && url.host_str().map(str::to_ascii_lowercase)
+                    == prefix.host_str().map(str::to_ascii_lowercase)
+                && url.port_or_known_default() == prefix.port_or_known_default();
+            if !same_origin {
+                return None;
+            }
+            format!("/{}", url.path().strip_prefix(prefix.path())?)
+        };
+        let decoded: Vec<String> = encoded
+            .split('/')
+            .map(|s| percent_decode_str(s).decode_utf8_lossy().into_owned())
+            .collect();
+        Some(decoded.join("/").trim_start_matches('/').to_string())
+    }
+
+    /// Finds the file for a decoded site path.
+    fn find(&self, path: &str) -> Target {
+        let local = |i: usize, how| Target::Local {
+            path: self.site.files[i].path.clone(),
+            how,
+        };
+        if self.site.file(path).is_some() {
+            return Target::Local {
+                path: path.to_string(),
+                how: Match::Exact,
+            };
+        }
+        // A directory (with or without the trailing slash): its index page.
+        let dir = if path.is_empty() || path.ends_with('/') {
+            path.to_string()
+        } else {
+            format!("{path}/")
+        };
+        for name in INDEX_NAMES {
+            let candidate = format!("{dir}{name}");
+            if self.site.file(&candidate).is_some() {
+                return Target::Local {
+                    path: candidate,
+                    how: Match::DirectoryIndex,
+                };
+            }
+        }
+        if let Some(&i) = self.lower.get(&path.to_lowercase()).and_then(|v| v.first()) {
+            return local(i, Match::CaseInsensitive);
+        }
+        for name in INDEX_NAMES {
+            if let Some(&i) = self
+                .lower
+                .get(&format!("{dir}{name}").to_lowercase())
+                .and_then(|v| v.first())
+            {
+                return local(i, Match::DirectoryIndex);
+            }
+        }
+        let (_, name) = split_dir(path);
+        if !name.is_empty() && !name.contains('.') {
+            if let Some(i) = self.negotiate(path) {
+                return local(i, Match::Extensionless);
+            }
+        }
+        let reason = if path.is_empty() || path.ends_with('/') {
+            "directory has no index page".to_string()
+        } else {
+            "no such file in the site".to_string()
+        };
+        Target::Broken {
+            path: path.to_string(),
+            reason,
+        }
+    }
+
+    /// Picks the file a server would serve for an extensionless name: same-case stems first,
+    /// then by [`NEGOTIATION_ORDER`], then alphabetically.
+    fn negotiate(&self, path: &str) -> Option<usize> {
+        let candidates = self.stems.get(&path.to_lowercase())?;
+        candidates.iter().copied().min_by_key(|&i| {
+            let file = &self.site.files[i].path;
+            let (stem, ext) = file.rsplit_once('.').unwrap_or((file, ""));
+            let ext = ext.to_ascii_lowercase();
+            let rank = NEGOTIATION_ORDER
+                .iter()
+                .position(|e| *e == ext)
+                .unwrap_or(NEGOTIATION_ORDER.len());
+            (stem != path, rank, file.clone())
+        })
+    }
+}
+
+/// `a/b/c.gif` → (`a/b/`, `c.gif`).
+fn split_dir(path: &str) -> (&str, &str) {
+    match path.rfind('/') {
+        Some(i) => (&path[..=i], &path[i + 1..]),
+        None => ("", path),
+    }
+}
+
+#[cfg(test)]
+mod tests;

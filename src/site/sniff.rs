@@ -1,0 +1,212 @@
+//! Decides what a file is from its first bytes and its name.
+//!
+//! Magic numbers win over extensions (a GIF named `.html` is a GIF, and is reported as
+//! misnamed); text is classified by extension, or as HTML when it starts like HTML, following
+//! the WHATWG MIME sniffing rules for the few types webdiet cares about.
+
+use serde::Serialize;
+
+/// How many leading bytes the sniffer looks at (the MIME sniffing standard's resource header).
+pub const SNIFF_LEN: usize = 512;
+
+/// The kinds of file webdiet tells apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FileKind {
+    Html,
+    Css,
+    Gif,
+    Png,
+    Jpeg,
+    Js,
+    Other,
+}
+
+impl FileKind {
+    pub const ALL: [FileKind; 7] = [
+        FileKind::Html,
+        FileKind::Css,
+        FileKind::Gif,
+        FileKind::Png,
+        FileKind::Jpeg,
+        FileKind::Js,
+        FileKind::Other,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FileKind::Html => "html",
+            FileKind::Css => "css",
+            FileKind::Gif => "gif",
+            FileKind::Png => "png",
+            FileKind::Jpeg => "jpeg",
+            FileKind::Js => "js",
+            FileKind::Other => "other",
+        }
+    }
+
+    /// Whether the kind is text that deflate can shrink.
+    pub fn is_text(self) -> bool {
+        matches!(self, FileKind::Html | FileKind::Css | FileKind::Js)
+    }
+}
+
+/// Classifies a file; the note says when name and content disagree.
+pub fn classify(name: &str, head: &[u8]) -> (FileKind, Option<String>) {
+    let ext = extension(name);
+    let by_ext = match ext.as_str() {
+        "html" | "htm" | "shtml" | "xhtml" => Some(FileKind::Html),
+        "css" => Some(FileKind::Css),
+        "gif" => Some(FileKind::Gif),
+        "png" => Some(FileKind::Png),
+        "jpg" | "jpeg" | "jpe" => Some(FileKind::Jpeg),
+        "js" | "mjs" => Some(FileKind::Js),
+        _ => None,
+    };
+    if let Some(magic) = by_magic(head) {
+        let note = match by_ext {
+            Some(named) if named != magic => Some(format!(
+                "named as {} but the content is {}",
+                named.as_str(),
+                magic.as_str()
+            )),
+            _ => None,
+        };
+        return (magic, note);
+    }
+    let binary = looks_binary(head);
+    match by_ext {
+        // The extension claims an image but the magic number is missing: not that image.
+        Some(kind @ (FileKind::Gif | FileKind::Png | FileKind::Jpeg)) => (
+            FileKind::Other,
+            Some(format!(
+                "named as {} but the content is not {}",
+                kind.as_str(),
+                kind.as_str()
+            )),
+        ),
+        Some(kind) if binary => (
+            FileKind::Other,
+            Some(format!(
+                "named as {} but the content is binary",
+                kind.as_str()
+            )),
+        ),
+        Some(kind) => (kind, None),
+        None if !binary && starts_like_html(head) => (FileKind::Html, None),
+        None => (FileKind::Other, None),
+    }
+}
+
+fn extension(name: &str) -> String {
+    match name.rsplit_once('.') {
+        Some((stem, ext)) if !stem.is_empty() => ext.to_ascii_lowercase(),
+        _ => String::new(),
+    }
+}
+
+fn by_magic(head: &[u8]) -> Option<FileKind> {
+    if head.starts_with(b"GIF87a") || head.starts_with(b"GIF89a") {
+        Some(FileKind::Gif)
+    } else if head.starts_with(b"\x89PNG\r\n\x1a\n") {
+        Some(FileKind::Png)
+    } else if head.starts_with(b"\xff\xd8\xff") {
+        Some(FileKind::Jpeg)
+    } else {
+        None
+    }
+}
+
+/// The MIME sniffing standard's "binary data byte" test.
+fn looks_binary(head: &[u8]) -> bool {
+    let body = strip_bom(head);
+    body.iter()
+        .any(|&b| matches!(b, 0x00..=0x08 | 0x0b | 0x0e..=0x1a | 0x1c..=0x1f))
+}
+
+fn strip_bom(head: &[u8]) -> &[u8] {
+    for bom in [&b"\xef\xbb\xbf"[..], b"\xfe\xff", b"\xff\xfe"] {
+        if let Some(rest) = head.strip_prefix(bom) {
+            return rest;
+        }
+    }
+    head
+}
+
+/// The standard's HTML patterns: a tag-terminated `<!DOCTYPE HTML`, `<HTML`, `<HEAD`, … or
+/// `<!--` after leading whitespace.
+fn starts_like_html(head: &[u8]) -> bool {
+    let body = strip_bom(head);
+    let start = body
+        .iter()
+        .position(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c'))
+        .unwrap_or(body.len());
+    let rest = &body[start..];
+    if rest.starts_with(b"<!--") {
+        return true;
+    }
+    const TAGS: [&str; 17] = [
+        "<!doctype html",
+        "<html",
+        "<script",
+        "<iframe",
+        "<h1",
+        "<div",
+        "<font",
+        "<table",
+        "<a",
+        "<style",
+        "<title",
+        "<b",
+        "<body",
+        "<br",
+        "<p",
+        "<head",
+        "<center",
+    ];
+    TAGS.iter().any(|tag| {
+        rest.len() > tag.len()
+            && rest[..tag.len()].eq_ignore_ascii_case(tag.as_bytes())
+            && matches!(rest[tag.len()], b' ' | b'>')
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn magic_number_wins_over_extension() {
+        let (kind, note) = classify("photo.html", b"GIF89a\x01\x00");
+        assert_eq!(kind, FileKind::Gif);
+        assert!(note.unwrap().contains("named as html"));
+    }
+
+    #[test]
+    fn binary_content_named_html_is_other() {
+        let (kind, note) = classify("x.html", b"\x00\x01\x02garbage");
+        assert_eq!(kind, FileKind::Other);
+        assert!(note.is_some());
+    }
+
+    #[test]
+    fn gif_extension_without_magic_is_not_a_gif() {
+        assert_eq!(classify("a.gif", b"<html>").0, FileKind::Other);
+    }
+
+    #[test]
+    fn extensionless_html_is_sniffed() {
+        assert_eq!(classify("README", b"  <HTML>\n<head>").0, FileKind::Html);
+        assert_eq!(classify("notes", b"plain words").0, FileKind::Other);
+    }
+
+    #[test]
+    fn empty_html_file_is_still_html() {
+        assert_eq!(classify("empty.html", b"").0, FileKind::Html);
+    }
+
+    #[test]
+    fn windows_1252_text_is_not_binary() {
+        assert_eq!(classify("old.htm", b"<p>caf\xe9</p>").0, FileKind::Html);
+    }
+}
