@@ -112,7 +112,9 @@ pub struct AnalyzeConfig {
 pub enum Command {
     Analyze(AnalyzeConfig),
     /// A command whose stage has not landed yet; its arguments were checked.
-    Pending { command: &'static str },
+    Pending {
+        command: &'static str,
+    },
 }
 
 /// The whole configuration of one run.

@@ -1,0 +1,69 @@
+//! Helpers shared by the integration tests: building small sites on disk and finding
+//! `../shared` (present in CI, maybe not on a user's machine).
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+/// The `webdiet` binary under test.
+pub fn webdiet() -> Command {
+    Command::cargo_bin("webdiet").expect("the webdiet binary is built for integration tests")
+}
+
+/// Writes `files` (path → bytes) under `root`, creating directories.
+pub fn write_site(root: &Path, files: &[(&str, &[u8])]) {
+    for (path, bytes) in files {
+        let full = root.join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, bytes).unwrap();
+    }
+}
+
+/// A valid 1×1 GIF89a with a transparent pixel (the classic spacer), 43 bytes.
+pub const SPACER_GIF: &[u8] = &[
+    0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 0x01, 0x00, 0x01, 0x00, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0xff, 0xff, 0xff, 0x21, 0xf9, 0x04, 0x01, 0x00, 0x00, 0x00, 0x00, 0x2c, 0x00, 0x00, 0x00, 0x00,
+    0x01, 0x00, 0x01, 0x00, 0x00, 0x02, 0x02, 0x44, 0x01, 0x00, 0x3b,
+];
+
+/// A corpus from `../shared/corpora`, or `None` (with a note) when it is absent on a user's
+/// machine. In CI (`CI=true`) a missing corpus fails the test.
+pub fn shared_corpus(name: &str) -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpora")
+        .join(name);
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!(
+            "{} is missing: CI must have ../shared next to the repository",
+            dir.display()
+        );
+    }
+    eprintln!("note: skipping, {} is not present", dir.display());
+    None
+}
+
+/// The default corpus shipped in the repository.
+pub fn microscape() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/microscape")
+}
+
+/// Runs `webdiet analyze DIR --json` and parses the output.
+pub fn analyze_json(dir: &Path) -> serde_json::Value {
+    let out = webdiet()
+        .args(["analyze", "--json"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "analyze {} failed: {}",
+        dir.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("analyze --json prints JSON")
+}
