@@ -52,7 +52,7 @@ fn every_resolution_case_finds_its_file() {
             ("img/cell.gif", SPACER_GIF),
             ("Images/Logo.GIF", SPACER_GIF),
             ("icons/home.gif", SPACER_GIF),
-            ("my pics/caf\u{e9}.gif".as_ref(), SPACER_GIF),
+            ("my pics/caf\u{e9}.gif", SPACER_GIF),
         ],
     );
     let inv = analyze_json(dir.path());
