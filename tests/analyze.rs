@@ -249,3 +249,22 @@ fn analyze_shared_libwww_resolves_extensionless_icons() {
         "{broken_icons} of {images} images broken"
     );
 }
+
+#[test]
+fn analyze_the_default_corpus_finds_the_study_page_and_all_its_images() {
+    let inv = analyze_json(&common::microscape());
+    assert_eq!(inv["pages"], 1);
+    assert_eq!(inv["by_type"]["gif"]["count"], 42);
+    assert_eq!(inv["broken_references"], serde_json::json!([]));
+    assert_eq!(inv["orphans"], serde_json::json!([]));
+    assert_eq!(inv["problems"], serde_json::json!([]));
+    let fetched: std::collections::BTreeSet<&str> = inv["documents"][0]["references"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["fetched"] == true)
+        .map(|r| r["target"]["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(fetched.len(), 42, "a first visit fetches the 42 distinct images");
+    assert_eq!(inv["documents"][0]["quirks"], true);
+}
