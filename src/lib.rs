@@ -13,6 +13,7 @@ pub mod html;
 pub mod image;
 pub mod inventory;
 pub mod report;
+pub mod rewrite;
 pub mod site;
 #[cfg(test)]
 mod testing;

@@ -48,7 +48,11 @@ pub(crate) fn encode(gif: &Gif, interlace: bool) -> Result<Vec<u8>, String> {
         seen.insert(TRANSPARENT, 0);
         colors.push(TRANSPARENT);
     }
-    let frames: &[Frame] = if animated { &gif.frames } else { &gif.frames[..1] };
+    let frames: &[Frame] = if animated {
+        &gif.frames
+    } else {
+        &gif.frames[..1]
+    };
     let mut overflow = false;
     'frames: for frame in frames {
         let mut used = [false; 256];
@@ -126,7 +130,8 @@ pub(crate) fn encode(gif: &Gif, interlace: bool) -> Result<Vec<u8>, String> {
     let mut writer = encoder.write_header().map_err(err)?;
     let pixels = |frame: &Frame, w: u32, h: u32, x0: u32, y0: u32| -> Vec<u8> {
         // Row-major samples of a w×h window at (x0, y0) of the canvas, the frame drawn in it.
-        let mut samples = Vec::with_capacity((w * h) as usize * if palette.is_some() { 1 } else { 4 });
+        let mut samples =
+            Vec::with_capacity((w * h) as usize * if palette.is_some() { 1 } else { 4 });
         for y in y0..y0 + h {
             for x in x0..x0 + w {
                 let inside = x >= frame.left
@@ -150,7 +155,15 @@ pub(crate) fn encode(gif: &Gif, interlace: bool) -> Result<Vec<u8>, String> {
     for (n, frame) in frames.iter().enumerate() {
         let (x, y, w, h, data, blend, dispose) = if n == 0 {
             let data = pixels(frame, gif.width, gif.height, 0, 0);
-            (0, 0, gif.width, gif.height, data, BlendOp::Source, dispose_op(frame.dispose))
+            (
+                0,
+                0,
+                gif.width,
+                gif.height,
+                data,
+                BlendOp::Source,
+                dispose_op(frame.dispose),
+            )
         } else if is_empty(frame) {
             let data = match &palette {
                 Some(_) => vec![index[&TRANSPARENT]],
@@ -159,13 +172,24 @@ pub(crate) fn encode(gif: &Gif, interlace: bool) -> Result<Vec<u8>, String> {
             (0, 0, 1, 1, data, BlendOp::Over, DisposeOp::None)
         } else {
             let data = pixels(frame, frame.width, frame.height, frame.left, frame.top);
-            let has_transparent = frame.pixels.iter().any(|&p| frame.colors[usize::from(p)][3] == 0);
+            let has_transparent = frame
+                .pixels
+                .iter()
+                .any(|&p| frame.colors[usize::from(p)][3] == 0);
             let blend = if has_transparent {
                 BlendOp::Over
             } else {
                 BlendOp::Source
             };
-            (frame.left, frame.top, frame.width, frame.height, data, blend, dispose_op(frame.dispose))
+            (
+                frame.left,
+                frame.top,
+                frame.width,
+                frame.height,
+                data,
+                blend,
+                dispose_op(frame.dispose),
+            )
         };
         if animated {
             writer.reset_frame_position().map_err(err)?;
@@ -177,7 +201,11 @@ pub(crate) fn encode(gif: &Gif, interlace: bool) -> Result<Vec<u8>, String> {
             writer.set_blend_op(blend).map_err(err)?;
             writer.set_dispose_op(dispose).map_err(err)?;
         }
-        let data = if depth < 8 { pack(&data, w, depth) } else { data };
+        let data = if depth < 8 {
+            pack(&data, w, depth)
+        } else {
+            data
+        };
         writer.write_image_data(&data).map_err(err)?;
     }
     writer.finish().map_err(err)?;

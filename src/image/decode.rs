@@ -135,7 +135,12 @@ pub(crate) fn read(bytes: &[u8], limits: &Limits) -> Result<Gif, ReadError> {
 }
 
 /// Cuts a frame down to the part inside the logical screen.
-fn clip(frame: &gif::Frame<'_>, screen_w: u32, screen_h: u32, colors: Box<[[u8; 4]; 256]>) -> Frame {
+fn clip(
+    frame: &gif::Frame<'_>,
+    screen_w: u32,
+    screen_h: u32,
+    colors: Box<[[u8; 4]; 256]>,
+) -> Frame {
     let (left, top) = (u32::from(frame.left), u32::from(frame.top));
     let (fw, fh) = (u32::from(frame.width), u32::from(frame.height));
     let right = (left + fw).min(screen_w);

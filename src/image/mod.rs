@@ -182,7 +182,11 @@ fn convert_inner(gif: &[u8], opts: &ImageOptions) -> Conversion {
     };
     let frames = decoded.frames.len();
     if frames > 1 && !opts.apng {
-        return kept(Outcome::Animated, format!("{frames} frames; --no-apng"), frames);
+        return kept(
+            Outcome::Animated,
+            format!("{frames} frames; --no-apng"),
+            frames,
+        );
     }
     let raw = match apng::encode(&decoded, opts.interlace && frames == 1) {
         Ok(png) => png,

@@ -120,7 +120,9 @@ fn converted(gif: &[u8]) -> Vec<u8> {
 }
 
 fn png_info(png: &[u8]) -> png::Info<'static> {
-    let reader = png::Decoder::new(Cursor::new(png.to_vec())).read_info().unwrap();
+    let reader = png::Decoder::new(Cursor::new(png.to_vec()))
+        .read_info()
+        .unwrap();
     reader.info().clone()
 }
 
@@ -137,7 +139,10 @@ fn palette_gif_becomes_a_smaller_indexed_png_with_identical_pixels() {
     let png = converted(&gif);
     assert!(png.len() < gif.len());
     let info = png_info(&png);
-    assert!(info.animation_control.is_none(), "a still GIF stays a still PNG");
+    assert!(
+        info.animation_control.is_none(),
+        "a still GIF stays a still PNG"
+    );
     assert_eq!(info.color_type, png::ColorType::Indexed);
 }
 
@@ -168,7 +173,11 @@ fn interlace_is_kept_when_asked() {
         ..opts()
     };
     let c = convert_gif(&gif, &opts);
-    assert!(matches!(c.outcome, Outcome::Converted | Outcome::PngLarger), "{}", c.reason);
+    assert!(
+        matches!(c.outcome, Outcome::Converted | Outcome::PngLarger),
+        "{}",
+        c.reason
+    );
     if let Some(png) = c.png {
         assert!(png_info(&png).interlaced);
     }
@@ -178,7 +187,10 @@ fn interlace_is_kept_when_asked() {
 fn gif87a_without_extensions_converts() {
     let mut gif = big_static(false, None);
     // Drop the graphic control extension (21 F9 04 …… 00) and claim GIF87a.
-    let at = gif.windows(3).position(|w| w == [0x21, 0xF9, 0x04]).unwrap();
+    let at = gif
+        .windows(3)
+        .position(|w| w == [0x21, 0xF9, 0x04])
+        .unwrap();
     gif.drain(at..at + 8);
     gif[..6].copy_from_slice(b"GIF87a");
     converted(&gif);
@@ -214,7 +226,13 @@ fn every_disposal_method_animates_identically() {
             F::new((15, 0, 10, 40), pattern(10, 40, 8, 2)).dispose(dispose),
         ];
         let gif = encode((40, 40), &palette(8), Some(Repeat::Infinite), frames);
-        let c = convert_gif(&gif, &ImageOptions { min_saving: 0, ..opts() });
+        let c = convert_gif(
+            &gif,
+            &ImageOptions {
+                min_saving: 0,
+                ..opts()
+            },
+        );
         assert!(
             matches!(c.outcome, Outcome::Converted | Outcome::PngLarger),
             "{dispose:?}: {}",
@@ -232,8 +250,19 @@ fn loop_count_and_browser_delays_are_preserved() {
         (Some(Repeat::Infinite), 0),
         (Some(Repeat::Finite(2)), 3),
     ] {
-        let gif = encode((32, 32), &palette(4), repeat, vec![frame(0, 0), frame(1, 1), frame(2, 25)]);
-        let c = convert_gif(&gif, &ImageOptions { min_saving: 0, ..opts() });
+        let gif = encode(
+            (32, 32),
+            &palette(4),
+            repeat,
+            vec![frame(0, 0), frame(1, 1), frame(2, 25)],
+        );
+        let c = convert_gif(
+            &gif,
+            &ImageOptions {
+                min_saving: 0,
+                ..opts()
+            },
+        );
         let png = c.png.unwrap_or_else(|| panic!("{}", c.reason));
         let actl = png_info(&png).animation_control.unwrap();
         assert_eq!(actl.num_plays, plays);
@@ -244,7 +273,11 @@ fn loop_count_and_browser_delays_are_preserved() {
             .into_frames()
             .map(|f| f.unwrap().delay().numer_denom_ms())
             .collect();
-        assert_eq!(delays, vec![(100, 1), (100, 1), (250, 1)], "0–1 cs play as 100 ms");
+        assert_eq!(
+            delays,
+            vec![(100, 1), (100, 1), (250, 1)],
+            "0–1 cs play as 100 ms"
+        );
     }
 }
 
@@ -256,8 +289,18 @@ fn frames_outside_the_screen_are_clipped() {
         F::new((60, 60, 10, 10), pattern(10, 10, 8, 2)),
     ];
     let gif = encode((40, 40), &palette(8), Some(Repeat::Infinite), frames);
-    let c = convert_gif(&gif, &ImageOptions { min_saving: 0, ..opts() });
-    assert!(matches!(c.outcome, Outcome::Converted | Outcome::PngLarger), "{}", c.reason);
+    let c = convert_gif(
+        &gif,
+        &ImageOptions {
+            min_saving: 0,
+            ..opts()
+        },
+    );
+    assert!(
+        matches!(c.outcome, Outcome::Converted | Outcome::PngLarger),
+        "{}",
+        c.reason
+    );
     assert_eq!(c.frames, 3);
 }
 
@@ -269,7 +312,13 @@ fn zero_size_frame_never_crashes() {
         F::new((0, 0, 40, 40), pattern(40, 40, 8, 1)),
     ];
     let gif = encode((40, 40), &palette(8), Some(Repeat::Infinite), frames);
-    let c = convert_gif(&gif, &ImageOptions { min_saving: 0, ..opts() });
+    let c = convert_gif(
+        &gif,
+        &ImageOptions {
+            min_saving: 0,
+            ..opts()
+        },
+    );
     assert_ne!(c.outcome, Outcome::VerifyFailed, "{}", c.reason);
 }
 
@@ -300,7 +349,12 @@ fn gif_without_any_palette_is_kept_as_corrupt() {
 
 #[test]
 fn decompression_bomb_is_kept_as_too_large() {
-    let gif = encode((5000, 5000), &palette(2), None, vec![F::new((0, 0, 1, 1), vec![0])]);
+    let gif = encode(
+        (5000, 5000),
+        &palette(2),
+        None,
+        vec![F::new((0, 0, 1, 1), vec![0])],
+    );
     let c = convert_gif(&gif, &opts());
     assert_eq!(c.outcome, Outcome::TooLarge, "{}", c.reason);
     assert!(c.reason.contains("limit"));
@@ -308,7 +362,12 @@ fn decompression_bomb_is_kept_as_too_large() {
 
 #[test]
 fn tiny_gif_stays_gif_with_the_size_difference() {
-    let gif = encode((1, 1), &palette(2), None, vec![F::new((0, 0, 1, 1), vec![0]).transparent(0)]);
+    let gif = encode(
+        (1, 1),
+        &palette(2),
+        None,
+        vec![F::new((0, 0, 1, 1), vec![0]).transparent(0)],
+    );
     let c = convert_gif(&gif, &opts());
     assert_eq!(c.outcome, Outcome::PngLarger);
     let grew = c.png_bytes.unwrap() as i64 - gif.len() as i64;
@@ -322,14 +381,25 @@ fn no_apng_keeps_animations() {
         F::new((0, 0, 8, 8), pattern(8, 8, 2, 1)),
     ];
     let gif = encode((8, 8), &palette(2), None, frames);
-    let c = convert_gif(&gif, &ImageOptions { apng: false, ..opts() });
+    let c = convert_gif(
+        &gif,
+        &ImageOptions {
+            apng: false,
+            ..opts()
+        },
+    );
     assert_eq!(c.outcome, Outcome::Animated);
 }
 
 #[test]
 fn verification_rejects_a_different_image() {
     let a = big_static(false, None);
-    let b = encode((64, 48), &palette(16), None, vec![F::new((0, 0, 64, 48), pattern(64, 48, 16, 1))]);
+    let b = encode(
+        (64, 48),
+        &palette(16),
+        None,
+        vec![F::new((0, 0, 64, 48), pattern(64, 48, 16, 1))],
+    );
     let png_of_b = converted(&b);
     assert!(verify::same_image(&a, &png_of_b, &Limits::default()).is_err());
 }
@@ -359,7 +429,13 @@ fn gif_suite_converts_to_the_expected_frames() {
         }
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
         let gif = std::fs::read(&path).unwrap();
-        let c = convert_gif(&gif, &ImageOptions { min_saving: 0, ..opts() });
+        let c = convert_gif(
+            &gif,
+            &ImageOptions {
+                min_saving: 0,
+                ..opts()
+            },
+        );
         assert!(
             matches!(c.outcome, Outcome::Converted | Outcome::PngLarger),
             "{name}: {}",

@@ -63,8 +63,7 @@ pub fn same_image(gif: &[u8], png: &[u8], limits: &Limits) -> Result<(), String>
         let png_frame = png_frames
             .next()
             .ok_or_else(|| format!("the PNG has {count} frames, the GIF more"))??;
-        compare(&gif_frame.canvas, &png_frame.canvas)
-            .map_err(|e| format!("frame {count}: {e}"))?;
+        compare(&gif_frame.canvas, &png_frame.canvas).map_err(|e| format!("frame {count}: {e}"))?;
         if animation.is_some() {
             let (gn, gd) = browser_delay(gif_frame.delay);
             let (pn, pd) = png_frame.delay;
@@ -166,7 +165,10 @@ pub fn compare(expected: &RgbaImage, actual: &RgbaImage) -> Result<(), String> {
     match differing {
         Some((i, (a, b))) => {
             let (x, y) = (i as u32 % expected.width(), i as u32 / expected.width());
-            Err(format!("pixel ({x}, {y}) is {:?} in the GIF, {:?} in the PNG", a.0, b.0))
+            Err(format!(
+                "pixel ({x}, {y}) is {:?} in the GIF, {:?} in the PNG",
+                a.0, b.0
+            ))
         }
         None => Ok(()),
     }
