@@ -4,8 +4,9 @@
 //! 1. every rewritten page and style sheet is parsed again (html5ever / the CSS tokenizer) and
 //!    its references resolved as in the original: one that still reaches a converted GIF (the
 //!    span scanner missed it, or could not edit it) keeps that GIF;
-//! 2. a textual scan of pages, style sheets and scripts for `name.gif` keeps GIFs that
-//!    scripts (rollovers, `new Image().src = "…"`) or unparsed pages mention.
+//! 2. a textual scan of scripts (`.js` files, `<script>` blocks, `on…` attributes,
+//!    `javascript:` URLs) and of pages too large to parse, for `name.gif`, keeps GIFs that
+//!    rollovers (`new Image().src = "…"`) and such name.
 
 use std::collections::BTreeMap;
 
@@ -13,6 +14,7 @@ use url::Url;
 
 use super::output::Staging;
 use super::pages::Rename;
+use super::spans;
 use crate::site::charset;
 use crate::site::resolve::{Resolver, Target};
 use crate::site::{FileKind, Site};
@@ -48,12 +50,13 @@ pub(super) fn still_referenced(
         .collect()
 }
 
-/// Converted GIFs whose file name (`name.gif`, any case) appears in the text of a page, style
-/// sheet or script of the rewritten tree.
+/// Converted GIFs whose file name (`name.gif`, any case) appears in the scripts of the
+/// rewritten tree, or anywhere in a page larger than `max_parse_bytes`.
 pub(super) fn named_in_scripts(
     site: &Site,
     converted: &BTreeMap<String, Rename>,
     staging: &Staging,
+    max_parse_bytes: u64,
 ) -> Vec<String> {
     let mut by_name: BTreeMap<String, Vec<&str>> = BTreeMap::new();
     for path in converted.keys() {
@@ -62,7 +65,7 @@ pub(super) fn named_in_scripts(
     }
     let mut found = Vec::new();
     for file in &site.files {
-        if !matches!(file.kind, FileKind::Html | FileKind::Css | FileKind::Js) {
+        if !matches!(file.kind, FileKind::Html | FileKind::Js) {
             continue;
         }
         let staged = staging.dir.join(&file.path);
@@ -73,7 +76,20 @@ pub(super) fn named_in_scripts(
                 Err(_) => continue,
             },
         };
-        for name in gif_names(&bytes) {
+        let parsed = file.kind == FileKind::Html
+            && file.bytes <= max_parse_bytes
+            && charset::detect(&bytes).encoding.is_ascii_compatible();
+        let names = if parsed {
+            let text = spans::byte_preserving(&bytes);
+            spans::scan(&text)
+                .scripts
+                .into_iter()
+                .flat_map(|r| gif_names(&bytes[r]))
+                .collect()
+        } else {
+            gif_names(&bytes)
+        };
+        for name in names {
             if let Some(paths) = by_name.get(&name) {
                 found.extend(paths.iter().map(|p| p.to_string()));
             }
@@ -89,7 +105,7 @@ fn gif_names(bytes: &[u8]) -> Vec<String> {
     while i + 4 <= bytes.len() {
         if bytes[i] == b'.' && bytes[i + 1..i + 4].eq_ignore_ascii_case(b"gif") {
             let after = bytes.get(i + 4).copied();
-            if after.is_none_or(|b| !b.is_ascii_alphanumeric()) {
+            if after.is_none_or(|b| !(b.is_ascii_alphanumeric() || b"._-".contains(&b))) {
                 let start = bytes[..i]
                     .iter()
                     .rposition(|&b| b.is_ascii_whitespace() || b"/\\\"'()=<>,;:+".contains(&b))
@@ -111,6 +127,6 @@ mod tests {
     fn gif_names_are_found_in_script_strings() {
         let js = br#"if (document.images) { on = new Image(); on.src = "img/Button_On.GIF"; x='a.gif?1' }"#;
         assert_eq!(super::gif_names(js), vec!["button_on.gif", "a.gif"]);
-        assert!(super::gif_names(b"a.gift giffy .gif").is_empty());
+        assert!(super::gif_names(b"a.gift giffy .gif a.gif.png").is_empty());
     }
 }

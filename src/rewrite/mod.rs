@@ -115,7 +115,12 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
         still_named.extend(doc.still_named);
         problems.extend(doc.problem);
     }
-    still_named.extend(leftovers::named_in_scripts(site, &converted, &staging));
+    still_named.extend(leftovers::named_in_scripts(
+        site,
+        &converted,
+        &staging,
+        opts.analyze.max_parse_bytes,
+    ));
 
     // Everything else, byte for byte.
     let copy_results: Vec<Option<Problem>> = site

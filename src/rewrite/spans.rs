@@ -55,12 +55,26 @@ const URL_ATTRIBUTES: [&str; 7] = [
     "dynsrc",
 ];
 
+/// What a scan of a page finds.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Scan {
+    /// URL occurrences, in source order.
+    pub urls: Vec<Occurrence>,
+    /// Script text: `<script>` contents, `on…` event attributes, `javascript:` URLs.
+    pub scripts: Vec<Range<usize>>,
+}
+
 /// All URL occurrences in a page. `text` is the page with every byte at its own offset (the
 /// page itself when it is UTF-8; otherwise non-ASCII bytes replaced by `_`, see
 /// [`byte_preserving`]).
 pub fn find(text: &str) -> Vec<Occurrence> {
+    scan(text).urls
+}
+
+/// URL occurrences and script ranges of a page (see [`find`]).
+pub fn scan(text: &str) -> Scan {
     let bytes = text.as_bytes();
-    let mut found = Vec::new();
+    let mut found = Scan::default();
     let mut i = 0;
     while let Some(lt) = memchr(b'<', bytes, i) {
         i = lt + 1;
@@ -75,7 +89,9 @@ pub fn find(text: &str) -> Vec<Occurrence> {
             if RAW_TEXT.contains(&tag.as_str()) {
                 let close = find_close(bytes, &tag, end).unwrap_or(bytes.len());
                 if tag == "style" {
-                    css_occurrences(text, end..close, Place::Css, &tag, &mut found);
+                    css_occurrences(text, end..close, Place::Css, &tag, &mut found.urls);
+                } else if tag == "script" {
+                    found.scripts.push(end..close);
                 }
                 i = close;
             }
@@ -100,7 +116,7 @@ pub fn byte_preserving(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
 
 /// Parses a start tag from just after `<`. Returns the lower-cased tag name and the offset
 /// after the closing `>`.
-fn start_tag(text: &str, from: usize, found: &mut Vec<Occurrence>) -> (String, usize) {
+fn start_tag(text: &str, from: usize, found: &mut Scan) -> (String, usize) {
     let bytes = text.as_bytes();
     let mut i = from;
     while i < bytes.len() && !is_space(bytes[i]) && bytes[i] != b'/' && bytes[i] != b'>' {
@@ -159,9 +175,15 @@ fn start_tag(text: &str, from: usize, found: &mut Vec<Occurrence>) -> (String, u
     }
 }
 
-fn attribute(text: &str, tag: &str, name: &str, value: Range<usize>, found: &mut Vec<Occurrence>) {
+fn attribute(text: &str, tag: &str, name: &str, value: Range<usize>, scan: &mut Scan) {
     let raw = &text[value.clone()];
-    if URL_ATTRIBUTES.contains(&name) {
+    let found = &mut scan.urls;
+    if name.starts_with("on")
+        || raw.trim_start().len() >= 11
+            && raw.trim_start().as_bytes()[..11].eq_ignore_ascii_case(b"javascript:")
+    {
+        scan.scripts.push(value);
+    } else if URL_ATTRIBUTES.contains(&name) {
         let span = trim(raw, value.start);
         if !span.is_empty() {
             found.push(Occurrence {
@@ -315,6 +337,16 @@ fn find_close(bytes: &[u8], tag: &str, from: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn finds_script_blocks_event_attributes_and_javascript_urls() {
+        let page = r#"<script>a="x.gif"</script><a href="javascript:go('y.gif')" onMouseOver="s='z.gif'">"#;
+        let ranges: Vec<&str> = scan(page).scripts.into_iter().map(|r| &page[r]).collect();
+        assert_eq!(
+            ranges,
+            vec![r#"a="x.gif""#, "javascript:go('y.gif')", "s='z.gif'"]
+        );
+    }
 
     fn urls(page: &str) -> Vec<(Place, &str)> {
         find(page)
