@@ -18,7 +18,7 @@
 //! - blend: OVER when the frame has transparent pixels, SOURCE otherwise (identical then);
 //! - loop count: NETSCAPE `n` → `num_plays = n + 1`, 0 → forever, none → played once.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use gif::DisposalMethod;
 use png::{BitDepth, BlendOp, ColorType, Compression, DisposeOp};
@@ -41,11 +41,11 @@ pub(crate) fn encode(gif: &Gif, interlace: bool) -> Result<Vec<u8>, String> {
     let _ = interlace; // Interlacing is applied by oxipng.
     let animated = gif.frames.len() > 1;
     let mut colors: Vec<[u8; 4]> = Vec::new();
-    let mut seen: HashMap<[u8; 4], u8> = HashMap::new();
+    let mut seen: HashSet<[u8; 4]> = HashSet::new();
     let first = &gif.frames[0];
     let needs_transparent = !covers(first, gif) || (animated && gif.frames.iter().any(is_empty));
     if needs_transparent {
-        seen.insert(TRANSPARENT, 0);
+        seen.insert(TRANSPARENT);
         colors.push(TRANSPARENT);
     }
     let frames: &[Frame] = if animated {
@@ -61,12 +61,11 @@ pub(crate) fn encode(gif: &Gif, interlace: bool) -> Result<Vec<u8>, String> {
         }
         for (i, _) in used.iter().enumerate().filter(|(_, u)| **u) {
             let c = frame.colors[i];
-            if !seen.contains_key(&c) {
+            if seen.insert(c) {
                 if colors.len() == 256 {
                     overflow = true;
                     break 'frames;
                 }
-                seen.insert(c, colors.len() as u8);
                 colors.push(c);
             }
         }
