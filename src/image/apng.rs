@@ -37,8 +37,8 @@ pub(crate) fn browser_delay_cs(delay_cs: u16) -> u16 {
 }
 
 /// Encodes a decoded GIF as PNG or APNG (unoptimised; oxipng runs afterwards).
-pub(crate) fn encode(gif: &Gif, interlace: bool) -> Result<Vec<u8>, String> {
-    let _ = interlace; // Interlacing is applied by oxipng.
+/// Interlacing, when asked for, is applied by oxipng afterwards.
+pub(crate) fn encode(gif: &Gif) -> Result<Vec<u8>, String> {
     let animated = gif.frames.len() > 1;
     let mut colors: Vec<[u8; 4]> = Vec::new();
     let mut seen: HashSet<[u8; 4]> = HashSet::new();

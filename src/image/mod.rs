@@ -52,8 +52,8 @@ impl std::str::FromStr for PngLevel {
 #[derive(Debug, Clone)]
 pub struct ImageOptions {
     /// oxipng effort. Default: preset 2 — chosen by measurement on Space Jam's 459 GIFs (see
-    /// `docs/images.md`): higher presets and Zopfli bought well under 1 % more for several
-    /// times the time.
+    /// `docs/images.md`): presets 3–6 saved at most 0.5 % more bytes for 1.4–6× the time,
+    /// Zopfli (`max`) 1.7 % more for over 100× the time; preset 1 was 1.8 % larger.
     pub png_level: PngLevel,
     /// Convert animated GIFs to APNG. Default: `true` (`--no-apng` keeps them as GIF).
     pub apng: bool,
@@ -188,7 +188,7 @@ fn convert_inner(gif: &[u8], opts: &ImageOptions) -> Conversion {
             frames,
         );
     }
-    let raw = match apng::encode(&decoded, opts.interlace && frames == 1) {
+    let raw = match apng::encode(&decoded) {
         Ok(png) => png,
         Err(why) => return kept(Outcome::VerifyFailed, format!("PNG encoder: {why}"), frames),
     };

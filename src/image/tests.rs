@@ -443,7 +443,7 @@ fn gif_suite_converts_to_the_expected_frames() {
         );
         // Re-encode to compare the actual output, even when it was not smaller.
         let decoded = decode::read(&gif, &Limits::default()).unwrap();
-        let png = apng::encode(&decoded, false).unwrap();
+        let png = apng::encode(&decoded).unwrap();
         let frames: Vec<image::RgbaImage> = if decoded.frames.len() > 1 {
             image::codecs::png::PngDecoder::new(Cursor::new(&png))
                 .unwrap()
