@@ -174,15 +174,17 @@ pub fn rewrite(report: &super::Report, json: &std::path::Path, config: &Config) 
         } else {
             TOP_IMAGES
         };
-        let mut rows: Vec<&super::ImageRow> = report.images.iter().collect();
-        rows.sort_by_key(|r| std::cmp::Reverse(r.from_bytes as i64 - r.to_bytes as i64));
-        let _ = writeln!(out);
-        let _ = writeln!(out, "  {}", bold("largest savings", config));
-        for r in rows
+        let mut rows: Vec<&super::ImageRow> = report
+            .images
             .iter()
             .filter(|r| r.to_bytes < r.from_bytes)
-            .take(limit)
-        {
+            .collect();
+        rows.sort_by_key(|r| std::cmp::Reverse(r.from_bytes - r.to_bytes));
+        if !rows.is_empty() {
+            let _ = writeln!(out);
+            let _ = writeln!(out, "  {}", bold("largest savings", config));
+        }
+        for r in rows.iter().take(limit) {
             let _ = writeln!(
                 out,
                 "    {} {} → {} ({} frame{}, {:.0} ms)",
