@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use crate::config::{AnalyzeConfig, Command, Config, Verbosity};
+use crate::config::{AnalyzeConfig, Command, Config, RewriteConfig, Verbosity};
 use crate::error::{Error, Result};
 use crate::inventory;
 use crate::report;
@@ -35,6 +35,7 @@ impl From<Status> for ExitCode {
 pub fn run(config: &Config) -> Result<Status> {
     match &config.command {
         Command::Analyze(analyze) => run_analyze(analyze, config),
+        Command::Rewrite(cfg) => run_rewrite(cfg, config),
         Command::Pending { command } => Err(Error::NotImplemented { command }),
     }
 }
@@ -53,6 +54,46 @@ fn run_analyze(cfg: &AnalyzeConfig, config: &Config) -> Result<Status> {
     } else {
         report::terminal::inventory(&inventory, config)
     };
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(text.as_bytes())
+        .and_then(|_| stdout.flush())
+        .map_err(|e| Error::io("<stdout>", e))?;
+    Ok(Status::Success)
+}
+
+fn run_rewrite(cfg: &RewriteConfig, config: &Config) -> Result<Status> {
+    let site = site::crawl(&cfg.site, &cfg.crawl)?;
+    let inventory = inventory::analyze(&site, &cfg.analyze);
+    let opts = crate::rewrite::RewriteOptions {
+        out_site: cfg.out.site(),
+        image: cfg.image.clone(),
+        keep_originals: cfg.keep_originals,
+        analyze: cfg.analyze.clone(),
+    };
+    let done = crate::rewrite::rewrite(&site, &inventory, &opts)?;
+    let mut problems = inventory.problems.clone();
+    problems.extend(done.problems);
+    problems.sort();
+    problems.dedup();
+    let report = report::Report {
+        site: cfg.site.display().to_string(),
+        rewritten_site: Some(done.out_site.display().to_string()),
+        images: done.images,
+        images_total: done.images_total,
+        documents_changed: done.documents_changed,
+        documents_copied: done.documents_copied,
+        broken_by_rewrite: done.broken_by_rewrite,
+        problems,
+    };
+    report::json::write(&cfg.out.report_json(), &report)?;
+    if config.verbosity != Verbosity::Quiet {
+        let mut stderr = std::io::stderr().lock();
+        for problem in &report.problems {
+            let _ = writeln!(stderr, "webdiet: {}/{problem}", cfg.site.display());
+        }
+    }
+    let text = report::terminal::rewrite(&report, &cfg.out.report_json(), config);
     let mut stdout = std::io::stdout().lock();
     stdout
         .write_all(text.as_bytes())

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::config::{AnalyzeConfig, Command, Config, OutputPaths, Verbosity};
+use crate::config::{AnalyzeConfig, Command, Config, OutputPaths, RewriteConfig, Verbosity};
 use crate::error::{Error, Result};
 use crate::inventory::AnalyzeOptions;
 use crate::site::CrawlOptions;
@@ -53,6 +53,8 @@ enum Sub {
         site: SiteArgs,
         #[command(flatten)]
         out: OutArgs,
+        #[command(flatten)]
+        image: ImageArgs,
     },
     /// Serve the site on loopback and replay a first visit and a cache validation in
     /// HTTP/1.0, persistent, pipelined and pipelined+deflate modes, counting bytes and packets.
@@ -119,6 +121,39 @@ struct OutArgs {
     out: Option<PathBuf>,
 }
 
+// --- image conversion options (rewrite stage) ---
+#[derive(Debug, Args)]
+struct ImageArgs {
+    /// oxipng effort: 0–6 or max (Zopfli). Default 2, chosen by measurement (docs/images.md).
+    #[arg(long, value_name = "LEVEL", default_value = "2")]
+    png_level: crate::image::PngLevel,
+    /// Keep animated GIFs as GIF instead of converting them to APNG.
+    #[arg(long)]
+    no_apng: bool,
+    /// Replace a GIF only when the PNG saves at least this many bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 1)]
+    min_saving: u64,
+    /// Also copy converted GIFs that nothing refers to any more.
+    #[arg(long)]
+    keep_originals: bool,
+    /// Write interlaced PNGs (default: non-interlaced, which is smaller).
+    #[arg(long)]
+    interlace: bool,
+}
+
+impl ImageArgs {
+    fn image_options(&self) -> crate::image::ImageOptions {
+        crate::image::ImageOptions {
+            png_level: self.png_level,
+            apng: !self.no_apng,
+            min_saving: self.min_saving,
+            interlace: self.interlace,
+            ..Default::default()
+        }
+    }
+}
+// --- end image conversion options ---
+
 impl SiteArgs {
     fn analyze_options(&self) -> AnalyzeOptions {
         AnalyzeOptions {
@@ -152,9 +187,16 @@ impl Cli {
                 json,
                 crawl: CrawlOptions::default(),
             }),
-            Sub::Rewrite { site, out } => {
-                OutputPaths::for_site(&site.site, out.out.as_deref())?;
-                Command::Pending { command: "rewrite" }
+            Sub::Rewrite { site, out, image } => {
+                let out = OutputPaths::for_site(&site.site, out.out.as_deref())?;
+                Command::Rewrite(RewriteConfig {
+                    analyze: site.analyze_options(),
+                    site: site.site,
+                    crawl: CrawlOptions::default(),
+                    image: image.image_options(),
+                    keep_originals: image.keep_originals,
+                    out,
+                })
             }
             Sub::Replay { site, .. } => {
                 require_dir(&site.site)?;

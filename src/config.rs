@@ -107,10 +107,24 @@ pub struct AnalyzeConfig {
     pub analyze: AnalyzeOptions,
 }
 
+/// `webdiet rewrite`.
+#[derive(Debug, Clone)]
+pub struct RewriteConfig {
+    pub site: PathBuf,
+    pub out: OutputPaths,
+    pub crawl: CrawlOptions,
+    pub analyze: AnalyzeOptions,
+    /// GIF conversion (`--png-level`, `--no-apng`, `--min-saving`, `--interlace`).
+    pub image: crate::image::ImageOptions,
+    /// `--keep-originals`. Default: `false`.
+    pub keep_originals: bool,
+}
+
 /// What the user asked for, validated.
 #[derive(Debug, Clone)]
 pub enum Command {
     Analyze(AnalyzeConfig),
+    Rewrite(RewriteConfig),
     /// A command whose stage has not landed yet; its arguments were checked.
     Pending {
         command: &'static str,

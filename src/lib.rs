@@ -10,6 +10,10 @@ pub mod config;
 pub mod css;
 pub mod error;
 pub mod html;
+pub mod image;
 pub mod inventory;
 pub mod report;
+pub mod rewrite;
 pub mod site;
+#[cfg(test)]
+mod testing;

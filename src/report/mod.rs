@@ -1,7 +1,10 @@
 //! Exporters: each turns a stage's result (plain serde data) into one output format.
 
 pub mod json;
+mod model;
 pub mod terminal;
+
+pub use model::{ImageRow, ImagesTotal, Report};
 
 /// `1234567` → `1,234,567`.
 pub fn thousands(n: u64) -> String {

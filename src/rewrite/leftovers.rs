@@ -1,0 +1,132 @@
+//! Which converted GIFs must still be copied: those that something in the rewritten site still
+//! names. Two nets, so that no reference that worked in the original breaks:
+//!
+//! 1. every rewritten page and style sheet is parsed again (html5ever / the CSS tokenizer) and
+//!    its references resolved as in the original: one that still reaches a converted GIF (the
+//!    span scanner missed it, or could not edit it) keeps that GIF;
+//! 2. a textual scan of scripts (`.js` files, `<script>` blocks, `on…` attributes,
+//!    `javascript:` URLs) and of pages too large to parse, for `name.gif`, keeps GIFs that
+//!    rollovers (`new Image().src = "…"`) and such name.
+
+use std::collections::BTreeMap;
+
+use url::Url;
+
+use super::output::Staging;
+use super::pages::Rename;
+use super::spans;
+use crate::site::charset;
+use crate::site::resolve::{Resolver, Target};
+use crate::site::{FileKind, Site};
+
+/// Converted GIFs a rewritten document still refers to.
+pub(super) fn still_referenced(
+    bytes: &[u8],
+    kind: FileKind,
+    resolver: &Resolver<'_>,
+    base: &Url,
+    converted: &BTreeMap<String, Rename>,
+) -> Vec<String> {
+    let values: Vec<String> = match kind {
+        FileKind::Html => {
+            let text = charset::decode(bytes).text;
+            crate::html::references(&text)
+                .refs
+                .into_iter()
+                .map(|r| r.value)
+                .collect()
+        }
+        _ => crate::css::references(&String::from_utf8_lossy(bytes))
+            .into_iter()
+            .map(|r| r.value)
+            .collect(),
+    };
+    values
+        .iter()
+        .filter_map(|v| match resolver.resolve(base, v) {
+            Target::Local { path, .. } if converted.contains_key(&path) => Some(path),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Converted GIFs whose file name (`name.gif`, any case) appears in the scripts of the
+/// rewritten tree, or anywhere in a page larger than `max_parse_bytes`.
+pub(super) fn named_in_scripts(
+    site: &Site,
+    converted: &BTreeMap<String, Rename>,
+    staging: &Staging,
+    max_parse_bytes: u64,
+) -> Vec<String> {
+    let mut by_name: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+    for path in converted.keys() {
+        let name = path.rsplit('/').next().unwrap_or(path).to_lowercase();
+        by_name.entry(name).or_default().push(path);
+    }
+    let mut found = Vec::new();
+    for file in &site.files {
+        if !matches!(file.kind, FileKind::Html | FileKind::Js) {
+            continue;
+        }
+        let staged = staging.dir.join(&file.path);
+        let bytes = match std::fs::read(&staged) {
+            Ok(bytes) => bytes,
+            Err(_) => match site.read(&file.path) {
+                Ok(bytes) => bytes,
+                Err(_) => continue,
+            },
+        };
+        let parsed = file.kind == FileKind::Html
+            && file.bytes <= max_parse_bytes
+            && charset::detect(&bytes).encoding.is_ascii_compatible();
+        let names = if parsed {
+            let text = spans::byte_preserving(&bytes);
+            spans::scan(&text)
+                .scripts
+                .into_iter()
+                .flat_map(|r| gif_names(&bytes[r]))
+                .collect()
+        } else {
+            gif_names(&bytes)
+        };
+        for name in names {
+            if let Some(paths) = by_name.get(&name) {
+                found.extend(paths.iter().map(|p| p.to_string()));
+            }
+        }
+    }
+    found
+}
+
+/// Every `something.gif` in a text, lower-cased, without its directory.
+fn gif_names(bytes: &[u8]) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut i = 0;
+    while i + 4 <= bytes.len() {
+        if bytes[i] == b'.' && bytes[i + 1..i + 4].eq_ignore_ascii_case(b"gif") {
+            let after = bytes.get(i + 4).copied();
+            if after.is_none_or(|b| !(b.is_ascii_alphanumeric() || b"._-".contains(&b))) {
+                let start = bytes[..i]
+                    .iter()
+                    .rposition(|&b| b.is_ascii_whitespace() || b"/\\\"'()=<>,;:+".contains(&b))
+                    .map_or(0, |p| p + 1);
+                if start < i {
+                    let name = String::from_utf8_lossy(&bytes[start..i + 4]).to_lowercase();
+                    names.push(name);
+                }
+            }
+        }
+        i += 1;
+    }
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn gif_names_are_found_in_script_strings() {
+        let js = br#"if (document.images) { on = new Image(); on.src = "img/Button_On.GIF"; x='a.gif?1' }"#;
+        assert_eq!(super::gif_names(js), vec!["button_on.gif", "a.gif"]);
+        assert!(super::gif_names(b"a.gift giffy .gif a.gif.png").is_empty());
+    }
+}

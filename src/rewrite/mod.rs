@@ -1,0 +1,363 @@
+//! The rewrite stage: `Site + Inventory → Rewrite`. Converts the site's GIFs (in parallel),
+//! points every reference at the new files, and writes a complete copy of the site.
+//!
+//! Order: plan the new names (no clash with any file, in any letter case) → convert each
+//! referenced GIF and write its PNG as soon as it is verified (memory is bounded by the
+//! largest image) → edit pages and style sheets (`pages`) → find references the edits did not
+//! reach (`leftovers`), whose GIFs are then copied too → copy everything else byte for byte →
+//! analyze the result and list any reference it broke → move the finished tree into place.
+//! The tree is built in a temporary sibling directory and renamed, so `DIR/site` is either the
+//! old complete copy or the new one. The input is never written.
+
+mod leftovers;
+mod output;
+pub mod pages;
+pub mod spans;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use crate::error::{Problem, Result};
+use crate::image::{self, ImageOptions, Outcome};
+use crate::inventory::{self, AnalyzeOptions, BrokenReference, Inventory};
+use crate::report::{ImageRow, ImagesTotal};
+use crate::site::charset;
+use crate::site::resolve::{Resolver, Target};
+use crate::site::{FileKind, Site, SiteFile};
+use pages::{Context, Rename};
+
+/// Options for [`rewrite`].
+#[derive(Debug, Clone)]
+pub struct RewriteOptions {
+    /// Where the rewritten site goes (`DIR/site`). Must not be inside the site, nor contain it.
+    pub out_site: PathBuf,
+    /// GIF conversion. Default: [`ImageOptions::default`].
+    pub image: ImageOptions,
+    /// Also copy GIFs that were converted and are no longer referenced (`--keep-originals`).
+    /// Default: `false`.
+    pub keep_originals: bool,
+    /// The analyze options the inventory was made with (site URL, parse limit).
+    pub analyze: AnalyzeOptions,
+}
+
+/// What the rewrite did.
+#[derive(Debug, Clone)]
+pub struct Rewrite {
+    pub out_site: PathBuf,
+    pub images: Vec<ImageRow>,
+    pub images_total: ImagesTotal,
+    pub documents_changed: usize,
+    pub documents_copied: usize,
+    /// References that resolved in the original and do not in the result.
+    pub broken_by_rewrite: Vec<BrokenReference>,
+    pub problems: Vec<Problem>,
+}
+
+/// Rewrites the site into `opts.out_site`.
+pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Rewrite> {
+    let staging = output::Staging::create(&site.root, &opts.out_site)?;
+    let resolver = Resolver::new(site, opts.analyze.site_url.clone());
+
+    // Plan: which GIFs are referenced, and what each would be called.
+    let referenced: BTreeSet<&str> = inv
+        .documents
+        .iter()
+        .flat_map(|d| d.references.iter().map(move |r| (d, r)))
+        .filter_map(|(d, r)| match &r.target {
+            Target::Local { path, .. } if *path != d.path => Some(path.as_str()),
+            _ => None,
+        })
+        .collect();
+    let gifs: Vec<&SiteFile> = site.files.iter().filter(|f| is_gif(f)).collect();
+    let renames = plan_names(
+        site,
+        gifs.iter()
+            .copied()
+            .filter(|f| referenced.contains(f.path.as_str())),
+    );
+
+    // Convert, in parallel; each PNG is written as soon as it is verified.
+    let started = Instant::now();
+    let results: Vec<(ImageRow, Option<Problem>)> = gifs
+        .par_iter()
+        .map(|file| convert_one(site, file, renames.get(&file.path), &opts.image, &staging))
+        .collect();
+    let wall = started.elapsed();
+    let mut problems = Vec::new();
+    let mut images = Vec::with_capacity(results.len());
+    for (row, problem) in results {
+        problems.extend(problem);
+        images.push(row);
+    }
+    let converted: BTreeMap<String, Rename> = images
+        .iter()
+        .filter(|r| r.outcome == Outcome::Converted)
+        .map(|r| (r.path.clone(), renames[&r.path].clone()))
+        .collect();
+
+    // Pages and style sheets.
+    let docs: Vec<DocResult> = site
+        .files
+        .par_iter()
+        .filter(|f| matches!(f.kind, FileKind::Html | FileKind::Css))
+        .map(|file| rewrite_document(site, file, &resolver, &converted, opts, &staging))
+        .collect();
+    let mut still_named: BTreeSet<String> = BTreeSet::new();
+    let (mut changed, mut copied) = (0, 0);
+    for doc in docs {
+        match doc.changed {
+            true => changed += 1,
+            false => copied += 1,
+        }
+        still_named.extend(doc.still_named);
+        problems.extend(doc.problem);
+    }
+    still_named.extend(leftovers::named_in_scripts(
+        site,
+        &converted,
+        &staging,
+        opts.analyze.max_parse_bytes,
+    ));
+
+    // Everything else, byte for byte.
+    let copy_results: Vec<Option<Problem>> = site
+        .files
+        .par_iter()
+        .filter(|f| !matches!(f.kind, FileKind::Html | FileKind::Css))
+        .filter(|f| {
+            !converted.contains_key(&f.path) || opts.keep_originals || still_named.contains(&f.path)
+        })
+        .map(|f| {
+            staging
+                .copy(site, &f.path)
+                .err()
+                .map(|e| problem(&f.path, "unwritable", e))
+        })
+        .collect();
+    problems.extend(copy_results.into_iter().flatten());
+    for row in &mut images {
+        if row.outcome == Outcome::Converted {
+            row.original_kept = opts.keep_originals || still_named.contains(&row.path);
+        }
+    }
+
+    // Check the result like any other site, then move it into place.
+    let broken_by_rewrite = broken_by_rewrite(inv, &staging.dir, &opts.analyze)?;
+    staging.finish(&opts.out_site)?;
+
+    let mut images_total = ImagesTotal::of(&images);
+    images_total.wall_millis = wall.as_secs_f64() * 1000.0;
+    problems.sort();
+    Ok(Rewrite {
+        out_site: opts.out_site.clone(),
+        images,
+        images_total,
+        documents_changed: changed,
+        documents_copied: copied,
+        broken_by_rewrite,
+        problems,
+    })
+}
+
+/// A GIF by content, or a file named `.gif` (which is then checked by decoding).
+fn is_gif(file: &SiteFile) -> bool {
+    file.kind == FileKind::Gif || file.path.to_ascii_lowercase().ends_with(".gif")
+}
+
+/// New names for GIFs: `a.gif` → `a.png`, or, when a file of that name (in any case) exists
+/// or is already planned, `a.gif.png`, `a-2.png`, `a-3.png` …
+fn plan_names<'a>(
+    site: &Site,
+    gifs: impl Iterator<Item = &'a SiteFile>,
+) -> BTreeMap<String, Rename> {
+    let mut taken: BTreeSet<String> = site.files.iter().map(|f| f.path.to_lowercase()).collect();
+    let mut renames = BTreeMap::new();
+    for gif in gifs {
+        let lower = gif.path.to_ascii_lowercase();
+        let (stem_len, old_tail) = if lower.ends_with(".gif") {
+            (
+                gif.path.len() - 4,
+                gif.path[gif.path.len() - 4..].to_string(),
+            )
+        } else {
+            (gif.path.len(), String::new())
+        };
+        let stem = &gif.path[..stem_len];
+        let tails = [
+            ".png".to_string(),
+            format!("{}.png", old_tail.to_ascii_lowercase()),
+        ]
+        .into_iter()
+        .chain((2..).map(|n| format!("-{n}.png")));
+        for new_tail in tails {
+            if taken.insert(format!("{stem}{new_tail}").to_lowercase()) {
+                renames.insert(gif.path.clone(), Rename { old_tail, new_tail });
+                break;
+            }
+        }
+    }
+    renames
+}
+
+fn problem(path: &str, code: &'static str, err: impl std::fmt::Display) -> Problem {
+    Problem::new(path, code, err.to_string())
+}
+
+fn convert_one(
+    site: &Site,
+    file: &SiteFile,
+    rename: Option<&Rename>,
+    opts: &ImageOptions,
+    staging: &output::Staging,
+) -> (ImageRow, Option<Problem>) {
+    let mut row = ImageRow {
+        path: file.path.clone(),
+        from_bytes: file.bytes,
+        to_path: file.path.clone(),
+        to_bytes: file.bytes,
+        png_bytes: None,
+        frames: 0,
+        outcome: Outcome::Unreferenced,
+        reason: "kept:unreferenced(nothing in the site refers to it)".to_string(),
+        original_kept: true,
+        millis: 0.0,
+    };
+    let Some(rename) = rename else {
+        return (row, None);
+    };
+    let bytes = match site.read(&file.path) {
+        Ok(bytes) => bytes,
+        Err(err) => {
+            row.outcome = Outcome::Corrupt;
+            row.reason = format!("kept:corrupt(unreadable: {err})");
+            return (row, Some(problem(&file.path, "unreadable", err)));
+        }
+    };
+    let c = image::convert_gif(&bytes, opts);
+    row.frames = c.frames;
+    row.outcome = c.outcome;
+    row.reason = c.reason;
+    row.png_bytes = c.png_bytes;
+    row.millis = c.elapsed.as_secs_f64() * 1000.0;
+    if let Some(png) = c.png {
+        let new_path = format!(
+            "{}{}",
+            &file.path[..file.path.len() - rename.old_tail.len()],
+            rename.new_tail
+        );
+        if let Err(err) = staging.write(&new_path, &png) {
+            row.outcome = Outcome::VerifyFailed;
+            row.reason = format!("kept:verify-failed(PNG not written: {err})");
+            return (row, Some(problem(&new_path, "unwritable", err)));
+        }
+        row.to_path = new_path;
+        row.to_bytes = png.len() as u64;
+        row.original_kept = false;
+    }
+    (row, None)
+}
+
+struct DocResult {
+    changed: bool,
+    /// Converted GIFs this document still refers to after its edits.
+    still_named: Vec<String>,
+    problem: Option<Problem>,
+}
+
+fn rewrite_document(
+    site: &Site,
+    file: &SiteFile,
+    resolver: &Resolver<'_>,
+    converted: &BTreeMap<String, Rename>,
+    opts: &RewriteOptions,
+    staging: &output::Staging,
+) -> DocResult {
+    let fail = |code, err: &dyn std::fmt::Display| DocResult {
+        changed: false,
+        still_named: Vec::new(),
+        problem: Some(problem(&file.path, code, err)),
+    };
+    let copy = |still_named: Vec<String>| match staging.copy(site, &file.path) {
+        Ok(()) => DocResult {
+            changed: false,
+            still_named,
+            problem: None,
+        },
+        Err(err) => fail("unwritable", &err),
+    };
+    if file.bytes > opts.analyze.max_parse_bytes || converted.is_empty() {
+        // Not parsed: the textual scan in `leftovers` keeps the GIFs it may name.
+        return copy(Vec::new());
+    }
+    let bytes = match site.read(&file.path) {
+        Ok(bytes) => bytes,
+        Err(err) => return fail("unreadable", &err),
+    };
+    let text = spans::byte_preserving(&bytes);
+    let (occurrences, base, encoding) = match file.kind {
+        FileKind::Html => {
+            let charset = charset::detect(&bytes);
+            if !charset.encoding.is_ascii_compatible() {
+                return copy(Vec::new());
+            }
+            let base_href = crate::html::references(&text).base_href;
+            (
+                spans::find(&text),
+                resolver.base_url(&file.path, base_href.as_deref()),
+                charset.encoding,
+            )
+        }
+        _ => (
+            pages::css_occurrences(&text),
+            resolver.base_url(&file.path, None),
+            encoding_rs::UTF_8,
+        ),
+    };
+    let cx = Context {
+        resolver,
+        base: base.clone(),
+        encoding,
+        renames: converted,
+    };
+    let edits = pages::reference_edits(&bytes, &occurrences, &cx);
+    let new_bytes = pages::apply(&bytes, &edits);
+    let still_named =
+        leftovers::still_referenced(&new_bytes, file.kind, resolver, &base, converted);
+    if edits.is_empty() {
+        return copy(still_named);
+    }
+    match staging.write(&file.path, &new_bytes) {
+        Ok(()) => DocResult {
+            changed: true,
+            still_named,
+            problem: None,
+        },
+        Err(err) => fail("unwritable", &err),
+    }
+}
+
+/// References that resolve in the original but not in the rewritten tree.
+fn broken_by_rewrite(
+    before: &Inventory,
+    out: &Path,
+    analyze: &AnalyzeOptions,
+) -> Result<Vec<BrokenReference>> {
+    let site = crate::site::crawl(out, &Default::default())?;
+    let after = inventory::analyze(&site, analyze);
+    let was_broken: BTreeSet<(&str, &str)> = before
+        .broken_references
+        .iter()
+        .map(|b| (b.page.as_str(), b.reference.as_str()))
+        .collect();
+    Ok(after
+        .broken_references
+        .into_iter()
+        .filter(|b| !was_broken.contains(&(b.page.as_str(), b.reference.as_str())))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,88 @@
+//! Writing the rewritten tree: everything goes into a temporary sibling of `DIR/site`, which
+//! replaces `DIR/site` by renames only when it is complete. Refuses any output location inside
+//! the input site, or containing it (the old output is deleted on success).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::site::Site;
+
+/// A tree being built.
+pub(super) struct Staging {
+    pub dir: PathBuf,
+    done: bool,
+}
+
+impl Staging {
+    /// Creates an empty staging directory next to `out_site`.
+    pub fn create(site_root: &Path, out_site: &Path) -> Result<Self> {
+        let site = fs::canonicalize(site_root).map_err(|e| Error::io(site_root, e))?;
+        let parent = match out_site.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        fs::create_dir_all(&parent).map_err(|e| Error::io(&parent, e))?;
+        let parent = fs::canonicalize(&parent).map_err(|e| Error::io(&parent, e))?;
+        let name = out_site
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "site".to_string());
+        let target = parent.join(&name);
+        if target.starts_with(&site) || site.starts_with(&target) {
+            return Err(Error::OutputInsideSite {
+                out: out_site.to_path_buf(),
+                site: site_root.to_path_buf(),
+            });
+        }
+        let dir = parent.join(format!(".{name}.partial-{}", std::process::id()));
+        if dir.exists() {
+            fs::remove_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        }
+        fs::create_dir(&dir).map_err(|e| Error::io(&dir, e))?;
+        Ok(Staging { dir, done: false })
+    }
+
+    fn dest(&self, path: &str) -> std::io::Result<PathBuf> {
+        let dest = self.dir.join(path);
+        if let Some(parent) = dest.parent() {
+            fs::create_dir_all(parent)?;
+        }
+        Ok(dest)
+    }
+
+    /// Writes a new file at a site-relative path.
+    pub fn write(&self, path: &str, bytes: &[u8]) -> std::io::Result<()> {
+        fs::write(self.dest(path)?, bytes)
+    }
+
+    /// Copies a file of the input site unchanged.
+    pub fn copy(&self, site: &Site, path: &str) -> std::io::Result<()> {
+        fs::copy(site.disk_path(path), self.dest(path)?).map(|_| ())
+    }
+
+    /// Moves the finished tree to `out_site`, replacing what was there.
+    pub fn finish(mut self, out_site: &Path) -> Result<()> {
+        let old = self
+            .dir
+            .with_file_name(format!(".site.old-{}", std::process::id()));
+        let had_old = out_site.exists();
+        if had_old {
+            fs::rename(out_site, &old).map_err(|e| Error::io(out_site, e))?;
+        }
+        fs::rename(&self.dir, out_site).map_err(|e| Error::io(out_site, e))?;
+        self.done = true;
+        if had_old {
+            fs::remove_dir_all(&old).map_err(|e| Error::io(&old, e))?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = fs::remove_dir_all(&self.dir);
+        }
+    }
+}

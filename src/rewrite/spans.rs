@@ -1,0 +1,406 @@
+//! Finds the byte spans of URL references in an HTML page's raw bytes, so that the rewrite can
+//! change `.gif` to `.png` and leave every other byte of the page exactly as it was.
+//!
+//! Why a small scanner rather than lol_html or html5ever: html5ever gives the meaning (which
+//! element, which attribute) but no source positions; lol_html would give positions but is a
+//! streaming rewriter with its own selector engine, a new dependency and a re-encoding path for
+//! non-UTF-8 pages. What we need is narrow: start tags, their attribute values, `<style>`
+//! contents, comments and raw-text elements skipped — in the page's own bytes, so windows-1252
+//! and other ASCII-compatible pages are edited without decoding and re-encoding. The scan
+//! follows the HTML tokenizer's rules for those constructs. It is cross-checked against
+//! html5ever: after rewriting, the page is parsed again and any reference that still reaches a
+//! converted GIF keeps that GIF in the output (see `rewrite::leftovers`), so a reference this
+//! scanner misses is never broken, only not improved.
+
+use std::ops::Range;
+
+use crate::css;
+
+/// Where a URL was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    /// A whole attribute value (`src`, `href`, `background`, `lowsrc`, `data`, `poster`).
+    Attribute,
+    /// One candidate of a `srcset`.
+    Srcset,
+    /// A `url()` / `@import` inside a `style` attribute.
+    StyleAttribute,
+    /// A `url()` / `@import` inside a `<style>` block (or a CSS file).
+    Css,
+}
+
+/// One URL occurrence in the raw bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Occurrence {
+    pub place: Place,
+    /// The element it is on, lower-cased.
+    pub element: String,
+    /// The bytes of the URL as written (inside quotes, entities and CSS escapes not decoded).
+    pub span: Range<usize>,
+}
+
+/// Elements whose content is raw text: no tags inside.
+const RAW_TEXT: [&str; 8] = [
+    "script", "style", "xmp", "iframe", "noembed", "noframes", "textarea", "title",
+];
+
+/// Attributes that hold one URL, on any element.
+const URL_ATTRIBUTES: [&str; 7] = [
+    "src",
+    "href",
+    "background",
+    "lowsrc",
+    "data",
+    "poster",
+    "dynsrc",
+];
+
+/// What a scan of a page finds.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Scan {
+    /// URL occurrences, in source order.
+    pub urls: Vec<Occurrence>,
+    /// Script text: `<script>` contents, `on…` event attributes, `javascript:` URLs.
+    pub scripts: Vec<Range<usize>>,
+}
+
+/// All URL occurrences in a page. `text` is the page with every byte at its own offset (the
+/// page itself when it is UTF-8; otherwise non-ASCII bytes replaced by `_`, see
+/// [`byte_preserving`]).
+pub fn find(text: &str) -> Vec<Occurrence> {
+    scan(text).urls
+}
+
+/// URL occurrences and script ranges of a page (see [`find`]).
+pub fn scan(text: &str) -> Scan {
+    let bytes = text.as_bytes();
+    let mut found = Scan::default();
+    let mut i = 0;
+    while let Some(lt) = memchr(b'<', bytes, i) {
+        i = lt + 1;
+        let rest = &bytes[lt..];
+        if rest.starts_with(b"<!--") {
+            i = find_seq(bytes, b"-->", lt + 4).map_or(bytes.len(), |e| e + 3);
+        } else if rest.starts_with(b"<!") || rest.starts_with(b"<?") || rest.starts_with(b"</") {
+            i = memchr(b'>', bytes, lt + 1).map_or(bytes.len(), |e| e + 1);
+        } else if rest.len() > 1 && rest[1].is_ascii_alphabetic() {
+            let (tag, end) = start_tag(text, lt + 1, &mut found);
+            i = end;
+            if RAW_TEXT.contains(&tag.as_str()) {
+                let close = find_close(bytes, &tag, end).unwrap_or(bytes.len());
+                if tag == "style" {
+                    css_occurrences(text, end..close, Place::Css, &tag, &mut found.urls);
+                } else if tag == "script" {
+                    found.scripts.push(end..close);
+                }
+                i = close;
+            }
+        }
+    }
+    found
+}
+
+/// The page as a `&str` whose byte offsets are the page's: the page itself when it is valid
+/// UTF-8, otherwise a copy with every non-ASCII byte replaced by `_` (which tokenizes like a
+/// name character, as non-ASCII characters do, in HTML and in CSS).
+pub fn byte_preserving(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => text.into(),
+        Err(_) => bytes
+            .iter()
+            .map(|&b| if b.is_ascii() { b as char } else { '_' })
+            .collect::<String>()
+            .into(),
+    }
+}
+
+/// Parses a start tag from just after `<`. Returns the lower-cased tag name and the offset
+/// after the closing `>`.
+fn start_tag(text: &str, from: usize, found: &mut Scan) -> (String, usize) {
+    let bytes = text.as_bytes();
+    let mut i = from;
+    while i < bytes.len() && !is_space(bytes[i]) && bytes[i] != b'/' && bytes[i] != b'>' {
+        i += 1;
+    }
+    let tag = text[from..i].to_ascii_lowercase();
+    let mut seen: Vec<String> = Vec::new();
+    loop {
+        while i < bytes.len() && (is_space(bytes[i]) || bytes[i] == b'/') {
+            i += 1;
+        }
+        if i >= bytes.len() {
+            return (tag, bytes.len());
+        }
+        if bytes[i] == b'>' {
+            return (tag, i + 1);
+        }
+        let name_start = i;
+        i += 1; // The first character may be `=`.
+        while i < bytes.len() && !is_space(bytes[i]) && !matches!(bytes[i], b'/' | b'>' | b'=') {
+            i += 1;
+        }
+        let name = text[name_start..i].to_ascii_lowercase();
+        let mut j = i;
+        while j < bytes.len() && is_space(bytes[j]) {
+            j += 1;
+        }
+        let mut value = None;
+        if j < bytes.len() && bytes[j] == b'=' {
+            j += 1;
+            while j < bytes.len() && is_space(bytes[j]) {
+                j += 1;
+            }
+            if j < bytes.len() && (bytes[j] == b'"' || bytes[j] == b'\'') {
+                let quote = bytes[j];
+                let end = memchr(quote, bytes, j + 1).unwrap_or(bytes.len());
+                value = Some(j + 1..end);
+                i = (end + 1).min(bytes.len());
+            } else {
+                let start = j;
+                while j < bytes.len() && !is_space(bytes[j]) && bytes[j] != b'>' {
+                    j += 1;
+                }
+                value = Some(start..j);
+                i = j;
+            }
+        }
+        // The first of duplicate attributes wins, as in the HTML parser.
+        if seen.contains(&name) {
+            continue;
+        }
+        seen.push(name.clone());
+        if let Some(value) = value {
+            attribute(text, &tag, &name, value, found);
+        }
+    }
+}
+
+fn attribute(text: &str, tag: &str, name: &str, value: Range<usize>, scan: &mut Scan) {
+    let raw = &text[value.clone()];
+    let found = &mut scan.urls;
+    if name.starts_with("on")
+        || raw.trim_start().len() >= 11
+            && raw.trim_start().as_bytes()[..11].eq_ignore_ascii_case(b"javascript:")
+    {
+        scan.scripts.push(value);
+    } else if URL_ATTRIBUTES.contains(&name) {
+        let span = trim(raw, value.start);
+        if !span.is_empty() {
+            found.push(Occurrence {
+                place: Place::Attribute,
+                element: tag.to_string(),
+                span,
+            });
+        }
+    } else if name == "srcset" {
+        for span in srcset_spans(raw, value.start) {
+            found.push(Occurrence {
+                place: Place::Srcset,
+                element: tag.to_string(),
+                span,
+            });
+        }
+    } else if name == "style" {
+        css_occurrences(text, value, Place::StyleAttribute, tag, found);
+    }
+}
+
+/// URL spans of `url()` and `@import` in a range of CSS.
+fn css_occurrences(
+    text: &str,
+    range: Range<usize>,
+    place: Place,
+    tag: &str,
+    found: &mut Vec<Occurrence>,
+) {
+    let css_text = &text[range.clone()];
+    for r in css::references(css_text) {
+        if let Some(span) = css_url_span(css_text, r.span) {
+            found.push(Occurrence {
+                place,
+                element: tag.to_string(),
+                span: range.start + span.start..range.start + span.end,
+            });
+        }
+    }
+}
+
+/// The URL inside a CSS token span: `url( "a.gif" )` → `a.gif`, `"a.css"` → `a.css`.
+pub fn css_url_span(css: &str, token: Range<usize>) -> Option<Range<usize>> {
+    let t = css.get(token.clone())?;
+    let (mut start, mut end) = (0, t.len());
+    if t.len() >= 4 && t.as_bytes()[..4].eq_ignore_ascii_case(b"url(") {
+        start = 4;
+        end = end.checked_sub(usize::from(t.ends_with(')')))?;
+    }
+    let inner = &t[start..end];
+    let lead = inner.len() - inner.trim_start().len();
+    let trail = inner.len() - inner.trim_end().len();
+    start += lead;
+    end -= trail;
+    let inner = &t[start..end];
+    if inner.len() >= 2
+        && (inner.starts_with('"') && inner.ends_with('"')
+            || inner.starts_with('\'') && inner.ends_with('\''))
+    {
+        start += 1;
+        end -= 1;
+    }
+    (start < end).then(|| token.start + start..token.start + end)
+}
+
+/// The spans of the URLs in a `srcset` value (the HTML standard's candidate splitting).
+fn srcset_spans(value: &str, offset: usize) -> Vec<Range<usize>> {
+    let bytes = value.as_bytes();
+    let mut spans = Vec::new();
+    let mut i = 0;
+    loop {
+        while i < bytes.len() && (is_space(bytes[i]) || bytes[i] == b',') {
+            i += 1;
+        }
+        if i >= bytes.len() {
+            return spans;
+        }
+        let start = i;
+        while i < bytes.len() && !is_space(bytes[i]) {
+            i += 1;
+        }
+        let mut end = i;
+        while end > start && bytes[end - 1] == b',' {
+            end -= 1;
+        }
+        if end > start {
+            spans.push(offset + start..offset + end);
+        }
+        if end == i {
+            // Descriptors up to the next comma outside parentheses.
+            let mut depth = 0usize;
+            while i < bytes.len() {
+                match bytes[i] {
+                    b'(' => depth += 1,
+                    b')' => depth = depth.saturating_sub(1),
+                    b',' if depth == 0 => break,
+                    _ => {}
+                }
+                i += 1;
+            }
+        }
+    }
+}
+
+/// A span without leading and trailing ASCII whitespace (the URL parser strips it).
+fn trim(raw: &str, offset: usize) -> Range<usize> {
+    let lead = raw.len()
+        - raw
+            .trim_start_matches(|c: char| c.is_ascii_whitespace())
+            .len();
+    let kept = raw.trim_matches(|c: char| c.is_ascii_whitespace()).len();
+    offset + lead..offset + lead + kept
+}
+
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c')
+}
+
+fn memchr(needle: u8, hay: &[u8], from: usize) -> Option<usize> {
+    hay.get(from..)?
+        .iter()
+        .position(|&b| b == needle)
+        .map(|p| p + from)
+}
+
+fn find_seq(hay: &[u8], needle: &[u8], from: usize) -> Option<usize> {
+    hay.get(from..)?
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .map(|p| p + from)
+}
+
+/// The offset of `</tag` (any case) followed by a space, `/` or `>`, from `from`.
+fn find_close(bytes: &[u8], tag: &str, from: usize) -> Option<usize> {
+    let mut i = from;
+    while let Some(lt) = find_seq(bytes, b"</", i) {
+        let name_end = lt + 2 + tag.len();
+        if bytes.len() >= name_end
+            && bytes[lt + 2..name_end].eq_ignore_ascii_case(tag.as_bytes())
+            && bytes
+                .get(name_end)
+                .is_none_or(|&b| is_space(b) || b == b'/' || b == b'>')
+        {
+            return Some(lt);
+        }
+        i = lt + 2;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_script_blocks_event_attributes_and_javascript_urls() {
+        let page = r#"<script>a="x.gif"</script><a href="javascript:go('y.gif')" onMouseOver="s='z.gif'">"#;
+        let ranges: Vec<&str> = scan(page).scripts.into_iter().map(|r| &page[r]).collect();
+        assert_eq!(
+            ranges,
+            vec![r#"a="x.gif""#, "javascript:go('y.gif')", "s='z.gif'"]
+        );
+    }
+
+    fn urls(page: &str) -> Vec<(Place, &str)> {
+        find(page)
+            .into_iter()
+            .map(|o| (o.place, &page[o.span]))
+            .collect()
+    }
+
+    #[test]
+    fn finds_attribute_srcset_style_and_style_block_urls() {
+        let page = r#"<body background=bg.gif><img SRC = " a.gif " srcset="b.gif 1x, c.gif 2x">
+            <td style="background: url('d.gif')"><style>p { background: url(e.gif) }</style>
+            <input type=image src='f.gif'><a href=g.gif>"#;
+        assert_eq!(
+            urls(page),
+            vec![
+                (Place::Attribute, "bg.gif"),
+                (Place::Attribute, "a.gif"),
+                (Place::Srcset, "b.gif"),
+                (Place::Srcset, "c.gif"),
+                (Place::StyleAttribute, "d.gif"),
+                (Place::Css, "e.gif"),
+                (Place::Attribute, "f.gif"),
+                (Place::Attribute, "g.gif"),
+            ]
+        );
+    }
+
+    #[test]
+    fn skips_comments_scripts_end_tags_and_duplicate_attributes() {
+        let page = r#"<!-- <img src=x.gif> --><script>document.write('<img src=y.gif>')</script>
+            <textarea><img src=z.gif></textarea></img src=w.gif><img src=a.gif src=b.gif>"#;
+        assert_eq!(urls(page), vec![(Place::Attribute, "a.gif")]);
+    }
+
+    #[test]
+    fn non_utf8_pages_keep_their_offsets() {
+        let bytes = b"<p>caf\xe9</p><img alt=\"\xe9t\xe9\" src=\"x.gif\">";
+        let text = byte_preserving(bytes);
+        let found = find(&text);
+        assert_eq!(&bytes[found[0].span.clone()], b"x.gif");
+    }
+
+    #[test]
+    fn unterminated_markup_does_not_panic() {
+        for page in [
+            "<img src=\"a.gif",
+            "<img src=",
+            "<!--",
+            "<style>url(",
+            "<a",
+            "<",
+        ] {
+            let _ = find(page);
+        }
+    }
+}

@@ -1,0 +1,90 @@
+//! Naming and reference-edit specifications of the rewrite stage (the whole stage is tested
+//! end to end in `tests/rewrite.rs`).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use super::pages::{self, Context, Rename};
+use super::{is_gif, plan_names, spans};
+use crate::site::resolve::Resolver;
+use crate::site::{FileKind, Site, SiteFile};
+
+fn site(files: &[(&str, FileKind)]) -> Site {
+    let files = files
+        .iter()
+        .map(|(path, kind)| SiteFile {
+            path: path.to_string(),
+            kind: *kind,
+            bytes: 100,
+        })
+        .collect();
+    Site::from_files(PathBuf::from("/nonexistent"), files, Vec::new())
+}
+
+#[test]
+fn gif_becomes_png_unless_that_name_is_taken_in_any_case() {
+    let s = site(&[
+        ("a.gif", FileKind::Gif),
+        ("b.GIF", FileKind::Gif),
+        ("B.png", FileKind::Png),
+        ("c.gif", FileKind::Gif),
+        ("c.png", FileKind::Png),
+        ("c.gif.png", FileKind::Png),
+        ("spacer", FileKind::Gif),
+    ]);
+    let renames = plan_names(&s, s.files.iter().filter(|f| is_gif(f)));
+    let new_name = |p: &str| {
+        let r = &renames[p];
+        format!("{}{}", &p[..p.len() - r.old_tail.len()], r.new_tail)
+    };
+    assert_eq!(new_name("a.gif"), "a.png");
+    assert_eq!(new_name("b.GIF"), "b.gif.png");
+    assert_eq!(new_name("c.gif"), "c-2.png");
+    assert_eq!(new_name("spacer"), "spacer.png");
+}
+
+#[test]
+fn two_gifs_never_get_the_same_name() {
+    let s = site(&[("x.gif", FileKind::Gif), ("X.GIF", FileKind::Gif)]);
+    let renames = plan_names(&s, s.files.iter());
+    let names: std::collections::BTreeSet<String> = renames
+        .iter()
+        .map(|(p, r)| format!("{}{}", &p[..p.len() - r.old_tail.len()], r.new_tail).to_lowercase())
+        .collect();
+    assert_eq!(names.len(), 2);
+}
+
+#[test]
+fn reference_edits_follow_resolution_not_spelling() {
+    let s = site(&[
+        ("img/a.gif", FileKind::Gif),
+        ("img/b.gif", FileKind::Gif),
+        ("pages/p.html", FileKind::Html),
+    ]);
+    let resolver = Resolver::new(&s, None);
+    let renames: BTreeMap<String, Rename> = [(
+        "img/a.gif".to_string(),
+        Rename {
+            old_tail: ".gif".to_string(),
+            new_tail: ".png".to_string(),
+        },
+    )]
+    .into();
+    let page = br#"<img src="../img/a.gif"><img src="../img/b.gif"><img src="a.gif">
+<img src="../IMG/A.GIF?x=1&amp;y=2"><base href="/"><img src="/img/a.gif">"#;
+    let cx = Context {
+        resolver: &resolver,
+        base: resolver.base_url("pages/p.html", None),
+        encoding: encoding_rs::WINDOWS_1252,
+        renames: &renames,
+    };
+    let text = spans::byte_preserving(page);
+    let edits = pages::reference_edits(page, &spans::find(&text), &cx);
+    let out = String::from_utf8(pages::apply(page, &edits)).unwrap();
+    assert_eq!(
+        out,
+        r#"<img src="../img/a.png"><img src="../img/b.gif"><img src="a.gif">
+<img src="../IMG/A.png?x=1&amp;y=2"><base href="/"><img src="/img/a.png">"#,
+        "b.gif is not converted and pages/a.gif does not exist"
+    );
+}

@@ -1,0 +1,364 @@
+//! The rewrite stage as a user sees it: golden cases under `tests/golden/rewrite/<case>/`
+//! (`input/` pages, `gifs.txt` naming the GIFs to generate, `expected/` pages byte for byte
+//! and `expected/files.txt` the complete output tree), the command line, and Space Jam from
+//! `../shared/corpora` (no reference that resolved before may be broken after).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use webdiet::image::Outcome;
+use webdiet::inventory::{self, AnalyzeOptions};
+use webdiet::rewrite::{self, RewriteOptions};
+use webdiet::site::{self, resolve::Target};
+
+fn golden_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/rewrite")
+}
+
+/// A GIF made here: `big` (64×48, 16 colours: converts), `tiny` (1×1: stays GIF), `anim`
+/// (3 frames: APNG), `big-png` (any bytes, for a file that is already a PNG).
+fn make_file(kind: &str) -> Vec<u8> {
+    let palette: Vec<u8> = (0..16u8)
+        .flat_map(|i| [i * 16, 255 - i * 8, i * 5])
+        .collect();
+    let pattern = |w: usize, h: usize, seed: usize| -> Vec<u8> {
+        (0..w * h)
+            .map(|i| (((i % w) / 4 + (i / w) / 3 + seed) % 16) as u8)
+            .collect()
+    };
+    let mut out = Vec::new();
+    let frames: Vec<(u16, u16, Vec<u8>)> = match kind {
+        "big" => vec![(64, 48, pattern(64, 48, 0))],
+        "tiny" => vec![(1, 1, vec![0])],
+        "anim" => (0..3).map(|s| (64, 48, pattern(64, 48, s))).collect(),
+        "big-png" => return b"\x89PNG\r\n\x1a\nnot really".to_vec(),
+        other => panic!("unknown fixture kind {other}"),
+    };
+    {
+        let (w, h) = (frames[0].0, frames[0].1);
+        let mut enc = gif::Encoder::new(&mut out, w, h, &palette).unwrap();
+        if frames.len() > 1 {
+            enc.set_repeat(gif::Repeat::Infinite).unwrap();
+        }
+        for (w, h, pixels) in frames {
+            let frame = gif::Frame {
+                width: w,
+                height: h,
+                delay: 20,
+                buffer: pixels.into(),
+                ..gif::Frame::default()
+            };
+            enc.write_frame(&frame).unwrap();
+        }
+    }
+    out
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.unwrap();
+        let rel = entry.path().strip_prefix(from).unwrap();
+        let dest = to.join(rel);
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&dest).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &dest).unwrap();
+        }
+    }
+}
+
+fn files_under(root: &Path) -> BTreeSet<String> {
+    walkdir::WalkDir::new(root)
+        .into_iter()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let rel = e.path().strip_prefix(root).unwrap();
+            rel.components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join("/")
+        })
+        .collect()
+}
+
+fn run_rewrite(site_dir: &Path, out: &Path) -> rewrite::Rewrite {
+    let site = site::crawl(site_dir, &Default::default()).unwrap();
+    let inv = inventory::analyze(&site, &AnalyzeOptions::default());
+    let opts = RewriteOptions {
+        out_site: out.to_path_buf(),
+        image: Default::default(),
+        keep_originals: false,
+        analyze: AnalyzeOptions::default(),
+    };
+    rewrite::rewrite(&site, &inv, &opts).unwrap()
+}
+
+/// Builds a case's input site in a temporary directory.
+fn build_case(case: &Path, into: &Path) {
+    copy_tree(&case.join("input"), into);
+    let list = std::fs::read_to_string(case.join("gifs.txt")).unwrap();
+    for line in list.lines().filter(|l| !l.trim().is_empty()) {
+        let (path, kind) = line.rsplit_once(' ').unwrap();
+        let dest = into.join(path);
+        std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+        std::fs::write(dest, make_file(kind)).unwrap();
+    }
+}
+
+#[test]
+fn golden_cases_rewrite_references_and_keep_every_other_byte() {
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(golden_root())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    cases.sort();
+    assert!(!cases.is_empty());
+    for case in cases {
+        let name = case.file_name().unwrap().to_string_lossy().into_owned();
+        let tmp = tempfile::tempdir().unwrap();
+        let input = tmp.path().join("input");
+        build_case(&case, &input);
+        let before = files_under(&input);
+        let out = tmp.path().join("out/site");
+        let done = run_rewrite(&input, &out);
+
+        assert!(
+            done.broken_by_rewrite.is_empty(),
+            "{name}: {:?}",
+            done.broken_by_rewrite
+        );
+        assert_eq!(
+            files_under(&input),
+            before,
+            "{name}: the input is untouched"
+        );
+        let expected_files: BTreeSet<String> =
+            std::fs::read_to_string(case.join("expected/files.txt"))
+                .unwrap()
+                .lines()
+                .map(str::to_string)
+                .collect();
+        assert_eq!(files_under(&out), expected_files, "{name}: output tree");
+        for file in files_under(&case.join("expected")) {
+            if file == "files.txt" {
+                continue;
+            }
+            let want = std::fs::read(case.join("expected").join(&file)).unwrap();
+            let got = std::fs::read(out.join(&file)).unwrap();
+            assert!(
+                want == got,
+                "{name}/{file}:\n--- expected\n{}\n--- got\n{}",
+                String::from_utf8_lossy(&want),
+                String::from_utf8_lossy(&got)
+            );
+        }
+        for row in &done.images {
+            assert!(
+                out.join(&row.to_path).is_file(),
+                "{name}: {} exists",
+                row.to_path
+            );
+            if row.outcome == Outcome::Converted {
+                assert!(row.to_bytes < row.from_bytes);
+                assert!(row.to_path.ends_with(".png"));
+            }
+        }
+    }
+}
+
+#[test]
+fn every_gif_has_exactly_one_outcome_and_totals_add_up() {
+    let case = golden_root().join("script-rollover");
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("in");
+    build_case(&case, &input);
+    let done = run_rewrite(&input, &tmp.path().join("out/site"));
+    let gifs: Vec<&str> = done.images.iter().map(|r| r.path.as_str()).collect();
+    assert_eq!(gifs, vec!["img/off.gif", "img/on.gif", "unused.gif"]);
+    let outcome = |p: &str| done.images.iter().find(|r| r.path == p).unwrap();
+    assert_eq!(outcome("unused.gif").outcome, Outcome::Unreferenced);
+    assert!(
+        outcome("img/on.gif").original_kept,
+        "a script still names it"
+    );
+    assert!(!outcome("img/off.gif").original_kept);
+    let total = &done.images_total;
+    assert_eq!(total.count, 3);
+    assert_eq!(total.by_outcome.values().sum::<usize>(), 3);
+    assert_eq!(
+        total.to_bytes,
+        done.images.iter().map(|r| r.to_bytes).sum::<u64>()
+    );
+    assert!(total.to_bytes < total.from_bytes);
+}
+
+#[test]
+fn output_inside_the_input_is_refused_and_nothing_is_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("in");
+    build_case(&golden_root().join("name-clash"), &input);
+    let before = files_under(&input);
+    let site = site::crawl(&input, &Default::default()).unwrap();
+    let inv = inventory::analyze(&site, &AnalyzeOptions::default());
+    for out in [
+        input.join("out/site"),
+        input.clone(),
+        tmp.path().to_path_buf(),
+    ] {
+        let opts = RewriteOptions {
+            out_site: out,
+            image: Default::default(),
+            keep_originals: false,
+            analyze: AnalyzeOptions::default(),
+        };
+        assert!(rewrite::rewrite(&site, &inv, &opts).is_err());
+    }
+    assert_eq!(files_under(&input), before);
+}
+
+#[test]
+fn keep_originals_copies_converted_gifs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("in");
+    build_case(&golden_root().join("extensionless"), &input);
+    let site = site::crawl(&input, &Default::default()).unwrap();
+    let inv = inventory::analyze(&site, &AnalyzeOptions::default());
+    let out = tmp.path().join("out/site");
+    let opts = RewriteOptions {
+        out_site: out.clone(),
+        image: Default::default(),
+        keep_originals: true,
+        analyze: AnalyzeOptions::default(),
+    };
+    rewrite::rewrite(&site, &inv, &opts).unwrap();
+    assert!(out.join("Icons/WWW/w3c_home.gif").is_file());
+    assert!(out.join("Icons/WWW/w3c_home.png").is_file());
+}
+
+#[test]
+fn command_writes_the_site_and_a_report_with_images() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("in");
+    build_case(&golden_root().join("relative-forms"), &input);
+    let out = tmp.path().join("out");
+    Command::cargo_bin("webdiet")
+        .unwrap()
+        .args([
+            "rewrite",
+            input.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("converted"));
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+    let images = report["images"].as_array().unwrap();
+    assert_eq!(images.len(), 4);
+    for row in images {
+        for key in [
+            "path",
+            "from_bytes",
+            "to_path",
+            "to_bytes",
+            "outcome",
+            "reason",
+        ] {
+            assert!(!row[key].is_null(), "{key} in {row}");
+        }
+    }
+    assert_eq!(report["images_total"]["count"], 4);
+    assert_eq!(report["images_total"]["by_outcome"]["kept:png-larger"], 1);
+    assert!(out.join("site/img/logo.png").is_file());
+
+    // Rewriting again replaces the previous output.
+    Command::cargo_bin("webdiet")
+        .unwrap()
+        .args([
+            "rewrite",
+            input.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--no-apng",
+        ])
+        .assert()
+        .success();
+    assert!(out.join("site/img/anim.gif").is_file());
+    assert!(!out.join("site/img/anim.png").exists());
+}
+
+fn shared_corpus(name: &str) -> Option<PathBuf> {
+    let shared = std::env::var_os("WEBDIET_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"));
+    let dir = shared.join("corpora").join(name);
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!("{} is missing and CI=true", dir.display());
+    }
+    eprintln!(
+        "note: skipped: {} is not here (set WEBDIET_SHARED)",
+        dir.display()
+    );
+    None
+}
+
+#[test]
+fn spacejam_rewrite_breaks_no_reference() {
+    let Some(spacejam) = shared_corpus("spacejam") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("site");
+    let done = run_rewrite(&spacejam, &out);
+    assert!(
+        done.broken_by_rewrite.is_empty(),
+        "{:?}",
+        done.broken_by_rewrite
+    );
+    assert!(done.images_total.to_bytes < done.images_total.from_bytes);
+    assert_eq!(done.images_total.count, done.images.len());
+
+    // Independently: every reference that resolved in the original resolves in the result.
+    let before_site = site::crawl(&spacejam, &Default::default()).unwrap();
+    let before = inventory::analyze(&before_site, &AnalyzeOptions::default());
+    let after_site = site::crawl(&out, &Default::default()).unwrap();
+    let after = inventory::analyze(&after_site, &AnalyzeOptions::default());
+    let broken_after: BTreeSet<(String, String)> = after
+        .broken_references
+        .iter()
+        .map(|b| (b.page.clone(), b.reference.clone()))
+        .collect();
+    let mut checked = 0;
+    for doc in &before.documents {
+        for r in &doc.references {
+            if matches!(r.target, Target::Local { .. }) {
+                let png = r.value.replace(".gif", ".png");
+                assert!(
+                    !broken_after.contains(&(doc.path.clone(), r.value.clone()))
+                        && !broken_after.contains(&(doc.path.clone(), png)),
+                    "{} → {} broke",
+                    doc.path,
+                    r.value
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 1000);
+    // Rewritten pages still parse to as many references as before.
+    for doc in &before.documents {
+        let after_doc = after.documents.iter().find(|d| d.path == doc.path).unwrap();
+        assert_eq!(
+            doc.references.len(),
+            after_doc.references.len(),
+            "{}",
+            doc.path
+        );
+    }
+}
