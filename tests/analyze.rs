@@ -265,6 +265,10 @@ fn analyze_the_default_corpus_finds_the_study_page_and_all_its_images() {
         .filter(|r| r["fetched"] == true)
         .map(|r| r["target"]["path"].as_str().unwrap())
         .collect();
-    assert_eq!(fetched.len(), 42, "a first visit fetches the 42 distinct images");
+    assert_eq!(
+        fetched.len(),
+        42,
+        "a first visit fetches the 42 distinct images"
+    );
     assert_eq!(inv["documents"][0]["quirks"], true);
 }
