@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use crate::config::{AnalyzeConfig, Command, Config, Verbosity};
+use crate::config::{AnalyzeConfig, Command, Config, Verbosity, VerifyConfig};
 use crate::error::{Error, Result};
 use crate::inventory;
 use crate::report;
@@ -35,6 +35,7 @@ impl From<Status> for ExitCode {
 pub fn run(config: &Config) -> Result<Status> {
     match &config.command {
         Command::Analyze(analyze) => run_analyze(analyze, config),
+        Command::Verify(verify) => run_verify(verify, config),
         Command::Pending { command } => Err(Error::NotImplemented { command }),
     }
 }
@@ -59,4 +60,31 @@ fn run_analyze(cfg: &AnalyzeConfig, config: &Config) -> Result<Status> {
         .and_then(|_| stdout.flush())
         .map_err(|e| Error::io("<stdout>", e))?;
     Ok(Status::Success)
+}
+
+/// `webdiet verify`: 0 when every page renders identically, 1 when some page differs, went
+/// missing or could not be rendered, 2 (an `Err`) when Chromium is missing or a tree is unusable.
+fn run_verify(cfg: &VerifyConfig, config: &Config) -> Result<Status> {
+    let report = crate::verify::verify(&cfg.original, &cfg.rewritten, &cfg.verify)?;
+    if config.verbosity != Verbosity::Quiet {
+        let mut stderr = std::io::stderr().lock();
+        for problem in &report.problems {
+            let _ = writeln!(stderr, "webdiet: {problem}");
+        }
+    }
+    let text = if cfg.json {
+        report::json::to_string(&report)
+    } else {
+        report::terminal::verify(&report, config)
+    };
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(text.as_bytes())
+        .and_then(|_| stdout.flush())
+        .map_err(|e| Error::io("<stdout>", e))?;
+    Ok(if report.all_identical() {
+        Status::Success
+    } else {
+        Status::Failed
+    })
 }

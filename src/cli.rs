@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::config::{AnalyzeConfig, Command, Config, OutputPaths, Verbosity};
+use crate::config::{AnalyzeConfig, Command, Config, OutputPaths, Verbosity, VerifyConfig};
 use crate::error::{Error, Result};
 use crate::inventory::AnalyzeOptions;
 use crate::site::CrawlOptions;
@@ -89,6 +89,9 @@ enum Sub {
         /// Print the results as JSON on stdout.
         #[arg(long)]
         json: bool,
+        /// Where diff images go [default: out/<original directory name>/verify/].
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
     },
 }
 
@@ -173,11 +176,13 @@ impl Cli {
             Sub::Verify {
                 original,
                 rewritten,
-                ..
+                pages,
+                json,
+                out,
             } => {
                 require_dir(&original)?;
                 require_dir(&rewritten)?;
-                Command::Pending { command: "verify" }
+                Command::Verify(VerifyConfig::new(original, rewritten, pages, json, out)?)
             }
         };
         Ok(Config {

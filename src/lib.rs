@@ -13,3 +13,4 @@ pub mod html;
 pub mod inventory;
 pub mod report;
 pub mod site;
+pub mod verify;
