@@ -363,3 +363,23 @@ fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+#[test]
+fn a_page_that_opens_an_alert_is_still_rendered() {
+    if !chromium_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b, out) = trees(dir.path());
+    for tree in [&a, &b] {
+        write(
+            tree,
+            "index.html",
+            "<html><body onload=\"alert('welcome!')\"><script>confirm('sure?')</script>\
+             <p>after the dialogs</p></body></html>",
+        );
+    }
+    let report = verify::verify(&a, &b, &options(&out)).unwrap();
+    assert!(report.problems.is_empty(), "{:?}", report.problems);
+    assert!(report.all_identical());
+}

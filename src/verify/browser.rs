@@ -344,18 +344,7 @@ impl Browser {
         session: Option<&str>,
         deadline: Instant,
     ) -> Result<Value, RenderError> {
-        self.next_id += 1;
-        let id = self.next_id;
-        let mut message = json!({ "id": id, "method": method, "params": params });
-        if let Some(session) = session {
-            message["sessionId"] = json!(session);
-        }
-        let mut bytes = serde_json::to_vec(&message).expect("a JSON value serializes");
-        bytes.push(0);
-        self.to_browser
-            .write_all(&bytes)
-            .and_then(|()| self.to_browser.flush())
-            .map_err(|e| RenderError::new("browser-exited", format!("{method}: {e}")))?;
+        let id = self.send(method, params, session)?;
         loop {
             let reply = self.receive(method, deadline)?;
             if reply["id"].as_u64() == Some(id) {
@@ -371,6 +360,28 @@ impl Browser {
                 self.pending.push_back(reply);
             }
         }
+    }
+
+    /// Sends one command without waiting; returns its id.
+    fn send(
+        &mut self,
+        method: &str,
+        params: Value,
+        session: Option<&str>,
+    ) -> Result<u64, RenderError> {
+        self.next_id += 1;
+        let id = self.next_id;
+        let mut message = json!({ "id": id, "method": method, "params": params });
+        if let Some(session) = session {
+            message["sessionId"] = json!(session);
+        }
+        let mut bytes = serde_json::to_vec(&message).expect("a JSON value serializes");
+        bytes.push(0);
+        self.to_browser
+            .write_all(&bytes)
+            .and_then(|()| self.to_browser.flush())
+            .map_err(|e| RenderError::new("browser-exited", format!("{method}: {e}")))?;
+        Ok(id)
     }
 
     /// Waits for an event of a session.
@@ -395,8 +406,26 @@ impl Browser {
         }
     }
 
+    /// The next message from the browser. `alert()`, `confirm()` and `prompt()` dialogs
+    /// would stop the page until answered; they are accepted here, unseen by the caller.
     fn receive(&mut self, waiting_for: &str, deadline: Instant) -> Result<Value, RenderError> {
-        let left = deadline.saturating_duration_since(Instant::now());
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let value = self.receive_any(waiting_for, left)?;
+            if value["method"].as_str() == Some("Page.javascriptDialogOpening") {
+                let session = value["sessionId"].as_str().map(str::to_string);
+                self.send(
+                    "Page.handleJavaScriptDialog",
+                    json!({ "accept": true }),
+                    session.as_deref(),
+                )?;
+                continue;
+            }
+            return Ok(value);
+        }
+    }
+
+    fn receive_any(&mut self, waiting_for: &str, left: Duration) -> Result<Value, RenderError> {
         match self.from_browser.recv_timeout(left) {
             Ok(value) => Ok(value),
             Err(RecvTimeoutError::Timeout) => Err(RenderError::new(

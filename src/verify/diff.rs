@@ -153,13 +153,12 @@ pub fn compare(original: &Image, rewritten: &Image) -> Comparison {
     let mut differing = 0;
     for y in 0..height {
         for x in 0..width {
-            let a = original.get(x, y);
-            let b = rewritten.get(x, y);
-            if a.is_some() && a == b {
-                image.put(x, y, grey(a.expect("checked above")));
-            } else {
-                differing += 1;
-                image.put(x, y, RED);
+            match (original.get(x, y), rewritten.get(x, y)) {
+                (Some(a), Some(b)) if a == b => image.put(x, y, grey(a)),
+                _ => {
+                    differing += 1;
+                    image.put(x, y, RED);
+                }
             }
         }
     }
