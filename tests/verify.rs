@@ -164,6 +164,18 @@ fn a_changed_colour_is_found_with_a_diff_image_and_exit_1() {
     assert!(pages[0]["differing_pixels"].as_u64().unwrap() > 0);
     assert!(pages[0]["diff_image"].is_string());
     assert_eq!(pages[1]["differing_pixels"], 0);
+
+    // Fixed: the next run removes the stale diff image.
+    small_site(&b, "#990000");
+    webdiet()
+        .arg("verify")
+        .arg(&a)
+        .arg(&b)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .code(0);
+    assert!(!out.join("index.html.png").exists());
 }
 
 #[test]
@@ -382,4 +394,26 @@ fn a_page_that_opens_an_alert_is_still_rendered() {
     let report = verify::verify(&a, &b, &options(&out)).unwrap();
     assert!(report.problems.is_empty(), "{:?}", report.problems);
     assert!(report.all_identical());
+}
+
+#[test]
+fn a_focused_text_field_renders_identically_every_time() {
+    if !chromium_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("form.html");
+    write(
+        dir.path(),
+        "form.html",
+        "<html><body><form><input name=q autofocus value=abc>\
+         <textarea autofocus>text</textarea></form></body></html>",
+    );
+    let mut browser = verify::Browser::launch(&RenderOptions::default()).unwrap();
+    let first = diff::decode_png(&browser.render(&file).unwrap().png).unwrap();
+    for pause in [150, 320, 530] {
+        std::thread::sleep(std::time::Duration::from_millis(pause));
+        let again = diff::decode_png(&browser.render(&file).unwrap().png).unwrap();
+        assert_eq!(diff::compare(&first, &again).differing_pixels, 0);
+    }
 }

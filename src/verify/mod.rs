@@ -225,7 +225,11 @@ fn check_page(
     let comparison = diff::compare(&a, &b);
     let diff_image = match &comparison.diff_image {
         Some(image) => Some(write_diff(&opts.out_dir, page, image)?),
-        None => None,
+        None => {
+            // A diff image from an earlier run would now be a lie.
+            let _ = std::fs::remove_file(diff_path(&opts.out_dir, page));
+            None
+        }
     };
     Ok(PageResult {
         page: page.to_string(),
@@ -238,13 +242,18 @@ fn check_page(
     })
 }
 
-/// Writes `<out>/<page>.png` through a temporary name.
+/// Where a page's diff image goes: `<out>/<page path>.png`.
+pub fn diff_path(out_dir: &Path, page: &str) -> PathBuf {
+    out_dir.join(format!("{page}.png"))
+}
+
+/// Writes the diff image through a temporary name.
 fn write_diff(
     out_dir: &Path,
     page: &str,
     image: &diff::Image,
 ) -> std::result::Result<PathBuf, (&'static str, String)> {
-    let path = out_dir.join(format!("{page}.png"));
+    let path = diff_path(out_dir, page);
     let write_failed = |e: String| ("write-failed", format!("{}: {e}", path.display()));
     let bytes = diff::encode_png(image).map_err(write_failed)?;
     if let Some(parent) = path.parent() {
