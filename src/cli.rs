@@ -78,13 +78,16 @@ enum Sub {
         format: ReportFormat,
     },
     /// Render the pages of two site trees in headless Chromium and compare them pixel by pixel.
+    ///
+    /// Exit status: 0 every page is pixel-identical; 1 some page differs, is missing from the
+    /// rewritten tree or could not be rendered; 2 Chromium is missing or a directory is bad.
     Verify {
         /// The original site directory.
         original: PathBuf,
         /// The rewritten site directory.
         rewritten: PathBuf,
-        /// Check at most this many pages.
-        #[arg(long)]
+        /// Check at most this many pages, spread evenly over the site [default: all].
+        #[arg(long, value_name = "N")]
         pages: Option<usize>,
         /// Print the results as JSON on stdout.
         #[arg(long)]

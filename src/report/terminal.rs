@@ -119,6 +119,14 @@ fn plural(n: usize) -> &'static str {
 /// The `verify` summary: pages checked, identical, the worst page; every differing page when
 /// verbose (the worst ten otherwise).
 pub fn verify(report: &crate::verify::VerifyReport, config: &Config) -> String {
+    let verdict = if report.all_identical() {
+        "renders identically"
+    } else {
+        "RENDERING CHANGED"
+    };
+    if config.verbosity == Verbosity::Quiet {
+        return format!("{}\n", bold(verdict, config));
+    }
     let mut out = String::new();
     let checked = report.pages.len();
     let identical = report.identical();
@@ -189,11 +197,6 @@ pub fn verify(report: &crate::verify::VerifyReport, config: &Config) -> String {
             plural(report.problems.len())
         );
     }
-    let verdict = if report.all_identical() {
-        "renders identically"
-    } else {
-        "RENDERING CHANGED"
-    };
     let _ = writeln!(out, "{}", bold(verdict, config));
     out
 }
