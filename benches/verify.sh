@@ -1,11 +1,11 @@
 #!/bin/sh
 # Times `webdiet verify` on a sample of Space Jam against an unchanged copy of itself (every
 # page must come out identical) and prints the wall time per page.
-# Usage: benches/verify.sh [PAGES]   (default 40; needs chromium and ../shared/corpora/spacejam)
+# Usage: benches/verify.sh [PAGES]   (default 40; needs chromium and ../shared/corpora/spacejam, or SPACEJAM=DIR)
 set -eu
 cd "$(dirname "$0")/.."
 pages=${1:-40}
-corpus=../shared/corpora/spacejam
+corpus=${SPACEJAM:-../shared/corpora/spacejam}
 [ -d "$corpus" ] || { echo "missing $corpus" >&2; exit 2; }
 cargo build --release --quiet
 tmp=$(mktemp -d)

@@ -417,3 +417,57 @@ fn a_focused_text_field_renders_identically_every_time() {
         assert_eq!(diff::compare(&first, &again).differing_pixels, 0);
     }
 }
+
+/// What the audit report's test will do: render one local HTML file and look at the pixels.
+#[test]
+fn render_file_draws_a_script_made_chart_and_a_blank_page_stays_blank() {
+    if !chromium_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "chart.html",
+        "<html><body style=\"margin:0\"><canvas id=c width=300 height=200></canvas><script>\
+         const g = document.getElementById('c').getContext('2d');\
+         g.fillStyle = '#2060c0'; g.fillRect(20, 50, 60, 150); g.fillRect(120, 100, 60, 100);\
+         </script><svg width=300 height=100><rect x=10 y=10 width=80 height=80 fill=green />\
+         </svg></body></html>",
+    );
+    write(dir.path(), "blank.html", "<html><body></body></html>");
+    let opts = RenderOptions::default();
+    let chart = verify::render_file(&dir.path().join("chart.html"), &opts).unwrap();
+    let image = diff::decode_png(&chart.png).unwrap();
+    assert_eq!(image.width, opts.window_width);
+    assert!(!image.is_uniform());
+    assert_eq!(
+        image.get(50, 100),
+        Some([0x20, 0x60, 0xc0, 255]),
+        "canvas bar"
+    );
+    assert_eq!(
+        image.get(250, 100),
+        Some([255, 255, 255, 255]),
+        "canvas background"
+    );
+    let blank = verify::render_file(&dir.path().join("blank.html"), &opts).unwrap();
+    assert!(diff::decode_png(&blank.png).unwrap().is_uniform());
+}
+
+#[test]
+fn a_browser_binary_that_does_not_speak_devtools_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b, out) = trees(dir.path());
+    small_site(&a, "#000000");
+    small_site(&b, "#000000");
+    webdiet()
+        .env("WEBDIET_CHROMIUM", "/bin/false")
+        .arg("verify")
+        .arg(&a)
+        .arg(&b)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .code(2)
+        .stderr(contains("/bin/false: Chromium did not start"));
+}

@@ -44,6 +44,15 @@ impl Image {
         })
     }
 
+    /// Whether every pixel has the same value: a blank page, or a chart that did not draw.
+    pub fn is_uniform(&self) -> bool {
+        let n = self.channels;
+        match self.pixels.get(..n) {
+            Some(first) => self.pixels.chunks_exact(n).all(|p| p == first),
+            None => true,
+        }
+    }
+
     /// Sets the pixel at (x, y) from RGBA (alpha is dropped below 4 channels).
     pub fn put(&mut self, x: u32, y: u32, [r, g, b, a]: [u8; 4]) {
         let n = self.channels;
@@ -243,6 +252,14 @@ mod tests {
             }
         }
         assert_eq!(compare(&rgba, &rgb).differing_pixels, 0);
+    }
+
+    #[test]
+    fn a_single_coloured_image_is_uniform_and_one_mark_breaks_it() {
+        let mut image = Image::white(6, 4);
+        assert!(image.is_uniform());
+        image.put(5, 3, [0, 0, 0, 255]);
+        assert!(!image.is_uniform());
     }
 
     #[test]
