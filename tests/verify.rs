@@ -471,3 +471,44 @@ fn a_browser_binary_that_does_not_speak_devtools_exits_2() {
         .code(2)
         .stderr(contains("/bin/false: Chromium did not start"));
 }
+
+/// An APNG of solid frames, one per colour, 50 ms each, looping forever.
+fn animated_png(colours: &[[u8; 3]], size: u32) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut encoder = png::Encoder::new(&mut out, size, size);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_animated(colours.len() as u32, 0).unwrap();
+    encoder.set_frame_delay(1, 20).unwrap();
+    let mut writer = encoder.write_header().unwrap();
+    for colour in colours {
+        let frame: Vec<u8> = (0..size * size).flat_map(|_| *colour).collect();
+        writer.write_image_data(&frame).unwrap();
+    }
+    writer.finish().unwrap();
+    out
+}
+
+#[test]
+fn an_animated_png_is_frozen_on_its_first_frame() {
+    if !chromium_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let colours = [[255, 0, 0], [0, 0, 255], [0, 255, 0]];
+    write(dir.path(), "spin.png", animated_png(&colours, 120));
+    write(
+        dir.path(),
+        "index.html",
+        "<html><body style=\"margin:0\"><img src=spin.png></body></html>",
+    );
+    let file = dir.path().join("index.html");
+    let mut browser = verify::Browser::launch(&RenderOptions::default()).unwrap();
+    let first = diff::decode_png(&browser.render(&file).unwrap().png).unwrap();
+    assert_eq!(first.get(60, 60), Some([255, 0, 0, 255]), "first frame");
+    for pause in [40, 90] {
+        std::thread::sleep(std::time::Duration::from_millis(pause));
+        let again = diff::decode_png(&browser.render(&file).unwrap().png).unwrap();
+        assert_eq!(diff::compare(&first, &again).differing_pixels, 0);
+    }
+}
