@@ -2,9 +2,10 @@
 //! This is the only place that knows the order of the stages for each command.
 
 use std::io::Write;
+use std::path::Path;
 use std::process::ExitCode;
 
-use crate::config::{AnalyzeConfig, Command, Config, RewriteConfig, Verbosity};
+use crate::config::{AnalyzeConfig, Command, Config, RewriteConfig, Verbosity, VerifyConfig};
 use crate::error::{Error, Result};
 use crate::inventory;
 use crate::report;
@@ -36,6 +37,7 @@ pub fn run(config: &Config) -> Result<Status> {
     match &config.command {
         Command::Analyze(analyze) => run_analyze(analyze, config),
         Command::Rewrite(cfg) => run_rewrite(cfg, config),
+        Command::Verify(verify) => run_verify(verify, config),
         Command::Pending { command } => Err(Error::NotImplemented { command }),
     }
 }
@@ -43,22 +45,13 @@ pub fn run(config: &Config) -> Result<Status> {
 fn run_analyze(cfg: &AnalyzeConfig, config: &Config) -> Result<Status> {
     let site = site::crawl(&cfg.site, &cfg.crawl)?;
     let inventory = inventory::analyze(&site, &cfg.analyze);
-    if config.verbosity != Verbosity::Quiet {
-        let mut stderr = std::io::stderr().lock();
-        for problem in &inventory.problems {
-            let _ = writeln!(stderr, "webdiet: {}/{problem}", cfg.site.display());
-        }
-    }
+    print_problems(&inventory.problems, &cfg.site, config);
     let text = if cfg.json {
         report::json::to_string(&inventory)
     } else {
         report::terminal::inventory(&inventory, config)
     };
-    let mut stdout = std::io::stdout().lock();
-    stdout
-        .write_all(text.as_bytes())
-        .and_then(|_| stdout.flush())
-        .map_err(|e| Error::io("<stdout>", e))?;
+    print_stdout(&text)?;
     Ok(Status::Success)
 }
 
@@ -87,17 +80,53 @@ fn run_rewrite(cfg: &RewriteConfig, config: &Config) -> Result<Status> {
         problems,
     };
     report::json::write(&cfg.out.report_json(), &report)?;
-    if config.verbosity != Verbosity::Quiet {
-        let mut stderr = std::io::stderr().lock();
-        for problem in &report.problems {
-            let _ = writeln!(stderr, "webdiet: {}/{problem}", cfg.site.display());
-        }
+    print_problems(&report.problems, &cfg.site, config);
+    print_stdout(&report::terminal::rewrite(
+        &report,
+        &cfg.out.report_json(),
+        config,
+    ))?;
+    Ok(Status::Success)
+}
+
+/// `webdiet verify`: 0 when every page renders identically, 1 when some page differs, went
+/// missing or could not be rendered, 2 (an `Err`) when Chromium is missing or a tree is unusable.
+fn run_verify(cfg: &VerifyConfig, config: &Config) -> Result<Status> {
+    let report = crate::verify::verify(&cfg.original, &cfg.rewritten, &cfg.verify)?;
+    print_problems(&report.problems, Path::new(""), config);
+    let text = if cfg.json {
+        report::json::to_string(&report)
+    } else {
+        report::terminal::verify(&report, config)
+    };
+    print_stdout(&text)?;
+    Ok(if report.all_identical() {
+        Status::Success
+    } else {
+        Status::Failed
+    })
+}
+
+/// Each problem on stderr as `webdiet: SITE/PATH: message [code]`, unless `--quiet`.
+fn print_problems<P: std::fmt::Display>(problems: &[P], site: &Path, config: &Config) {
+    if config.verbosity == Verbosity::Quiet {
+        return;
     }
-    let text = report::terminal::rewrite(&report, &cfg.out.report_json(), config);
+    let prefix = if site.as_os_str().is_empty() {
+        String::new()
+    } else {
+        format!("{}/", site.display())
+    };
+    let mut stderr = std::io::stderr().lock();
+    for problem in problems {
+        let _ = writeln!(stderr, "webdiet: {prefix}{problem}");
+    }
+}
+
+fn print_stdout(text: &str) -> Result<()> {
     let mut stdout = std::io::stdout().lock();
     stdout
         .write_all(text.as_bytes())
         .and_then(|_| stdout.flush())
-        .map_err(|e| Error::io("<stdout>", e))?;
-    Ok(Status::Success)
+        .map_err(|e| Error::io("<stdout>", e))
 }

@@ -6,7 +6,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::config::{AnalyzeConfig, Command, Config, OutputPaths, RewriteConfig, Verbosity};
+use crate::config::{
+    AnalyzeConfig, Command, Config, OutputPaths, RewriteConfig, Verbosity, VerifyConfig,
+};
 use crate::error::{Error, Result};
 use crate::inventory::AnalyzeOptions;
 use crate::site::CrawlOptions;
@@ -80,17 +82,23 @@ enum Sub {
         format: ReportFormat,
     },
     /// Render the pages of two site trees in headless Chromium and compare them pixel by pixel.
+    ///
+    /// Exit status: 0 every page is pixel-identical; 1 some page differs, is missing from the
+    /// rewritten tree or could not be rendered; 2 Chromium is missing or a directory is bad.
     Verify {
         /// The original site directory.
         original: PathBuf,
         /// The rewritten site directory.
         rewritten: PathBuf,
-        /// Check at most this many pages.
-        #[arg(long)]
+        /// Check at most this many pages, spread evenly over the site [default: all].
+        #[arg(long, value_name = "N")]
         pages: Option<usize>,
         /// Print the results as JSON on stdout.
         #[arg(long)]
         json: bool,
+        /// Where diff images go [default: out/<original directory name>/verify/].
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
     },
 }
 
@@ -215,11 +223,13 @@ impl Cli {
             Sub::Verify {
                 original,
                 rewritten,
-                ..
+                pages,
+                json,
+                out,
             } => {
                 require_dir(&original)?;
                 require_dir(&rewritten)?;
-                Command::Pending { command: "verify" }
+                Command::Verify(VerifyConfig::new(original, rewritten, pages, json, out)?)
             }
         };
         Ok(Config {

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 use crate::inventory::AnalyzeOptions;
 use crate::site::{self, CrawlOptions};
+use crate::verify::VerifyOptions;
 
 /// How much the terminal output says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -120,11 +121,50 @@ pub struct RewriteConfig {
     pub keep_originals: bool,
 }
 
+/// `webdiet verify`.
+#[derive(Debug, Clone)]
+pub struct VerifyConfig {
+    pub original: PathBuf,
+    pub rewritten: PathBuf,
+    pub json: bool,
+    pub verify: VerifyOptions,
+}
+
+impl VerifyConfig {
+    /// Checks the output directory (default `out/<original name>/verify/`, never inside
+    /// either tree) and builds the options.
+    pub fn new(
+        original: PathBuf,
+        rewritten: PathBuf,
+        pages: Option<usize>,
+        json: bool,
+        out: Option<PathBuf>,
+    ) -> Result<Self> {
+        let out_dir = match out {
+            Some(dir) => dir,
+            None => OutputPaths::for_site(&original, None)?.dir.join("verify"),
+        };
+        refuse_inside(&original, &out_dir)?;
+        refuse_inside(&rewritten, &out_dir)?;
+        Ok(VerifyConfig {
+            original,
+            rewritten,
+            json,
+            verify: VerifyOptions {
+                pages,
+                out_dir,
+                ..VerifyOptions::default()
+            },
+        })
+    }
+}
+
 /// What the user asked for, validated.
 #[derive(Debug, Clone)]
 pub enum Command {
     Analyze(AnalyzeConfig),
     Rewrite(RewriteConfig),
+    Verify(VerifyConfig),
     /// A command whose stage has not landed yet; its arguments were checked.
     Pending {
         command: &'static str,

@@ -24,6 +24,10 @@ pub enum Error {
     OutputInsideSite { out: PathBuf, site: PathBuf },
     #[error("{path}: {message}")]
     Invalid { path: PathBuf, message: String },
+    #[error("{path}: Chromium not found; {hint}", hint = crate::verify::browser::INSTALL_HINT)]
+    ChromiumMissing { path: PathBuf },
+    #[error("{path}: Chromium did not start: {message}")]
+    ChromiumFailed { path: PathBuf, message: String },
     #[error("`webdiet {command}` is not yet implemented in this version")]
     NotImplemented { command: &'static str },
 }

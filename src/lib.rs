@@ -17,3 +17,4 @@ pub mod rewrite;
 pub mod site;
 #[cfg(test)]
 mod testing;
+pub mod verify;

@@ -1,0 +1,592 @@
+//! Drives headless Chromium to turn a local HTML file into a full-page PNG screenshot.
+//!
+//! Why the DevTools protocol over `--remote-debugging-pipe`, spoken with serde_json, and no
+//! crate: plain `chromium --headless --screenshot` only captures the window, so a full-page
+//! screenshot needs the protocol (`Page.getLayoutMetrics`, then `Page.captureScreenshot` with
+//! `captureBeyondViewport`). The crates that speak it bring a lot along: `chromiumoxide` needs a
+//! tokio runtime, `headless_chrome` a websocket stack, an HTTP client and a browser downloader.
+//! The pipe transport is just NUL-terminated JSON on file descriptors 3 (to Chromium) and 4
+//! (from Chromium); `/bin/sh` moves our stdin/stdout pipes onto those descriptors
+//! (`exec chromium … 3<&0 4>&1`), so no `unsafe` `pre_exec` is needed and no port is opened.
+//!
+//! Determinism: every browser gets a fresh profile in a temporary directory whose preferences
+//! set the image animation policy to `none` (GIF/APNG/WebP show their first frame and never
+//! advance), CSS animations and transitions are paused at their start with
+//! `Animation.setPlaybackRate 0`, the device scale factor is 1, the colour profile sRGB, and
+//! scrollbars are hidden. Each page gets a new tab. Network: host names never resolve and
+//! every HTTP(S) request goes to a closed loopback proxy port, so a page can only load files.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::error::{Error, Result};
+
+/// The environment variable that names the Chromium binary, overriding the search.
+pub const CHROMIUM_ENV: &str = "WEBDIET_CHROMIUM";
+
+/// How to install what the render check needs, for error messages.
+pub const INSTALL_HINT: &str = "install it with `apt-get install chromium fonts-dejavu-core \
+     fonts-liberation`, or set WEBDIET_CHROMIUM to the browser binary";
+
+/// Options for rendering pages.
+#[derive(Debug, Clone)]
+pub struct RenderOptions {
+    /// The Chromium binary. Default: `$WEBDIET_CHROMIUM`, else the first of `chromium`,
+    /// `chromium-browser`, `google-chrome` found on `PATH`.
+    pub chromium: Option<PathBuf>,
+    /// Window width in CSS pixels (device scale factor 1). Default: 1024.
+    pub window_width: u32,
+    /// Window height in CSS pixels; the screenshot still covers the whole page. Default: 768.
+    pub window_height: u32,
+    /// Screenshots are cut at this height (and width) in pixels, which bounds memory for
+    /// runaway pages. Default: 16384.
+    pub max_size: u32,
+    /// How long one page may take to load and be captured. Default: 30 s.
+    pub timeout: Duration,
+}
+
+impl Default for RenderOptions {
+    fn default() -> Self {
+        RenderOptions {
+            chromium: None,
+            window_width: 1024,
+            window_height: 768,
+            max_size: 16384,
+            timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+/// A rendered page.
+#[derive(Debug, Clone)]
+pub struct Screenshot {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// Whether the page was larger than [`RenderOptions::max_size`] and was cut.
+    pub truncated: bool,
+    /// The PNG file as Chromium encoded it.
+    pub png: Vec<u8>,
+}
+
+/// Why one page could not be rendered (the browser itself may still be fine).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenderError {
+    /// Short, stable code: `timeout`, `protocol`, `browser-exited`, `bad-screenshot`.
+    pub code: &'static str,
+    /// What happened, for a person.
+    pub message: String,
+}
+
+impl std::fmt::Display for RenderError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} [{}]", self.message, self.code)
+    }
+}
+
+impl RenderError {
+    fn new(code: &'static str, message: impl Into<String>) -> Self {
+        RenderError {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+/// Renders one local HTML file to a full-page PNG with a browser of its own.
+///
+/// For a single file (a report, a test); to render many pages, keep one [`Browser`].
+pub fn render_file(file: &Path, opts: &RenderOptions) -> Result<Screenshot> {
+    let mut browser = Browser::launch(opts)?;
+    browser.render(file).map_err(|e| Error::Invalid {
+        path: file.to_path_buf(),
+        message: e.to_string(),
+    })
+}
+
+/// Finds the Chromium binary, or says it is missing and how to install it.
+pub fn find_chromium(opts: &RenderOptions) -> Result<PathBuf> {
+    let wanted = opts
+        .chromium
+        .clone()
+        .or_else(|| std::env::var_os(CHROMIUM_ENV).map(PathBuf::from));
+    if let Some(path) = wanted {
+        return if path.components().count() > 1 {
+            if path.is_file() {
+                Ok(path)
+            } else {
+                Err(Error::ChromiumMissing { path })
+            }
+        } else {
+            search_path(&path).ok_or(Error::ChromiumMissing { path })
+        };
+    }
+    ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .find_map(|name| search_path(Path::new(name)))
+        .ok_or_else(|| Error::ChromiumMissing {
+            path: PathBuf::from("chromium"),
+        })
+}
+
+fn search_path(name: &Path) -> Option<PathBuf> {
+    let paths = std::env::var_os("PATH")?;
+    std::env::split_paths(&paths)
+        .map(|dir| dir.join(name))
+        .find(|candidate| candidate.is_file())
+}
+
+/// A running headless Chromium with a fresh profile, spoken to over the DevTools pipe.
+///
+/// One page at a time; the process and its profile directory go away on drop.
+pub struct Browser {
+    binary: PathBuf,
+    child: Child,
+    to_browser: ChildStdin,
+    from_browser: Receiver<Value>,
+    /// Events that arrived while waiting for a reply.
+    pending: VecDeque<Value>,
+    next_id: u64,
+    profile: TempDir,
+    opts: RenderOptions,
+}
+
+impl Browser {
+    /// Starts Chromium. Fails when the binary is missing or does not answer.
+    pub fn launch(opts: &RenderOptions) -> Result<Browser> {
+        let binary = find_chromium(opts)?;
+        let profile = TempDir::new()?;
+        write_preferences(profile.path())?;
+        let log_path = profile.path().join("chromium.log");
+        let log = std::fs::File::create(&log_path).map_err(|e| Error::io(&log_path, e))?;
+        let mut child = Command::new("/bin/sh")
+            .arg("-c")
+            .arg(r#"exec "$0" "$@" 3<&0 4>&1 </dev/null >/dev/null"#)
+            .arg(&binary)
+            .args(chromium_args(profile.path(), opts))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(log)
+            .spawn()
+            .map_err(|e| Error::io(&binary, e))?;
+        let to_browser = child.stdin.take().expect("stdin is piped");
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let (tx, from_browser) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            let mut message = Vec::new();
+            loop {
+                message.clear();
+                match reader.read_until(0, &mut message) {
+                    Ok(0) | Err(_) => return,
+                    Ok(_) => {
+                        if message.last() == Some(&0) {
+                            message.pop();
+                        }
+                        if let Ok(value) = serde_json::from_slice(&message) {
+                            if tx.send(value).is_err() {
+                                return;
+                            }
+                        }
+                    }
+                }
+            }
+        });
+        let mut browser = Browser {
+            binary,
+            child,
+            to_browser,
+            from_browser,
+            pending: VecDeque::new(),
+            next_id: 0,
+            profile,
+            opts: opts.clone(),
+        };
+        let deadline = Instant::now() + opts.timeout;
+        if let Err(e) = browser.call("Browser.getVersion", json!({}), None, deadline) {
+            return Err(Error::ChromiumFailed {
+                path: browser.binary.clone(),
+                message: format!("{e}; {}", browser.log_tail()),
+            });
+        }
+        Ok(browser)
+    }
+
+    /// The binary this browser runs.
+    pub fn binary(&self) -> &Path {
+        &self.binary
+    }
+
+    /// Whether the browser process is still running.
+    pub fn is_alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// Renders a local HTML file in a new tab and captures the whole page.
+    pub fn render(&mut self, file: &Path) -> Result<Screenshot, RenderError> {
+        let absolute = std::path::absolute(file)
+            .map_err(|e| RenderError::new("protocol", format!("no absolute path: {e}")))?;
+        let url = url::Url::from_file_path(&absolute)
+            .map_err(|()| RenderError::new("protocol", "not a file URL"))?;
+        let deadline = Instant::now() + self.opts.timeout;
+        let target = self.call(
+            "Target.createTarget",
+            json!({ "url": "about:blank" }),
+            None,
+            deadline,
+        )?;
+        let target_id = target["targetId"].as_str().unwrap_or_default().to_string();
+        let result = self.render_in_target(&target_id, url.as_str(), deadline);
+        // A fresh deadline: closing must be tried even when rendering ran out of time.
+        let close_by = Instant::now() + Duration::from_secs(5);
+        let _ = self.call(
+            "Target.closeTarget",
+            json!({ "targetId": target_id }),
+            None,
+            close_by,
+        );
+        self.pending.clear();
+        result
+    }
+
+    fn render_in_target(
+        &mut self,
+        target_id: &str,
+        url: &str,
+        deadline: Instant,
+    ) -> Result<Screenshot, RenderError> {
+        let attached = self.call(
+            "Target.attachToTarget",
+            json!({ "targetId": target_id, "flatten": true }),
+            None,
+            deadline,
+        )?;
+        let session = attached["sessionId"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let s = Some(session.as_str());
+        let (width, height) = (self.opts.window_width, self.opts.window_height);
+        self.call("Page.enable", json!({}), s, deadline)?;
+        self.call("Animation.enable", json!({}), s, deadline)?;
+        self.call(
+            "Animation.setPlaybackRate",
+            json!({ "playbackRate": 0 }),
+            s,
+            deadline,
+        )?;
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            json!({ "width": width, "height": height, "deviceScaleFactor": 1, "mobile": false }),
+            s,
+            deadline,
+        )?;
+        let navigated = self.call("Page.navigate", json!({ "url": url }), s, deadline)?;
+        if let Some(error) = navigated["errorText"].as_str() {
+            return Err(RenderError::new("protocol", format!("navigation: {error}")));
+        }
+        self.wait_event("Page.loadEventFired", s, deadline)?;
+        // Web fonts and two frames, so late layout and paint have happened.
+        self.call(
+            "Runtime.evaluate",
+            json!({
+                "expression": "document.fonts.ready.then(() => new Promise(r => \
+                    requestAnimationFrame(() => requestAnimationFrame(r))))",
+                "awaitPromise": true,
+            }),
+            s,
+            deadline,
+        )?;
+        let metrics = self.call("Page.getLayoutMetrics", json!({}), s, deadline)?;
+        let content = &metrics["cssContentSize"];
+        let page_width = content["width"].as_f64().unwrap_or(0.0).ceil() as u32;
+        let page_height = content["height"].as_f64().unwrap_or(0.0).ceil() as u32;
+        let max = self.opts.max_size;
+        let full_width = page_width.max(width);
+        let full_height = page_height.max(height);
+        let truncated = full_width > max || full_height > max;
+        let (shot_width, shot_height) = (full_width.min(max), full_height.min(max));
+        let shot = self.call(
+            "Page.captureScreenshot",
+            json!({
+                "format": "png",
+                "captureBeyondViewport": true,
+                "clip": { "x": 0, "y": 0, "width": shot_width, "height": shot_height, "scale": 1 },
+            }),
+            s,
+            deadline,
+        )?;
+        let png = shot["data"]
+            .as_str()
+            .and_then(base64_decode)
+            .ok_or_else(|| RenderError::new("bad-screenshot", "no PNG data in the reply"))?;
+        Ok(Screenshot {
+            width: shot_width,
+            height: shot_height,
+            truncated,
+            png,
+        })
+    }
+
+    /// Sends one command and waits for its reply; events seen meanwhile are kept.
+    fn call(
+        &mut self,
+        method: &str,
+        params: Value,
+        session: Option<&str>,
+        deadline: Instant,
+    ) -> Result<Value, RenderError> {
+        let id = self.send(method, params, session)?;
+        loop {
+            let reply = self.receive(method, deadline)?;
+            if reply["id"].as_u64() == Some(id) {
+                if let Some(error) = reply.get("error") {
+                    return Err(RenderError::new(
+                        "protocol",
+                        format!("{method}: {}", error["message"].as_str().unwrap_or("error")),
+                    ));
+                }
+                return Ok(reply["result"].clone());
+            }
+            if reply.get("method").is_some() {
+                self.pending.push_back(reply);
+            }
+        }
+    }
+
+    /// Sends one command without waiting; returns its id.
+    fn send(
+        &mut self,
+        method: &str,
+        params: Value,
+        session: Option<&str>,
+    ) -> Result<u64, RenderError> {
+        self.next_id += 1;
+        let id = self.next_id;
+        let mut message = json!({ "id": id, "method": method, "params": params });
+        if let Some(session) = session {
+            message["sessionId"] = json!(session);
+        }
+        let mut bytes = serde_json::to_vec(&message).expect("a JSON value serializes");
+        bytes.push(0);
+        self.to_browser
+            .write_all(&bytes)
+            .and_then(|()| self.to_browser.flush())
+            .map_err(|e| RenderError::new("browser-exited", format!("{method}: {e}")))?;
+        Ok(id)
+    }
+
+    /// Waits for an event of a session.
+    fn wait_event(
+        &mut self,
+        method: &str,
+        session: Option<&str>,
+        deadline: Instant,
+    ) -> Result<Value, RenderError> {
+        let matches = |event: &Value| {
+            event["method"].as_str() == Some(method)
+                && (session.is_none() || event["sessionId"].as_str() == session)
+        };
+        if let Some(i) = self.pending.iter().position(matches) {
+            return Ok(self.pending.remove(i).expect("index is in range"));
+        }
+        loop {
+            let event = self.receive(method, deadline)?;
+            if matches(&event) {
+                return Ok(event);
+            }
+        }
+    }
+
+    /// The next message from the browser. `alert()`, `confirm()` and `prompt()` dialogs
+    /// would stop the page until answered; they are accepted here, unseen by the caller.
+    fn receive(&mut self, waiting_for: &str, deadline: Instant) -> Result<Value, RenderError> {
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let value = self.receive_any(waiting_for, left)?;
+            if value["method"].as_str() == Some("Page.javascriptDialogOpening") {
+                let session = value["sessionId"].as_str().map(str::to_string);
+                self.send(
+                    "Page.handleJavaScriptDialog",
+                    json!({ "accept": true }),
+                    session.as_deref(),
+                )?;
+                continue;
+            }
+            return Ok(value);
+        }
+    }
+
+    fn receive_any(&mut self, waiting_for: &str, left: Duration) -> Result<Value, RenderError> {
+        match self.from_browser.recv_timeout(left) {
+            Ok(value) => Ok(value),
+            Err(RecvTimeoutError::Timeout) => Err(RenderError::new(
+                "timeout",
+                format!(
+                    "{waiting_for}: no answer within {} s",
+                    self.opts.timeout.as_secs_f64()
+                ),
+            )),
+            Err(RecvTimeoutError::Disconnected) => Err(RenderError::new(
+                "browser-exited",
+                format!("{waiting_for}: chromium exited; {}", self.log_tail()),
+            )),
+        }
+    }
+
+    /// The last lines Chromium wrote to stderr, for error messages.
+    fn log_tail(&self) -> String {
+        let log =
+            std::fs::read_to_string(self.profile.path().join("chromium.log")).unwrap_or_default();
+        let lines: Vec<&str> = log.lines().rev().take(3).collect();
+        if lines.is_empty() {
+            "it printed nothing".to_string()
+        } else {
+            let tail: Vec<&str> = lines.into_iter().rev().collect();
+            format!("it said: {}", tail.join(" | "))
+        }
+    }
+}
+
+impl Drop for Browser {
+    /// Asks Chromium to close (so its helper processes leave the profile alone), then kills
+    /// it if it has not gone within two seconds.
+    fn drop(&mut self) {
+        let deadline = Instant::now() + Duration::from_secs(2);
+        let _ = self.call("Browser.close", json!({}), None, deadline);
+        while Instant::now() < deadline {
+            if !matches!(self.child.try_wait(), Ok(None)) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn chromium_args(profile: &Path, opts: &RenderOptions) -> Vec<String> {
+    vec![
+        "--headless".into(),
+        "--no-sandbox".into(),
+        "--disable-gpu".into(),
+        "--hide-scrollbars".into(),
+        "--mute-audio".into(),
+        "--no-first-run".into(),
+        "--no-default-browser-check".into(),
+        "--disable-background-networking".into(),
+        "--disable-component-update".into(),
+        "--disable-sync".into(),
+        "--disable-quic".into(),
+        "--disable-extensions".into(),
+        "--disable-default-apps".into(),
+        "--force-color-profile=srgb".into(),
+        "--force-device-scale-factor=1".into(),
+        "--host-resolver-rules=MAP * ~NOTFOUND".into(),
+        "--proxy-server=http://127.0.0.1:9".into(),
+        "--remote-debugging-pipe".into(),
+        format!("--user-data-dir={}", profile.display()),
+        format!("--window-size={},{}", opts.window_width, opts.window_height),
+        "about:blank".into(),
+    ]
+}
+
+/// The profile's preferences: animated images show their first frame only.
+fn write_preferences(profile: &Path) -> Result<()> {
+    let dir = profile.join("Default");
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    let prefs = json!({ "settings": { "a11y": { "animation_policy": "none" } } });
+    let path = dir.join("Preferences");
+    std::fs::write(&path, prefs.to_string()).map_err(|e| Error::io(&path, e))
+}
+
+/// A directory under the system temp dir, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new() -> Result<TempDir> {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let base = std::env::temp_dir();
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let path = base.join(format!("webdiet-chromium-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).map_err(|e| Error::io(&path, e))?;
+        Ok(TempDir(path))
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Decodes standard base64 (the screenshot data); `None` on anything malformed.
+fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    fn value(c: u8) -> Option<u32> {
+        match c {
+            b'A'..=b'Z' => Some(u32::from(c - b'A')),
+            b'a'..=b'z' => Some(u32::from(c - b'a') + 26),
+            b'0'..=b'9' => Some(u32::from(c - b'0') + 52),
+            b'+' => Some(62),
+            b'/' => Some(63),
+            _ => None,
+        }
+    }
+    let bytes = text.trim_end_matches('=').as_bytes();
+    let mut out = Vec::with_capacity(bytes.len() * 3 / 4);
+    for chunk in bytes.chunks(4) {
+        let mut acc = 0u32;
+        for &c in chunk {
+            acc = (acc << 6) | value(c)?;
+        }
+        match chunk.len() {
+            4 => out.extend_from_slice(&[(acc >> 16) as u8, (acc >> 8) as u8, acc as u8]),
+            3 => out.extend_from_slice(&[(acc >> 10) as u8, (acc >> 2) as u8]),
+            2 => out.push((acc >> 4) as u8),
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_round_trips_known_values() {
+        assert_eq!(base64_decode("").unwrap(), b"");
+        assert_eq!(base64_decode("Zg==").unwrap(), b"f");
+        assert_eq!(base64_decode("Zm8=").unwrap(), b"fo");
+        assert_eq!(base64_decode("Zm9v").unwrap(), b"foo");
+        assert_eq!(base64_decode("Zm9vYmFy").unwrap(), b"foobar");
+        assert_eq!(base64_decode("/+8=").unwrap(), [0xff, 0xef]);
+        assert!(base64_decode("Zm9v!").is_none());
+        assert!(base64_decode("Z").is_none());
+    }
+
+    #[test]
+    fn a_chromium_path_that_does_not_exist_is_reported_missing() {
+        let opts = RenderOptions {
+            chromium: Some(PathBuf::from("/nonexistent/chromium")),
+            ..RenderOptions::default()
+        };
+        assert!(matches!(
+            find_chromium(&opts),
+            Err(Error::ChromiumMissing { .. })
+        ));
+    }
+}

@@ -1,0 +1,302 @@
+//! The render check: a rewritten site must look exactly like the original.
+//!
+//! Every page present in both trees is rendered in headless Chromium ([`browser`]) and the two
+//! full-page screenshots are compared pixel by pixel ([`diff`]). A page that differs gets a
+//! diff image (original greyed, differing pixels red) in the output directory.
+
+pub mod browser;
+pub mod diff;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use serde::Serialize;
+
+use crate::error::{Error, Problem, Result};
+use crate::site::{self, CrawlOptions, FileKind};
+pub use browser::{render_file, Browser, RenderOptions, Screenshot};
+
+/// Options for [`verify`].
+#[derive(Debug, Clone)]
+pub struct VerifyOptions {
+    /// How pages are rendered (window 1024×768, 30 s per page, …). Default: [`RenderOptions::default`].
+    pub render: RenderOptions,
+    /// Check at most this many pages, spread evenly over the sorted list. Default: all.
+    pub pages: Option<usize>,
+    /// Where diff images go. Default: `out/<original site name>/verify/`.
+    pub out_dir: PathBuf,
+    /// Browsers rendering at the same time (each renders one page at a time). Default: 2.
+    pub workers: usize,
+}
+
+impl Default for VerifyOptions {
+    fn default() -> Self {
+        VerifyOptions {
+            render: RenderOptions::default(),
+            pages: None,
+            out_dir: PathBuf::from("out/site/verify"),
+            workers: 2,
+        }
+    }
+}
+
+/// The result for one page.
+#[derive(Debug, Clone, Serialize)]
+pub struct PageResult {
+    /// Site-relative path, `/`-separated.
+    pub page: String,
+    /// The compared area in pixels: the larger of the two screenshots in each direction.
+    pub width: u32,
+    pub height: u32,
+    /// Pixels that differ, counting area only one screenshot covers.
+    pub differing_pixels: u64,
+    /// `differing_pixels` over `width × height`, in 0..=1.
+    pub share: f64,
+    /// The diff image, when the page differs.
+    pub diff_image: Option<PathBuf>,
+    /// A screenshot was cut at the size limit, so part of the page was not compared.
+    pub truncated: bool,
+}
+
+/// The outcome of a render check.
+#[derive(Debug, Clone, Serialize)]
+pub struct VerifyReport {
+    pub original: PathBuf,
+    pub rewritten: PathBuf,
+    /// HTML pages present in both trees.
+    pub pages_in_both: usize,
+    /// The pages compared, sorted by path.
+    pub pages: Vec<PageResult>,
+    /// Pages only the original has (the rewrite lost them).
+    pub missing_in_rewritten: Vec<String>,
+    /// Pages that could not be rendered or compared, and crawl problems.
+    pub problems: Vec<Problem>,
+}
+
+impl VerifyReport {
+    /// Compared pages with no differing pixel.
+    pub fn identical(&self) -> usize {
+        self.pages
+            .iter()
+            .filter(|p| p.differing_pixels == 0)
+            .count()
+    }
+
+    /// The page with the largest share of differing pixels, if any differs.
+    pub fn worst(&self) -> Option<&PageResult> {
+        self.pages
+            .iter()
+            .filter(|p| p.differing_pixels > 0)
+            .max_by(|a, b| a.share.total_cmp(&b.share))
+    }
+
+    /// Every compared page is identical, nothing failed and no page went missing.
+    pub fn all_identical(&self) -> bool {
+        self.identical() == self.pages.len()
+            && self.problems.is_empty()
+            && self.missing_in_rewritten.is_empty()
+    }
+}
+
+/// Renders the pages of both trees and compares them.
+///
+/// Fails when a directory is unusable or Chromium is missing or cannot start; a page that
+/// cannot be rendered becomes a [`Problem`] and the check goes on.
+pub fn verify(original: &Path, rewritten: &Path, opts: &VerifyOptions) -> Result<VerifyReport> {
+    let crawl = CrawlOptions::default();
+    let before = site::crawl(original, &crawl)?;
+    let after = site::crawl(rewritten, &crawl)?;
+    browser::find_chromium(&opts.render)?;
+
+    let mut in_both = Vec::new();
+    let mut missing = Vec::new();
+    for file in before.files.iter().filter(|f| f.kind == FileKind::Html) {
+        if after.file(&file.path).is_some() {
+            in_both.push(file.path.clone());
+        } else {
+            missing.push(file.path.clone());
+        }
+    }
+    let chosen = sample(&in_both, opts.pages);
+
+    let mut problems: Vec<Problem> = before.problems.clone();
+    problems.extend(after.problems.iter().cloned());
+    let results = render_all(&chosen, &before, &after, opts)?;
+    let mut pages = Vec::new();
+    for (page, result) in chosen.iter().zip(results) {
+        match result {
+            Ok(page_result) => pages.push(page_result),
+            Err(problem) => problems.push(Problem::new(page.clone(), problem.0, problem.1)),
+        }
+    }
+    problems.sort();
+    Ok(VerifyReport {
+        original: original.to_path_buf(),
+        rewritten: rewritten.to_path_buf(),
+        pages_in_both: in_both.len(),
+        pages,
+        missing_in_rewritten: missing,
+        problems,
+    })
+}
+
+/// At most `limit` items spread evenly over the list (always including the first), in order.
+pub fn sample(items: &[String], limit: Option<usize>) -> Vec<String> {
+    let n = items.len();
+    match limit {
+        Some(k) if k < n => (0..k).map(|i| items[i * n / k].clone()).collect(),
+        _ => items.to_vec(),
+    }
+}
+
+type PageOutcome = std::result::Result<PageResult, (&'static str, String)>;
+
+/// Renders the chosen pages with a few browsers at once; results come back in page order.
+fn render_all(
+    chosen: &[String],
+    before: &site::Site,
+    after: &site::Site,
+    opts: &VerifyOptions,
+) -> Result<Vec<PageOutcome>> {
+    let slots: Vec<Mutex<Option<PageOutcome>>> = chosen.iter().map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    let workers = opts.workers.clamp(1, chosen.len().max(1));
+    let fatal: Mutex<Option<Error>> = Mutex::new(None);
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                let mut browser = match Browser::launch(&opts.render) {
+                    Ok(b) => b,
+                    Err(e) => {
+                        fatal.lock().expect("not poisoned").get_or_insert(e);
+                        return;
+                    }
+                };
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(page) = chosen.get(i) else { return };
+                    if !browser.is_alive() {
+                        match Browser::launch(&opts.render) {
+                            Ok(b) => browser = b,
+                            Err(e) => {
+                                fatal.lock().expect("not poisoned").get_or_insert(e);
+                                return;
+                            }
+                        }
+                    }
+                    let outcome = check_page(&mut browser, page, before, after, opts);
+                    *slots[i].lock().expect("not poisoned") = Some(outcome);
+                }
+            });
+        }
+    });
+    if let Some(e) = fatal.into_inner().expect("not poisoned") {
+        return Err(e);
+    }
+    Ok(slots
+        .into_iter()
+        .map(|slot| {
+            slot.into_inner()
+                .expect("not poisoned")
+                .unwrap_or(Err(("not-rendered", "no browser rendered it".to_string())))
+        })
+        .collect())
+}
+
+/// Renders one page from both trees, compares, and writes the diff image if they differ.
+fn check_page(
+    browser: &mut Browser,
+    page: &str,
+    before: &site::Site,
+    after: &site::Site,
+    opts: &VerifyOptions,
+) -> PageOutcome {
+    let shoot = |browser: &mut Browser, tree: &site::Site, side: &str| {
+        let shot = browser
+            .render(&tree.disk_path(page))
+            .map_err(|e| (e.code, format!("{side}: {}", e.message)))?;
+        let image =
+            diff::decode_png(&shot.png).map_err(|e| ("bad-screenshot", format!("{side}: {e}")))?;
+        Ok::<_, (&'static str, String)>((image, shot.truncated))
+    };
+    let (a, a_cut) = shoot(browser, before, "original")?;
+    let (b, b_cut) = shoot(browser, after, "rewritten")?;
+    let comparison = diff::compare(&a, &b);
+    let diff_image = match &comparison.diff_image {
+        Some(image) => Some(write_diff(&opts.out_dir, page, image)?),
+        None => {
+            // A diff image from an earlier run would now be a lie.
+            let _ = std::fs::remove_file(diff_path(&opts.out_dir, page));
+            None
+        }
+    };
+    Ok(PageResult {
+        page: page.to_string(),
+        width: comparison.width,
+        height: comparison.height,
+        differing_pixels: comparison.differing_pixels,
+        share: comparison.share(),
+        diff_image,
+        truncated: a_cut || b_cut,
+    })
+}
+
+/// Where a page's diff image goes: `<out>/<page path>.png`.
+pub fn diff_path(out_dir: &Path, page: &str) -> PathBuf {
+    out_dir.join(format!("{page}.png"))
+}
+
+/// Writes the diff image through a temporary name.
+fn write_diff(
+    out_dir: &Path,
+    page: &str,
+    image: &diff::Image,
+) -> std::result::Result<PathBuf, (&'static str, String)> {
+    let path = diff_path(out_dir, page);
+    let write_failed = |e: String| ("write-failed", format!("{}: {e}", path.display()));
+    let bytes = diff::encode_png(image).map_err(write_failed)?;
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| write_failed(e.to_string()))?;
+    }
+    let temp = path.with_extension(format!("png.tmp{}", std::process::id()));
+    std::fs::write(&temp, bytes).map_err(|e| write_failed(e.to_string()))?;
+    std::fs::rename(&temp, &path).map_err(|e| write_failed(e.to_string()))?;
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(n: usize) -> Vec<String> {
+        (0..n).map(|i| format!("p{i:02}.html")).collect()
+    }
+
+    #[test]
+    fn a_sample_is_spread_over_the_whole_list() {
+        let all = names(10);
+        let picked = sample(&all, Some(3));
+        assert_eq!(picked, ["p00.html", "p03.html", "p06.html"]);
+        let picked = sample(&all, Some(5));
+        assert_eq!(picked.len(), 5);
+        assert!(picked.last().unwrap().as_str() >= "p08.html");
+    }
+
+    #[test]
+    fn a_sample_larger_than_the_list_is_the_list() {
+        assert_eq!(sample(&names(4), Some(9)), names(4));
+        assert_eq!(sample(&names(4), None), names(4));
+        assert!(sample(&names(4), Some(0)).is_empty());
+    }
+
+    #[test]
+    fn a_sample_keeps_the_order_and_has_no_repeats() {
+        let all = names(37);
+        let picked = sample(&all, Some(12));
+        let mut sorted = picked.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted, picked);
+    }
+}
