@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use crate::config::{AnalyzeConfig, Command, Config, Verbosity};
+use crate::config::{AnalyzeConfig, Command, Config, ReplayConfig, Verbosity};
 use crate::error::{Error, Result};
 use crate::inventory;
 use crate::report;
@@ -35,6 +35,11 @@ impl From<Status> for ExitCode {
 pub fn run(config: &Config) -> Result<Status> {
     match &config.command {
         Command::Analyze(analyze) => run_analyze(analyze, config),
+        Command::Replay(replay) => run_replay(replay, config),
+        Command::ReplayChild => Ok(match crate::replay::netns::child_main() {
+            0 => Status::Success,
+            _ => Status::Fatal,
+        }),
         Command::Pending { command } => Err(Error::NotImplemented { command }),
     }
 }
@@ -52,6 +57,31 @@ fn run_analyze(cfg: &AnalyzeConfig, config: &Config) -> Result<Status> {
         report::json::to_string(&inventory)
     } else {
         report::terminal::inventory(&inventory, config)
+    };
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(text.as_bytes())
+        .and_then(|_| stdout.flush())
+        .map_err(|e| Error::io("<stdout>", e))?;
+    Ok(Status::Success)
+}
+
+fn run_replay(cfg: &ReplayConfig, config: &Config) -> Result<Status> {
+    let site = site::crawl(&cfg.site, &crate::site::CrawlOptions::default())?;
+    let (served, problems) = crate::replay::ServedSite::from_site(&site);
+    if config.verbosity != Verbosity::Quiet {
+        let mut stderr = std::io::stderr().lock();
+        for problem in site.problems.iter().chain(&problems) {
+            let _ = writeln!(stderr, "webdiet: {}/{problem}", cfg.site.display());
+        }
+    }
+    let replay = crate::replay::replay(&served, &cfg.replay)?;
+    let text = if cfg.json {
+        report::json::to_string(&replay.rows)
+    } else {
+        let mut text = report::replay::table(&replay.rows);
+        text.push_str(&format!("\n  {}\n", replay.method.detail));
+        text
     };
     let mut stdout = std::io::stdout().lock();
     stdout

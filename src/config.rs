@@ -107,12 +107,25 @@ pub struct AnalyzeConfig {
     pub analyze: AnalyzeOptions,
 }
 
+/// `webdiet replay`.
+#[derive(Debug, Clone)]
+pub struct ReplayConfig {
+    pub site: PathBuf,
+    pub json: bool,
+    pub replay: crate::replay::ReplayOptions,
+}
+
 /// What the user asked for, validated.
 #[derive(Debug, Clone)]
 pub enum Command {
     Analyze(AnalyzeConfig),
+    Replay(ReplayConfig),
+    /// The hidden namespace child of `replay` (`webdiet __replay-child`).
+    ReplayChild,
     /// A command whose stage has not landed yet; its arguments were checked.
-    Pending { command: &'static str },
+    Pending {
+        command: &'static str,
+    },
 }
 
 /// The whole configuration of one run.

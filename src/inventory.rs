@@ -225,7 +225,11 @@ fn read_document(
         }
     };
     if bytes.is_empty() {
-        problems.push(Problem::new(&file.path, "empty", "the file is empty (0 bytes)"));
+        problems.push(Problem::new(
+            &file.path,
+            "empty",
+            "the file is empty (0 bytes)",
+        ));
     }
     let mut doc = Document {
         path: file.path.clone(),

@@ -7,7 +7,9 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = webdiet::cli::Cli::parse();
-    let outcome = cli.into_config().and_then(|config| webdiet::app::run(&config));
+    let outcome = cli
+        .into_config()
+        .and_then(|config| webdiet::app::run(&config));
     match outcome {
         Ok(status) => status.into(),
         Err(err) => {

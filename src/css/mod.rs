@@ -91,10 +91,12 @@ fn collect(parser: &mut Parser<'_, '_>, found: &mut Vec<CssRef>) {
             | Token::ParenthesisBlock
             | Token::SquareBracketBlock
             | Token::CurlyBracketBlock => {
-                let _ = parser.parse_nested_block(|inner| -> Result<(), cssparser::ParseError<'_, ()>> {
-                    collect(inner, found);
-                    Ok(())
-                });
+                let _ = parser.parse_nested_block(
+                    |inner| -> Result<(), cssparser::ParseError<'_, ()>> {
+                        collect(inner, found);
+                        Ok(())
+                    },
+                );
             }
             _ => {}
         }

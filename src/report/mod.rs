@@ -1,6 +1,7 @@
 //! Exporters: each turns a stage's result (plain serde data) into one output format.
 
 pub mod json;
+pub mod replay;
 pub mod terminal;
 
 /// `1234567` → `1,234,567`.

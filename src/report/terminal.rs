@@ -33,7 +33,11 @@ pub fn inventory(inv: &Inventory, config: &Config) -> String {
         thousands(inv.bytes)
     );
     let _ = writeln!(out);
-    let _ = writeln!(out, "  {:<8} {:>7} {:>13} {:>6}", "type", "files", "bytes", "share");
+    let _ = writeln!(
+        out,
+        "  {:<8} {:>7} {:>13} {:>6}",
+        "type", "files", "bytes", "share"
+    );
     for kind in FileKind::ALL {
         if let Some(stats) = inv.by_type.get(kind.as_str()) {
             let share = if inv.bytes == 0 {

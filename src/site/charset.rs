@@ -106,7 +106,9 @@ fn prescan(head: &[u8]) -> Option<&'static Encoding> {
             i += 5 + used;
             continue;
         }
-        if rest.starts_with(b"<") && rest.len() > 1 && (rest[1].is_ascii_alphabetic() || rest[1] == b'/')
+        if rest.starts_with(b"<")
+            && rest.len() > 1
+            && (rest[1].is_ascii_alphabetic() || rest[1] == b'/')
         {
             i += find(rest, b">").map_or(rest.len(), |p| p + 1);
             continue;
@@ -117,7 +119,12 @@ fn prescan(head: &[u8]) -> Option<&'static Encoding> {
 }
 
 fn meta_encoding(attrs: &[(String, String)]) -> Option<&'static Encoding> {
-    let get = |name: &str| attrs.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str());
+    let get = |name: &str| {
+        attrs
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    };
     let label = if let Some(charset) = get("charset") {
         charset.to_string()
     } else if get("http-equiv").is_some_and(|v| v.eq_ignore_ascii_case("content-type")) {
@@ -127,13 +134,15 @@ fn meta_encoding(attrs: &[(String, String)]) -> Option<&'static Encoding> {
     };
     let encoding = Encoding::for_label(label.trim().as_bytes())?;
     // The standard: a UTF-16 label in a meta means UTF-8; x-user-defined means windows-1252.
-    Some(if encoding == encoding_rs::UTF_16BE || encoding == encoding_rs::UTF_16LE {
-        UTF_8
-    } else if encoding == encoding_rs::X_USER_DEFINED {
-        WINDOWS_1252
-    } else {
-        encoding
-    })
+    Some(
+        if encoding == encoding_rs::UTF_16BE || encoding == encoding_rs::UTF_16LE {
+            UTF_8
+        } else if encoding == encoding_rs::X_USER_DEFINED {
+            WINDOWS_1252
+        } else {
+            encoding
+        },
+    )
 }
 
 /// `text/html; charset=iso-8859-1` → `iso-8859-1`.
@@ -222,7 +231,8 @@ mod tests {
 
     #[test]
     fn http_equiv_content_type_is_honoured() {
-        let page = b"<HTML><META HTTP-EQUIV=\"Content-Type\" CONTENT=\"text/html; charset=ISO-8859-1\">";
+        let page =
+            b"<HTML><META HTTP-EQUIV=\"Content-Type\" CONTENT=\"text/html; charset=ISO-8859-1\">";
         let charset = detect(page);
         assert_eq!(charset.encoding, WINDOWS_1252);
         assert_eq!(charset.source, CharsetSource::Meta);
