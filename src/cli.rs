@@ -274,11 +274,11 @@ impl Cli {
             }
             Sub::Replay { site, json, replay } => {
                 require_dir(&site.site)?;
-                Command::Replay(ReplayConfig {
+                Command::Replay(Box::new(ReplayConfig {
                     site: site.site,
                     json,
                     replay: replay.options(),
-                })
+                }))
             }
             Sub::ReplayChild => Command::ReplayChild,
             Sub::Audit { site, out } => {

@@ -119,7 +119,7 @@ pub struct ReplayConfig {
 #[derive(Debug, Clone)]
 pub enum Command {
     Analyze(AnalyzeConfig),
-    Replay(ReplayConfig),
+    Replay(Box<ReplayConfig>),
     /// The hidden namespace child of `replay` (`webdiet __replay-child`).
     ReplayChild,
     /// A command whose stage has not landed yet; its arguments were checked.

@@ -155,7 +155,7 @@ pub fn run_here(site: &ServedSite, opts: &ReplayOptions, method: Method) -> Resu
     let control = server::Control::default();
     let runs = opts.runs.max(1);
     // measured[mode][test] = one (counters, elapsed ms) per run.
-    let mut measured: Vec<(Mode, Test, Vec<(Counters, f64)>)> = Vec::new();
+    let mut measured: Vec<(Mode, Test, Vec<RunResult>)> = Vec::new();
     for &mode in &opts.modes {
         for &test in &opts.tests {
             measured.push((mode, test, Vec::new()));
@@ -240,13 +240,16 @@ fn pages(site: &ServedSite, resolver: &Resolver, which: &Pages) -> Result<Vec<St
     }
 }
 
+/// One run of one mode and test: its counters and elapsed milliseconds.
+type RunResult = (Counters, f64);
+
 /// The median of each measure over the runs, with the range of packets and time.
 fn row(
     label: &str,
     page: &str,
     mode: Mode,
     test: Test,
-    runs: &[(Counters, f64)],
+    runs: &[RunResult],
     method: &Method,
     mss: u32,
 ) -> ReplayRow {
@@ -329,3 +332,6 @@ fn median(mut values: Vec<u64>) -> u64 {
         .copied()
         .unwrap_or(0)
 }
+
+#[cfg(test)]
+mod tests;
