@@ -81,6 +81,22 @@ fn run_replay(cfg: &ReplayConfig, config: &Config) -> Result<Status> {
     } else {
         let mut text = report::replay::table(&replay.rows);
         text.push_str(&format!("\n  {}\n", replay.method.detail));
+        let rule = crate::deflate::WorthRule::default();
+        let estimate = crate::replay::compression(&served, &rule);
+        let t = estimate.totals;
+        text.push_str(&format!(
+            "\n  text resources: {} files, {} bytes raw; deflate level 6 {}, level 9 {}, best {}, \
+             gzip {}\n  worth compressing ({}): {} of {}\n",
+            estimate.files.len(),
+            report::thousands(t.raw),
+            report::thousands(t.deflate6),
+            report::thousands(t.deflate9),
+            report::thousands(t.best),
+            report::thousands(t.gzip6),
+            estimate.rule,
+            estimate.files.len() - estimate.not_worth_it.len(),
+            estimate.files.len()
+        ));
         text
     };
     let mut stdout = std::io::stdout().lock();

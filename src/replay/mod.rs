@@ -111,10 +111,15 @@ pub fn replay(site: &ServedSite, opts: &ReplayOptions) -> Result<Replay> {
             Ok(replay) => return Ok(replay),
             Err(netns::ChildError::Unavailable(reason)) => Some(reason),
             Err(netns::ChildError::Failed(message)) => {
+                // The child's message already starts with the site's path.
+                let prefix = format!("{}: ", site.site.root.display());
                 return Err(Error::Invalid {
                     path: site.site.root.clone(),
-                    message,
-                })
+                    message: message
+                        .strip_prefix(&prefix)
+                        .unwrap_or(&message)
+                        .to_string(),
+                });
             }
         }
     } else {
@@ -137,6 +142,19 @@ pub fn replay(site: &ServedSite, opts: &ReplayOptions) -> Result<Replay> {
         tcp_maxseg: Some(maxseg),
     };
     run_here(site, opts, method)
+}
+
+/// Deflate estimates for every text resource of a served site (the report's `compression`).
+pub fn compression(
+    site: &ServedSite,
+    rule: &crate::deflate::WorthRule,
+) -> crate::deflate::Estimate {
+    crate::deflate::estimate(
+        site.files()
+            .filter(|(_, r)| http::is_text(r.content_type))
+            .map(|(p, r)| (p, r.body.as_slice())),
+        rule,
+    )
 }
 
 /// Runs server and client in this process and network namespace.
