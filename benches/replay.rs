@@ -13,7 +13,12 @@ use webdiet::replay::{self, Mode, Pages, ReplayOptions, ServedSite};
 use webdiet::site::{self, CrawlOptions};
 
 fn main() {
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora/spacejam");
+    // `WEBDIET_SPACEJAM` overrides the location (for checkouts not beside `shared/`).
+    let corpus = std::env::var_os("WEBDIET_SPACEJAM")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora/spacejam")
+        });
     if !corpus.is_dir() {
         eprintln!("note: {} is missing; benchmark skipped", corpus.display());
         return;

@@ -36,10 +36,9 @@ pub fn run(config: &Config) -> Result<Status> {
     match &config.command {
         Command::Analyze(analyze) => run_analyze(analyze, config),
         Command::Replay(replay) => run_replay(replay, config),
-        Command::ReplayChild => Ok(match crate::replay::netns::child_main() {
-            0 => Status::Success,
-            _ => Status::Fatal,
-        }),
+        // The child's exit code is its protocol with the parent (3 = no namespace here), so it
+        // leaves directly; its output is already flushed.
+        Command::ReplayChild => std::process::exit(crate::replay::netns::child_main()),
         Command::Pending { command } => Err(Error::NotImplemented { command }),
     }
 }

@@ -107,6 +107,14 @@ impl WorthRule {
     }
 }
 
+/// The `.gz` file to write next to a text file for servers that serve pre-compressed files
+/// (nginx `gzip_static`), at level 9 — only when it meets the rule; `None` when it is not worth
+/// it.
+pub fn gz_sidecar(data: &[u8], rule: &WorthRule) -> Option<Vec<u8>> {
+    let gz = gzip(data, 9);
+    rule.worth(data.len() as u64, gz.len() as u64).then_some(gz)
+}
+
 /// Compressed sizes of one resource, in bytes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Sizes {
@@ -225,6 +233,15 @@ mod tests {
         assert_eq!(inflate_zlib(&zlib(&page, 6), 1 << 20).unwrap(), page);
         assert_eq!(inflate_zlib(&zlib_best(&page), 1 << 20).unwrap(), page);
         assert_eq!(inflate_gzip(&gzip(&page, 6), 1 << 20).unwrap(), page);
+    }
+
+    #[test]
+    fn gz_files_are_written_only_where_they_win() {
+        let rule = WorthRule::default();
+        let page = text();
+        let gz = gz_sidecar(&page, &rule).expect("a large page wins");
+        assert_eq!(inflate_gzip(&gz, 1 << 20).unwrap(), page);
+        assert!(gz_sidecar(b"<p>tiny</p>", &rule).is_none());
     }
 
     #[test]

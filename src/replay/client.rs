@@ -554,6 +554,10 @@ impl<'a> Client<'a> {
                     if head.connection_close {
                         let c = conn.take().expect("connected");
                         total += c.finish(self.opts.mss);
+                        // Requests sent after the one the server closed on go again.
+                        while let Some(f) = outstanding.pop_back() {
+                            queue.push_front(f);
+                        }
                     }
                 }
                 Ok(None) | Err(_) => {

@@ -207,11 +207,16 @@ fn enter(mss: u32) -> Result<Method, String> {
 }
 
 /// tcpdump on `lo` for the length of the replay (`--immediate-mode`, or the tail is lost).
-struct Capture(std::process::Child);
+struct Capture {
+    child: std::process::Child,
+    /// Kept open until tcpdump has exited, so its closing statistics do not hit a closed pipe.
+    _stderr: Option<std::io::BufReader<std::process::ChildStderr>>,
+}
 
 impl Capture {
     fn start(file: &std::path::Path) -> crate::error::Result<Self> {
-        let child = Command::new("tcpdump")
+        use std::io::BufRead;
+        let mut child = Command::new("tcpdump")
             .args([
                 "-i",
                 "lo",
@@ -225,21 +230,35 @@ impl Capture {
             .arg(file)
             .arg("tcp")
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
             .map_err(|e| crate::error::Error::io("tcpdump", e))?;
-        // Let it open the interface before the first packet.
-        std::thread::sleep(std::time::Duration::from_millis(500));
-        Ok(Capture(child))
+        // tcpdump says "listening on lo" once it has opened the interface: only then may the
+        // first packet be sent.
+        let mut stderr = child.stderr.take().map(std::io::BufReader::new);
+        if let Some(reader) = stderr.as_mut() {
+            let mut line = String::new();
+            while reader.read_line(&mut line).map(|n| n > 0).unwrap_or(false) {
+                if line.contains("listening on") {
+                    break;
+                }
+                line.clear();
+            }
+        }
+        Ok(Capture {
+            child,
+            _stderr: stderr,
+        })
     }
 }
 
 impl Drop for Capture {
     fn drop(&mut self) {
+        // Let the last packets reach the file, then stop tcpdump (our own child, by its id).
         std::thread::sleep(std::time::Duration::from_millis(300));
         let _ = Command::new("kill")
-            .args(["-INT", &self.0.id().to_string()])
+            .args(["-INT", &self.child.id().to_string()])
             .status();
-        let _ = self.0.wait();
+        let _ = self.child.wait();
     }
 }

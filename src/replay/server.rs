@@ -10,7 +10,7 @@ use std::io::{ErrorKind, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::thread::Scope;
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use socket2::{Domain, Protocol, Socket, Type};
 
@@ -41,6 +41,9 @@ pub struct ServerOptions {
     pub max_request_head: usize,
     /// How long a connection may stay silent. Default: 10 s.
     pub idle_timeout: Duration,
+    /// How long a request head may take to arrive once it has started (slow-loris bound).
+    /// Default: 10 s.
+    pub request_timeout: Duration,
     /// How long one write may block on a client that does not read. Default: 10 s.
     pub write_timeout: Duration,
     /// Connections served at once; more are answered 503 and closed. Default: 128.
@@ -61,6 +64,7 @@ impl Default for ServerOptions {
             partial_wait: Duration::from_millis(50),
             max_request_head: 8 << 10,
             idle_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(10),
             write_timeout: Duration::from_secs(10),
             max_connections: 128,
             close_after: None,
@@ -177,10 +181,13 @@ impl<'a> Connection<'a> {
         self.stream.set_read_timeout(Some(self.opts.idle_timeout))?;
         self.stream
             .set_write_timeout(Some(self.opts.write_timeout))?;
+        // When the request head now being read began to arrive.
+        let mut partial_since: Option<Instant> = None;
         loop {
             match http::parse_request(&self.input) {
                 Parsed::Complete(req, n) => {
                     self.input.drain(..n);
+                    partial_since = None;
                     let after = self.respond(&req);
                     self.served += 1;
                     let hook = self.opts.close_after.is_some_and(|k| self.served >= k);
@@ -196,6 +203,14 @@ impl<'a> Connection<'a> {
                     return self.close();
                 }
                 Parsed::Partial => {
+                    if self.input.is_empty() {
+                        partial_since = None;
+                    } else if partial_since.get_or_insert_with(Instant::now).elapsed()
+                        > self.opts.request_timeout
+                    {
+                        self.simple(408, "Request Timeout", "request head too slow");
+                        return self.close();
+                    }
                     if self.input.len() > self.opts.max_request_head {
                         self.simple(
                             431,
@@ -282,9 +297,10 @@ impl<'a> Connection<'a> {
         let _ = self.stream.shutdown(Shutdown::Write);
         // Drain until the client closes too, so that unread requests do not turn our FIN
         // into a reset that could destroy responses the client has not read yet.
+        let deadline = Instant::now() + Duration::from_secs(2);
         self.stream.set_read_timeout(Some(Duration::from_secs(2)))?;
         let mut sink = [0u8; 4096];
-        while matches!(self.stream.read(&mut sink), Ok(n) if n > 0) {}
+        while Instant::now() < deadline && matches!(self.stream.read(&mut sink), Ok(n) if n > 0) {}
         Ok(())
     }
 

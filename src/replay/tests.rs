@@ -169,6 +169,30 @@ fn oversized_request_heads_are_refused() {
 }
 
 #[test]
+fn a_request_head_that_trickles_in_is_cut_off() {
+    let site = site();
+    let opts = ServerOptions {
+        request_timeout: Duration::from_millis(300),
+        ..ServerOptions::default()
+    };
+    with_server(&site, opts, |addr, _| {
+        let mut stream = TcpStream::connect(addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(3)))
+            .unwrap();
+        for byte in b"GET /a.gif HTTP/1.1\r\nX: ".iter().cycle().take(12) {
+            if stream.write_all(&[*byte]).is_err() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let mut out = Vec::new();
+        let _ = stream.read_to_end(&mut out);
+        assert!(String::from_utf8_lossy(&out).starts_with("HTTP/1.1 408"));
+    });
+}
+
+#[test]
 fn a_silent_client_does_not_stall_the_others() {
     let site = site();
     let client_opts = ClientOptions::default();
