@@ -5,7 +5,9 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-use crate::config::{AnalyzeConfig, Command, Config, RewriteConfig, Verbosity, VerifyConfig};
+use crate::config::{
+    AnalyzeConfig, Command, Config, ReplayConfig, RewriteConfig, Verbosity, VerifyConfig,
+};
 use crate::error::{Error, Result};
 use crate::inventory;
 use crate::report;
@@ -38,6 +40,10 @@ pub fn run(config: &Config) -> Result<Status> {
         Command::Analyze(analyze) => run_analyze(analyze, config),
         Command::Rewrite(cfg) => run_rewrite(cfg, config),
         Command::Verify(verify) => run_verify(verify, config),
+        Command::Replay(replay) => run_replay(replay, config),
+        // The child's exit code is its protocol with the parent (3 = no namespace here), so it
+        // leaves directly; its output is already flushed.
+        Command::ReplayChild => std::process::exit(crate::replay::netns::child_main()),
         Command::Pending { command } => Err(Error::NotImplemented { command }),
     }
 }
@@ -129,4 +135,37 @@ fn print_stdout(text: &str) -> Result<()> {
         .write_all(text.as_bytes())
         .and_then(|_| stdout.flush())
         .map_err(|e| Error::io("<stdout>", e))
+}
+
+fn run_replay(cfg: &ReplayConfig, config: &Config) -> Result<Status> {
+    let site = site::crawl(&cfg.site, &crate::site::CrawlOptions::default())?;
+    let (served, problems) = crate::replay::ServedSite::from_site(&site);
+    print_problems(&site.problems, &cfg.site, config);
+    print_problems(&problems, &cfg.site, config);
+    let replay = crate::replay::replay(&served, &cfg.replay)?;
+    let text = if cfg.json {
+        report::json::to_string(&replay.rows)
+    } else {
+        let mut text = report::replay::table(&replay.rows);
+        text.push_str(&format!("\n  {}\n", replay.method.detail));
+        let rule = crate::deflate::WorthRule::default();
+        let estimate = crate::replay::compression(&served, &rule);
+        let t = estimate.totals;
+        text.push_str(&format!(
+            "\n  text resources: {} files, {} bytes raw; deflate level 6 {}, level 9 {}, best {}, \
+             gzip {}\n  worth compressing ({}): {} of {}\n",
+            estimate.files.len(),
+            report::thousands(t.raw),
+            report::thousands(t.deflate6),
+            report::thousands(t.deflate9),
+            report::thousands(t.best),
+            report::thousands(t.gzip6),
+            estimate.rule,
+            estimate.files.len() - estimate.not_worth_it.len(),
+            estimate.files.len()
+        ));
+        text
+    };
+    print_stdout(&text)?;
+    Ok(Status::Success)
 }

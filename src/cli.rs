@@ -7,10 +7,12 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::config::{
-    AnalyzeConfig, Command, Config, OutputPaths, RewriteConfig, Verbosity, VerifyConfig,
+    AnalyzeConfig, Command, Config, OutputPaths, ReplayConfig, RewriteConfig, Verbosity,
+    VerifyConfig,
 };
 use crate::error::{Error, Result};
 use crate::inventory::AnalyzeOptions;
+use crate::replay::{Mode, Pages, ReplayOptions, Test};
 use crate::site::CrawlOptions;
 
 /// Makes old, heavy web sites lighter and proves by how much.
@@ -66,7 +68,12 @@ enum Sub {
         /// Print the replay rows as JSON on stdout.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        replay: ReplayArgs,
     },
+    /// Internal: the replay inside a private network namespace (re-executed by `replay`).
+    #[command(name = "__replay-child", hide = true)]
+    ReplayChild,
     /// The whole pipeline: analyze, rewrite, replay both versions, write the reports.
     Audit {
         #[command(flatten)]
@@ -101,6 +108,116 @@ enum Sub {
         out: Option<PathBuf>,
     },
 }
+
+// ---- replay (begin) ----
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ModeArg {
+    Http10,
+    Persistent,
+    Pipelined,
+    PipelinedDeflate,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum TestArg {
+    First,
+    Validate,
+}
+
+#[derive(Debug, Args)]
+struct ReplayArgs {
+    /// The page to visit, as a site path [default: the site's index page].
+    #[arg(long, value_name = "PATH", conflicts_with = "all_pages")]
+    page: Option<String>,
+    /// Visit every page of the site in turn.
+    #[arg(long)]
+    all_pages: bool,
+    /// Modes to replay, comma-separated [default: all].
+    #[arg(long, value_enum, value_delimiter = ',')]
+    modes: Vec<ModeArg>,
+    /// Tests to run, comma-separated [default: both]. A validation always follows a first visit.
+    #[arg(long, value_enum, value_delimiter = ',')]
+    tests: Vec<TestArg>,
+    /// Repetitions of each combination; the report gives medians.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    runs: u32,
+    /// Parallel connections in HTTP/1.0 mode.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=64))]
+    connections: u32,
+    /// TCP maximum segment size (payload bytes per segment).
+    #[arg(long, default_value_t = 1460, value_parser = clap::value_parser!(u32).range(88..=65_000))]
+    mss: u32,
+    /// Leave Nagle's algorithm on (it is off by default, as in the 1997 study).
+    #[arg(long)]
+    nagle: bool,
+    /// The client's output buffer in pipelined modes, in bytes (libwww's was 1024).
+    #[arg(long, value_name = "BYTES", default_value_t = 1460, value_parser = clap::value_parser!(u32).range(64..=1 << 20))]
+    client_buffer: u32,
+    /// Let Linux ACK every segment at the start of a connection (quick-ACK mode) instead of
+    /// delaying ACKs as 1997 stacks did.
+    #[arg(long)]
+    quick_acks: bool,
+    /// Server port on 127.0.0.1 [default: an ephemeral port].
+    #[arg(long)]
+    port: Option<u16>,
+    /// Run in the current network namespace (TCP_MAXSEG clamped) instead of a private one,
+    /// so that an outside capture (with --port) can check the counts.
+    #[arg(long)]
+    no_netns: bool,
+    /// Capture the replay with tcpdump into this pcap file (private namespace only).
+    #[arg(long, value_name = "FILE", conflicts_with = "no_netns")]
+    capture: Option<PathBuf>,
+}
+
+impl ReplayArgs {
+    fn options(self) -> ReplayOptions {
+        let mut opts = ReplayOptions {
+            pages: match (self.page, self.all_pages) {
+                (Some(page), _) => Pages::One(page),
+                (None, true) => Pages::All,
+                (None, false) => Pages::Index,
+            },
+            runs: self.runs as usize,
+            mss: self.mss,
+            netns: !self.no_netns,
+            capture: self.capture,
+            ..ReplayOptions::default()
+        };
+        if !self.modes.is_empty() {
+            opts.modes = Mode::ALL
+                .into_iter()
+                .filter(|m| {
+                    self.modes.contains(&match m {
+                        Mode::Http10 => ModeArg::Http10,
+                        Mode::Persistent => ModeArg::Persistent,
+                        Mode::Pipelined => ModeArg::Pipelined,
+                        Mode::PipelinedDeflate => ModeArg::PipelinedDeflate,
+                    })
+                })
+                .collect();
+        }
+        if !self.tests.is_empty() {
+            opts.tests = Test::ALL
+                .into_iter()
+                .filter(|t| {
+                    self.tests.contains(&match t {
+                        Test::First => TestArg::First,
+                        Test::Validate => TestArg::Validate,
+                    })
+                })
+                .collect();
+        }
+        opts.client.connections = self.connections as usize;
+        opts.client.nagle = self.nagle;
+        opts.client.buffer = self.client_buffer as usize;
+        opts.client.delayed_acks = !self.quick_acks;
+        opts.server.delayed_acks = !self.quick_acks;
+        opts.server.nagle = self.nagle;
+        opts.server.port = self.port.unwrap_or(0);
+        opts
+    }
+}
+// ---- replay (end) ----
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum ReportFormat {
@@ -206,10 +323,15 @@ impl Cli {
                     out,
                 })
             }
-            Sub::Replay { site, .. } => {
+            Sub::Replay { site, json, replay } => {
                 require_dir(&site.site)?;
-                Command::Pending { command: "replay" }
+                Command::Replay(Box::new(ReplayConfig {
+                    site: site.site,
+                    json,
+                    replay: replay.options(),
+                }))
             }
+            Sub::ReplayChild => Command::ReplayChild,
             Sub::Audit { site, out } => {
                 OutputPaths::for_site(&site.site, out.out.as_deref())?;
                 Command::Pending { command: "audit" }

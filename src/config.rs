@@ -159,12 +159,23 @@ impl VerifyConfig {
     }
 }
 
+/// `webdiet replay`.
+#[derive(Debug, Clone)]
+pub struct ReplayConfig {
+    pub site: PathBuf,
+    pub json: bool,
+    pub replay: crate::replay::ReplayOptions,
+}
+
 /// What the user asked for, validated.
 #[derive(Debug, Clone)]
 pub enum Command {
     Analyze(AnalyzeConfig),
     Rewrite(RewriteConfig),
     Verify(VerifyConfig),
+    Replay(Box<ReplayConfig>),
+    /// The hidden namespace child of `replay` (`webdiet __replay-child`).
+    ReplayChild,
     /// A command whose stage has not landed yet; its arguments were checked.
     Pending {
         command: &'static str,

@@ -2,6 +2,7 @@
 
 pub mod json;
 mod model;
+pub mod replay;
 pub mod terminal;
 
 pub use model::{ImageRow, ImagesTotal, Report};

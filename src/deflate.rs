@@ -1,0 +1,266 @@
+//! The compression module (flate2, plus libdeflater for the "best we can do" bound): how small
+//! each text resource gets with deflate, and the bytes a server sends for
+//! `Content-Encoding: deflate` / `gzip`.
+//!
+//! Servers compress at zlib's default level 6; level 9 is what a careful admin gets; libdeflate's
+//! top level (12) stands in for the limit. `Content-Encoding: deflate` is the zlib format (RFC
+//! 1950 wrapper around RFC 1951 data), as in the 1997 study; `gzip` adds the gzip framing.
+
+use std::io::{Read, Write};
+
+use flate2::write::{GzEncoder, ZlibEncoder};
+use flate2::Compression;
+use serde::Serialize;
+
+/// The zlib default, what servers use.
+pub const SERVER_LEVEL: u32 = 6;
+
+/// The zlib-format stream (`Content-Encoding: deflate`) of `data` at a zlib level (0–9).
+pub fn zlib(data: &[u8], level: u32) -> Vec<u8> {
+    let mut enc = ZlibEncoder::new(
+        Vec::with_capacity(data.len() / 3 + 64),
+        Compression::new(level),
+    );
+    enc.write_all(data).expect("writing to a Vec cannot fail");
+    enc.finish().expect("writing to a Vec cannot fail")
+}
+
+/// The gzip-format stream (`Content-Encoding: gzip`, `.gz` files) of `data` at a zlib level.
+pub fn gzip(data: &[u8], level: u32) -> Vec<u8> {
+    let mut enc = GzEncoder::new(
+        Vec::with_capacity(data.len() / 3 + 64),
+        Compression::new(level),
+    );
+    enc.write_all(data).expect("writing to a Vec cannot fail");
+    enc.finish().expect("writing to a Vec cannot fail")
+}
+
+/// The zlib-format stream at libdeflate's highest level (12): the "best we can do" bound.
+pub fn zlib_best(data: &[u8]) -> Vec<u8> {
+    let level = libdeflater::CompressionLvl::best();
+    let mut compressor = libdeflater::Compressor::new(level);
+    let mut out = vec![0; compressor.zlib_compress_bound(data.len())];
+    let n = compressor
+        .zlib_compress(data, &mut out)
+        .expect("the output buffer is the documented bound");
+    out.truncate(n);
+    out
+}
+
+/// Inflates a zlib-format stream, refusing to produce more than `limit` bytes.
+pub fn inflate_zlib(data: &[u8], limit: u64) -> std::io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    flate2::read::ZlibDecoder::new(data)
+        .take(limit + 1)
+        .read_to_end(&mut out)?;
+    if out.len() as u64 > limit {
+        return Err(std::io::Error::other("inflated body exceeds the limit"));
+    }
+    Ok(out)
+}
+
+/// Inflates a gzip-format stream, refusing to produce more than `limit` bytes.
+pub fn inflate_gzip(data: &[u8], limit: u64) -> std::io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(data)
+        .take(limit + 1)
+        .read_to_end(&mut out)?;
+    if out.len() as u64 > limit {
+        return Err(std::io::Error::other("inflated body exceeds the limit"));
+    }
+    Ok(out)
+}
+
+/// When compressing a file is worth it. Default: saves at least one 1460-byte segment and at
+/// least 10% (WebPageTest's rule).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
+pub struct WorthRule {
+    /// Minimum bytes saved. Default: 1460 (one Ethernet TCP segment).
+    pub min_saved_bytes: u64,
+    /// Minimum fraction saved. Default: 0.10.
+    pub min_saved_fraction: f64,
+}
+
+impl Default for WorthRule {
+    fn default() -> Self {
+        WorthRule {
+            min_saved_bytes: 1460,
+            min_saved_fraction: 0.10,
+        }
+    }
+}
+
+impl WorthRule {
+    /// Whether sending `compressed` bytes instead of `raw` meets the rule.
+    pub fn worth(&self, raw: u64, compressed: u64) -> bool {
+        let saved = raw.saturating_sub(compressed);
+        saved >= self.min_saved_bytes && saved as f64 >= self.min_saved_fraction * raw as f64
+    }
+
+    /// The rule in words, for reports.
+    pub fn describe(&self) -> String {
+        format!(
+            "saves at least {} bytes and at least {:.0}% at level {SERVER_LEVEL}",
+            self.min_saved_bytes,
+            self.min_saved_fraction * 100.0
+        )
+    }
+}
+
+/// The `.gz` file to write next to a text file for servers that serve pre-compressed files
+/// (nginx `gzip_static`), at level 9 — only when it meets the rule; `None` when it is not worth
+/// it.
+pub fn gz_sidecar(data: &[u8], rule: &WorthRule) -> Option<Vec<u8>> {
+    let gz = gzip(data, 9);
+    rule.worth(data.len() as u64, gz.len() as u64).then_some(gz)
+}
+
+/// Compressed sizes of one resource, in bytes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Sizes {
+    pub raw: u64,
+    /// zlib format at level 6 (what `Content-Encoding: deflate` sends).
+    pub deflate6: u64,
+    /// zlib format at level 9.
+    pub deflate9: u64,
+    /// The smallest zlib stream we can make: libdeflate level 12, or zlib's 6 or 9 when one of
+    /// them happens to be smaller. The practical limit.
+    pub best: u64,
+    /// gzip format at level 6 (what `Content-Encoding: gzip` and `.gz` files hold).
+    pub gzip6: u64,
+}
+
+impl Sizes {
+    /// Measures `data` at every level.
+    pub fn of(data: &[u8]) -> Self {
+        let deflate6 = zlib(data, SERVER_LEVEL).len() as u64;
+        // Level 9 is not always smaller than 6 (zlib's lazy matching can lose).
+        let deflate9 = zlib(data, 9).len() as u64;
+        Sizes {
+            raw: data.len() as u64,
+            deflate6,
+            deflate9,
+            best: (zlib_best(data).len() as u64).min(deflate6).min(deflate9),
+            gzip6: gzip(data, SERVER_LEVEL).len() as u64,
+        }
+    }
+}
+
+impl std::ops::AddAssign for Sizes {
+    fn add_assign(&mut self, o: Self) {
+        self.raw += o.raw;
+        self.deflate6 += o.deflate6;
+        self.deflate9 += o.deflate9;
+        self.best += o.best;
+        self.gzip6 += o.gzip6;
+    }
+}
+
+/// One text file's estimate.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub struct FileEstimate {
+    pub path: String,
+    #[serde(flatten)]
+    pub sizes: Sizes,
+    /// Whether level 6 meets the [`WorthRule`].
+    pub worth_it: bool,
+}
+
+/// The `compression` section of the report.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
+pub struct Estimate {
+    /// The rule used for `worth_it`, in words.
+    pub rule: String,
+    pub files: Vec<FileEstimate>,
+    /// Sums over every text file.
+    pub totals: Sizes,
+    /// Files below the rule: compressing them is not worth it.
+    pub not_worth_it: Vec<String>,
+}
+
+/// Estimates every `(path, bytes)` text resource given.
+pub fn estimate<'a>(
+    files: impl IntoIterator<Item = (&'a str, &'a [u8])>,
+    rule: &WorthRule,
+) -> Estimate {
+    let mut out = Estimate {
+        rule: rule.describe(),
+        ..Estimate::default()
+    };
+    for (path, data) in files {
+        let sizes = Sizes::of(data);
+        let worth_it = rule.worth(sizes.raw, sizes.deflate6);
+        out.totals += sizes;
+        if !worth_it {
+            out.not_worth_it.push(path.to_string());
+        }
+        out.files.push(FileEstimate {
+            path: path.to_string(),
+            sizes,
+            worth_it,
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text() -> Vec<u8> {
+        let mut page = Vec::new();
+        for i in 0..400 {
+            page.extend_from_slice(
+                format!(
+                    "<TR><TD ALIGN=LEFT><FONT FACE=\"Arial\" SIZE=2>row {i}</FONT></TD></TR>\n"
+                )
+                .as_bytes(),
+            );
+        }
+        page
+    }
+
+    #[test]
+    fn levels_are_ordered_and_round_trip() {
+        let page = text();
+        let sizes = Sizes::of(&page);
+        assert!(sizes.deflate6 < sizes.raw);
+        assert!(sizes.best <= sizes.deflate9 && sizes.best <= sizes.deflate6);
+        assert!(
+            sizes.gzip6 > sizes.deflate6,
+            "gzip framing is larger than zlib's"
+        );
+        assert_eq!(inflate_zlib(&zlib(&page, 6), 1 << 20).unwrap(), page);
+        assert_eq!(inflate_zlib(&zlib_best(&page), 1 << 20).unwrap(), page);
+        assert_eq!(inflate_gzip(&gzip(&page, 6), 1 << 20).unwrap(), page);
+    }
+
+    #[test]
+    fn gz_files_are_written_only_where_they_win() {
+        let rule = WorthRule::default();
+        let page = text();
+        let gz = gz_sidecar(&page, &rule).expect("a large page wins");
+        assert_eq!(inflate_gzip(&gz, 1 << 20).unwrap(), page);
+        assert!(gz_sidecar(b"<p>tiny</p>", &rule).is_none());
+    }
+
+    #[test]
+    fn inflate_refuses_bombs() {
+        let zeros = vec![0u8; 1 << 20];
+        assert!(inflate_zlib(&zlib(&zeros, 9), 1000).is_err());
+    }
+
+    #[test]
+    fn tiny_files_are_not_worth_compressing() {
+        let rule = WorthRule::default();
+        let estimate = estimate(
+            [("a.css", &b"p{color:red}"[..]), ("big.html", &text()[..])],
+            &rule,
+        );
+        assert_eq!(estimate.not_worth_it, vec!["a.css".to_string()]);
+        assert!(estimate.files[1].worth_it);
+        assert!(!rule.worth(10_000, 9_500), "5% is below the fraction");
+        assert!(!rule.worth(2_000, 1_000), "1000 bytes is below one segment");
+        assert!(rule.worth(20_000, 5_000));
+    }
+}

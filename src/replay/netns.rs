@@ -1,0 +1,264 @@
+//! Ethernet-like segmentation without touching the host: the replay runs in a re-executed child
+//! (`webdiet __replay-child`) that moves itself into a private network namespace — as root, or
+//! in an unprivileged user namespace where the kernel allows it — whose loopback gets MTU
+//! MSS + 40, offloads off (TSO/GSO/GRO/SG) and TCP timestamps off. Every TCP segment then
+//! crosses `lo` on its own, as on a 1997 Ethernet, and the kernel's counters match a capture.
+//!
+//! A user namespace can only be entered by a single-threaded process, hence the child: it calls
+//! `unshare` before creating any thread, then runs server and client and prints the [`Replay`]
+//! as JSON on stdout.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use serde::{Deserialize, Serialize};
+
+use super::{run_here, sys, Method, Replay, ReplayOptions, ServedSite};
+use crate::site::{self, CrawlOptions};
+
+/// The hidden subcommand that runs the child.
+pub const CHILD_COMMAND: &str = "__replay-child";
+
+/// Exit code of a child that could not enter a namespace.
+const UNAVAILABLE: i32 = 3;
+
+/// Why the child did not produce a replay.
+#[derive(Debug)]
+pub enum ChildError {
+    /// No namespace here: fall back to the host loopback.
+    Unavailable(String),
+    /// The replay itself failed.
+    Failed(String),
+}
+
+/// What the parent sends the child on stdin.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ChildRequest {
+    pub dir: PathBuf,
+    pub options: ReplayOptions,
+}
+
+/// Runs the replay of `site` in a namespaced child process.
+pub fn run_in_child(site: &ServedSite, opts: &ReplayOptions) -> Result<Replay, ChildError> {
+    let failed = |m: String| ChildError::Failed(m);
+    let scratch;
+    let dir = match &site.dir {
+        Some(dir) => dir.clone(),
+        None => {
+            scratch = Scratch::new().map_err(|e| failed(format!("temporary directory: {e}")))?;
+            site.write_to(&scratch.0)
+                .map_err(|e| failed(e.to_string()))?;
+            scratch.0.clone()
+        }
+    };
+    let exe =
+        child_exe().map_err(|e| ChildError::Unavailable(format!("no webdiet binary: {e}")))?;
+    let request = ChildRequest {
+        dir,
+        options: opts.clone(),
+    };
+    let mut child = Command::new(&exe)
+        .arg(CHILD_COMMAND)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| ChildError::Unavailable(format!("{}: {e}", exe.display())))?;
+    let json = serde_json::to_vec(&request).expect("options serialize");
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(&json);
+    }
+    let output = child
+        .wait_with_output()
+        .map_err(|e| failed(format!("{}: {e}", exe.display())))?;
+    let stderr = String::from_utf8_lossy(&output.stderr).trim().to_string();
+    match output.status.code() {
+        Some(0) => serde_json::from_slice(&output.stdout)
+            .map_err(|e| failed(format!("unreadable child output: {e}; {stderr}"))),
+        Some(UNAVAILABLE) => Err(ChildError::Unavailable(stderr)),
+        _ => Err(failed(stderr)),
+    }
+}
+
+/// The webdiet binary: this process, or (under `cargo test`, where this process is a test
+/// harness) the `WEBDIET_BIN` environment variable.
+fn child_exe() -> std::io::Result<PathBuf> {
+    if let Some(bin) = std::env::var_os("WEBDIET_BIN") {
+        return Ok(PathBuf::from(bin));
+    }
+    let exe = std::env::current_exe()?;
+    let name = exe
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if name == "webdiet" {
+        Ok(exe)
+    } else {
+        Err(std::io::Error::other(format!(
+            "{} is not webdiet",
+            exe.display()
+        )))
+    }
+}
+
+/// A temporary directory removed on drop.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> std::io::Result<Self> {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        static N: AtomicU32 = AtomicU32::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "webdiet-replay-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::SeqCst)
+        ));
+        std::fs::create_dir_all(&dir)?;
+        Ok(Scratch(dir))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The child's body: enter the namespace (before any thread exists), set up `lo`, replay, print.
+/// Returns the process exit code.
+pub fn child_main() -> i32 {
+    // Reading stdin creates no thread: the process is still single-threaded for `unshare`.
+    let request: ChildRequest = match serde_json::from_reader(std::io::stdin().lock()) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("bad request on stdin: {e}");
+            return 2;
+        }
+    };
+    let method = match enter(request.options.mss) {
+        Ok(method) => method,
+        Err(reason) => {
+            eprintln!("{reason}");
+            return UNAVAILABLE;
+        }
+    };
+    let outcome = site::crawl(&request.dir, &CrawlOptions::default()).and_then(|site| {
+        let (served, _problems) = ServedSite::from_site(&site);
+        let _capture = match &request.options.capture {
+            Some(file) => Some(Capture::start(file)?),
+            None => None,
+        };
+        run_here(&served, &request.options, method)
+    });
+    match outcome {
+        Ok(replay) => {
+            let mut stdout = std::io::stdout().lock();
+            let _ = serde_json::to_writer(&mut stdout, &replay);
+            let _ = stdout.flush();
+            0
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            1
+        }
+    }
+}
+
+/// Moves this (single-threaded) process into a new network namespace and sets up its loopback.
+fn enter(mss: u32) -> Result<Method, String> {
+    let (uid, gid) = sys::ids();
+    let name = if uid == 0 && sys::unshare(false).is_ok() {
+        "netns"
+    } else {
+        sys::unshare(true).map_err(|e| format!("unshare(CLONE_NEWUSER|CLONE_NEWNET): {e}"))?;
+        let write = |file: &str, text: String| {
+            std::fs::write(file, text).map_err(|e| format!("{file}: {e}"))
+        };
+        write("/proc/self/setgroups", "deny".into())?;
+        write("/proc/self/uid_map", format!("0 {uid} 1"))?;
+        write("/proc/self/gid_map", format!("0 {gid} 1"))?;
+        "userns+netns"
+    };
+    let mtu = mss + 40;
+    sys::link_up("lo", mtu)
+        .map_err(|e| format!("lo: cannot set MTU {mtu} and bring it up: {e}"))?;
+    let refused = sys::offloads_off("lo").map_err(|e| format!("lo: ethtool: {e}"))?;
+    let timestamps_off = std::fs::write("/proc/sys/net/ipv4/tcp_timestamps", "0").is_ok();
+    let mut detail = format!("private network namespace, lo MTU {mtu}");
+    if refused.is_empty() {
+        detail.push_str(", offloads off");
+    } else {
+        detail.push_str(&format!(", offloads still on: {}", refused.join(" ")));
+    }
+    // With timestamps on, clamp so that payloads are still `mss`.
+    let tcp_maxseg = if timestamps_off {
+        detail.push_str(", TCP timestamps off");
+        None
+    } else {
+        detail.push_str(", TCP timestamps on");
+        Some(mss + 12)
+    };
+    Ok(Method {
+        name: name.into(),
+        detail,
+        tcp_maxseg,
+    })
+}
+
+/// tcpdump on `lo` for the length of the replay (`--immediate-mode`, or the tail is lost).
+struct Capture {
+    child: std::process::Child,
+    /// Kept open until tcpdump has exited, so its closing statistics do not hit a closed pipe.
+    _stderr: Option<std::io::BufReader<std::process::ChildStderr>>,
+}
+
+impl Capture {
+    fn start(file: &std::path::Path) -> crate::error::Result<Self> {
+        use std::io::BufRead;
+        let mut child = Command::new("tcpdump")
+            .args([
+                "-i",
+                "lo",
+                "-n",
+                "-s",
+                "128",
+                "--immediate-mode",
+                "-U",
+                "-w",
+            ])
+            .arg(file)
+            .arg("tcp")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| crate::error::Error::io("tcpdump", e))?;
+        // tcpdump says "listening on lo" once it has opened the interface: only then may the
+        // first packet be sent.
+        let mut stderr = child.stderr.take().map(std::io::BufReader::new);
+        if let Some(reader) = stderr.as_mut() {
+            let mut line = String::new();
+            while reader.read_line(&mut line).map(|n| n > 0).unwrap_or(false) {
+                if line.contains("listening on") {
+                    break;
+                }
+                line.clear();
+            }
+        }
+        Ok(Capture {
+            child,
+            _stderr: stderr,
+        })
+    }
+}
+
+impl Drop for Capture {
+    fn drop(&mut self) {
+        // Let the last packets reach the file, then stop tcpdump (our own child, by its id).
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let _ = Command::new("kill")
+            .args(["-INT", &self.child.id().to_string()])
+            .status();
+        let _ = self.child.wait();
+    }
+}

@@ -1,0 +1,161 @@
+//! The site as the replay serves it: every file's bytes in memory with its validators and, for
+//! text, its pre-compressed variants — computed once up front, as a server with
+//! `gzip_static`/pre-compressed files would, never per request.
+//!
+//! A served site comes either from a crawled directory (the original) or from an in-memory map
+//! of path → bytes (the rewritten site); both become the same [`ServedSite`].
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use crate::deflate;
+use crate::error::{Error, Problem, Result};
+use crate::site::{FileKind, Site, SiteFile};
+
+use super::http;
+
+/// One file as the server sends it.
+#[derive(Debug, Clone)]
+pub struct Resource {
+    pub body: Vec<u8>,
+    /// The zlib-format body for `Content-Encoding: deflate`, when it is smaller.
+    pub deflated: Option<Vec<u8>>,
+    /// The gzip-format body for `Content-Encoding: gzip`, when it is smaller.
+    pub gzipped: Option<Vec<u8>>,
+    pub content_type: &'static str,
+    /// A strong validator: length and a 64-bit hash of the bytes.
+    pub etag: String,
+    pub last_modified: String,
+}
+
+/// A site ready to be served and checked against.
+#[derive(Debug, Clone)]
+pub struct ServedSite {
+    /// The file list, for URL resolution (`crate::site::resolve::Resolver`).
+    pub site: Site,
+    /// Where the files came from, when they are a directory on disk.
+    pub dir: Option<PathBuf>,
+    resources: BTreeMap<String, Resource>,
+}
+
+impl ServedSite {
+    /// Reads every file of a crawled site. Unreadable files are left out and listed.
+    pub fn from_site(site: &Site) -> (Self, Vec<Problem>) {
+        let mut resources = BTreeMap::new();
+        let mut problems = Vec::new();
+        let mut files = Vec::new();
+        for file in &site.files {
+            let disk = site.disk_path(&file.path);
+            let body = match std::fs::read(&disk) {
+                Ok(body) => body,
+                Err(e) => {
+                    problems.push(Problem::new(&file.path, "unreadable", e.to_string()));
+                    continue;
+                }
+            };
+            let mtime = std::fs::metadata(&disk)
+                .and_then(|m| m.modified())
+                .unwrap_or(UNIX_EPOCH);
+            files.push(SiteFile {
+                bytes: body.len() as u64,
+                ..file.clone()
+            });
+            resources.insert(file.path.clone(), Resource::new(&file.path, body, mtime));
+        }
+        let served = ServedSite {
+            site: Site::from_files(site.root.clone(), files, Vec::new()),
+            dir: Some(site.root.clone()),
+            resources,
+        };
+        (served, problems)
+    }
+
+    /// Serves an in-memory site (the rewritten one). `name` stands for its root in messages.
+    pub fn from_memory(name: impl Into<PathBuf>, files: BTreeMap<String, Vec<u8>>) -> Self {
+        // Whole seconds: HTTP dates have no finer resolution.
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| UNIX_EPOCH + Duration::from_secs(d.as_secs()))
+            .unwrap_or(UNIX_EPOCH);
+        let mut list = Vec::new();
+        let mut resources = BTreeMap::new();
+        for (path, body) in files {
+            list.push(SiteFile {
+                path: path.clone(),
+                kind: kind_of(&path),
+                bytes: body.len() as u64,
+            });
+            resources.insert(path.clone(), Resource::new(&path, body, now));
+        }
+        ServedSite {
+            site: Site::from_files(name.into(), list, Vec::new()),
+            dir: None,
+            resources,
+        }
+    }
+
+    /// The resource at a site path, as resolved by the `Resolver`.
+    pub fn resource(&self, path: &str) -> Option<&Resource> {
+        self.resources.get(path)
+    }
+
+    /// Every site path with its bytes.
+    pub fn files(&self) -> impl Iterator<Item = (&str, &Resource)> {
+        self.resources.iter().map(|(p, r)| (p.as_str(), r))
+    }
+
+    /// Writes the site to a directory (for the namespace child, which reads a directory).
+    pub fn write_to(&self, dir: &std::path::Path) -> Result<()> {
+        for (path, res) in &self.resources {
+            let target = dir.join(path);
+            if let Some(parent) = target.parent() {
+                std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+            }
+            std::fs::write(&target, &res.body).map_err(|e| Error::io(&target, e))?;
+        }
+        Ok(())
+    }
+}
+
+fn kind_of(path: &str) -> FileKind {
+    match http::content_type(path) {
+        "text/html" => FileKind::Html,
+        "text/css" => FileKind::Css,
+        "application/javascript" => FileKind::Js,
+        "image/gif" => FileKind::Gif,
+        "image/png" => FileKind::Png,
+        "image/jpeg" => FileKind::Jpeg,
+        _ => FileKind::Other,
+    }
+}
+
+impl Resource {
+    fn new(path: &str, body: Vec<u8>, mtime: SystemTime) -> Self {
+        let content_type = http::content_type(path);
+        let (deflated, gzipped) = if http::is_text(content_type) {
+            let smaller = |v: Vec<u8>| (v.len() < body.len()).then_some(v);
+            (
+                smaller(deflate::zlib(&body, deflate::SERVER_LEVEL)),
+                smaller(deflate::gzip(&body, deflate::SERVER_LEVEL)),
+            )
+        } else {
+            (None, None)
+        };
+        Resource {
+            etag: format!("\"{:x}-{:016x}\"", body.len(), fnv1a(&body)),
+            last_modified: http::http_date(mtime),
+            body,
+            deflated,
+            gzipped,
+            content_type,
+        }
+    }
+}
+
+/// FNV-1a, 64 bits: enough to tell versions of one file apart for an ETag.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}

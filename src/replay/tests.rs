@@ -1,0 +1,317 @@
+//! The server and client as specifications: HTTP semantics, hardening, recovery, verification.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::time::Duration;
+
+use super::client::{Cache, Client, ClientOptions, Mode, Test};
+use super::server::{Control, Server, ServerOptions};
+use super::{run_here, Method, Pages, ReplayOptions, ServedSite};
+use crate::site::resolve::Resolver;
+
+/// A small site: a page that references three images and a style sheet that imports another
+/// image.
+fn site() -> ServedSite {
+    let mut files = BTreeMap::new();
+    let mut page = String::from(
+        "<html><head><link rel=stylesheet href=style.css></head><body>\n<img src=a.gif>\
+         <img src='img/b.gif'><img src=a.gif><img src=\"http://elsewhere.example/x.gif\">\n",
+    );
+    for i in 0..300 {
+        page.push_str(&format!(
+            "<p><font face=arial>paragraph {i} of the page</font></p>\n"
+        ));
+    }
+    page.push_str("</body></html>\n");
+    files.insert("index.html".to_string(), page.into_bytes());
+    files.insert(
+        "style.css".to_string(),
+        b"body { background: url(img/bg.gif) }".to_vec(),
+    );
+    files.insert("a.gif".to_string(), gif(70));
+    files.insert("img/b.gif".to_string(), gif(5000));
+    files.insert("img/bg.gif".to_string(), gif(1500));
+    ServedSite::from_memory("test-site", files)
+}
+
+fn gif(len: usize) -> Vec<u8> {
+    let mut bytes = b"GIF89a".to_vec();
+    let mut x: u32 = len as u32;
+    while bytes.len() < len {
+        x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+        bytes.push((x >> 16) as u8);
+    }
+    bytes
+}
+
+/// Runs `f` against a server for `site`.
+fn with_server<T>(
+    site: &ServedSite,
+    opts: ServerOptions,
+    f: impl FnOnce(SocketAddr, &Resolver) -> T,
+) -> T {
+    let resolver = Resolver::new(&site.site, None);
+    let control = Control::default();
+    std::thread::scope(|scope| {
+        let server = Server::start(scope, site, &resolver, &opts, &control).unwrap();
+        let out = f(server.addr, &resolver);
+        server.stop();
+        out
+    })
+}
+
+/// Sends raw bytes and reads until the server closes (or 2 s of silence).
+fn exchange(addr: SocketAddr, request: &[u8]) -> String {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(2)))
+        .unwrap();
+    stream.write_all(request).unwrap();
+    let mut out = Vec::new();
+    let _ = stream.read_to_end(&mut out);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[test]
+fn http10_request_gets_the_file_and_a_close() {
+    let site = site();
+    with_server(&site, ServerOptions::default(), |addr, _| {
+        let text = exchange(addr, b"GET /a.gif HTTP/1.0\r\n\r\n");
+        assert!(text.starts_with("HTTP/1.0 200 OK\r\n"), "{text}");
+        assert!(text.contains("Content-Length: 70\r\n"));
+        assert!(text.contains("Connection: close\r\n"));
+        assert!(text.contains("ETag: \"") && text.contains("Last-Modified: "));
+    });
+}
+
+#[test]
+fn head_has_headers_but_no_body() {
+    let site = site();
+    with_server(&site, ServerOptions::default(), |addr, _| {
+        let text = exchange(
+            addr,
+            b"HEAD /img/b.gif HTTP/1.1\r\nConnection: close\r\n\r\n",
+        );
+        assert!(text.contains("Content-Length: 5000\r\n"));
+        assert!(text.ends_with("\r\n\r\n"), "no body after the head");
+    });
+}
+
+#[test]
+fn pipelined_requests_are_answered_in_order_and_validators_give_304() {
+    let site = site();
+    let etag = site.resource("a.gif").unwrap().etag.clone();
+    with_server(&site, ServerOptions::default(), |addr, _| {
+        let request = format!(
+            "GET /a.gif HTTP/1.1\r\n\r\nGET /img/b.gif HTTP/1.1\r\n\r\n\
+             GET /a.gif HTTP/1.1\r\nIf-None-Match: {etag}\r\nConnection: close\r\n\r\n"
+        );
+        let text = exchange(addr, request.as_bytes());
+        let statuses: Vec<&str> = text.matches("HTTP/1.1 ").collect();
+        assert_eq!(statuses.len(), 3);
+        let first = text.find("200 OK").unwrap();
+        let last = text.find("304 Not Modified").unwrap();
+        assert!(first < last);
+        assert!(text.ends_with("\r\n\r\n"), "a 304 has no body");
+    });
+}
+
+#[test]
+fn deflate_is_sent_only_to_clients_that_accept_it() {
+    let site = site();
+    with_server(&site, ServerOptions::default(), |addr, _| {
+        let plain = exchange(addr, b"GET / HTTP/1.0\r\n\r\n");
+        assert!(!plain.contains("Content-Encoding"));
+        let mut stream = TcpStream::connect(addr).unwrap();
+        stream
+            .write_all(b"GET / HTTP/1.0\r\nAccept-Encoding: deflate\r\n\r\n")
+            .unwrap();
+        let mut raw = Vec::new();
+        stream.read_to_end(&mut raw).unwrap();
+        let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+        let head = String::from_utf8_lossy(&raw[..split]);
+        assert!(head.contains("Content-Encoding: deflate\r\n"));
+        let body = crate::deflate::inflate_zlib(&raw[split..], 1 << 20).unwrap();
+        assert_eq!(body, site.resource("index.html").unwrap().body);
+    });
+}
+
+#[test]
+fn traversal_and_unknown_paths_are_404_and_garbage_is_400() {
+    let site = site();
+    with_server(&site, ServerOptions::default(), |addr, _| {
+        for target in [
+            "/../../etc/passwd",
+            "/%2e%2e/%2e%2e/etc/passwd",
+            "/nope.gif",
+            "//evil/x",
+        ] {
+            let text = exchange(addr, format!("GET {target} HTTP/1.0\r\n\r\n").as_bytes());
+            assert!(text.starts_with("HTTP/1.1 404"), "{target}: {text}");
+        }
+        let text = exchange(addr, b"\x16\x03\x01\x02\x00 not http\r\n\r\n");
+        assert!(text.starts_with("HTTP/1.1 400"), "{text}");
+        let text = exchange(addr, b"POST / HTTP/1.1\r\n\r\n");
+        assert!(text.starts_with("HTTP/1.1 501"), "{text}");
+    });
+}
+
+#[test]
+fn oversized_request_heads_are_refused() {
+    let site = site();
+    with_server(&site, ServerOptions::default(), |addr, _| {
+        let mut request = b"GET / HTTP/1.1\r\nX-Long: ".to_vec();
+        request.extend(std::iter::repeat_n(b'a', 20_000));
+        let text = exchange(addr, &request);
+        assert!(text.starts_with("HTTP/1.1 431"), "{text}");
+    });
+}
+
+#[test]
+fn a_request_head_that_trickles_in_is_cut_off() {
+    let site = site();
+    let opts = ServerOptions {
+        request_timeout: Duration::from_millis(300),
+        ..ServerOptions::default()
+    };
+    with_server(&site, opts, |addr, _| {
+        let mut stream = TcpStream::connect(addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(3)))
+            .unwrap();
+        for byte in b"GET /a.gif HTTP/1.1\r\nX: ".iter().cycle().take(12) {
+            if stream.write_all(&[*byte]).is_err() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let mut out = Vec::new();
+        let _ = stream.read_to_end(&mut out);
+        assert!(String::from_utf8_lossy(&out).starts_with("HTTP/1.1 408"));
+    });
+}
+
+#[test]
+fn a_silent_client_does_not_stall_the_others() {
+    let site = site();
+    let client_opts = ClientOptions::default();
+    with_server(&site, ServerOptions::default(), |addr, resolver| {
+        let mut idle = TcpStream::connect(addr).unwrap();
+        idle.write_all(b"GET /a.gif HTTP/1.1\r\nHo").unwrap();
+        let client = Client::new(addr, &site, resolver, &client_opts);
+        let started = std::time::Instant::now();
+        let counters = client
+            .visit(
+                "index.html",
+                Mode::Pipelined,
+                Test::First,
+                &mut Cache::default(),
+            )
+            .unwrap();
+        assert!(started.elapsed() < Duration::from_secs(5));
+        assert_eq!(counters.requests, 5);
+        drop(idle);
+    });
+}
+
+#[test]
+fn the_robot_fetches_what_a_browser_would_once_each() {
+    let site = site();
+    let client_opts = ClientOptions::default();
+    with_server(&site, ServerOptions::default(), |addr, resolver| {
+        let client = Client::new(addr, &site, resolver, &client_opts);
+        for mode in Mode::ALL {
+            let mut cache = Cache::default();
+            let first = client
+                .visit("index.html", mode, Test::First, &mut cache)
+                .unwrap();
+            // Page, style sheet, a.gif (once), img/b.gif, and the sheet's background.
+            assert_eq!(first.requests, 5, "{mode:?}");
+            assert_eq!(cache.len(), 5);
+            let validate = client
+                .visit("index.html", mode, Test::Validate, &mut cache)
+                .unwrap();
+            assert_eq!(validate.requests, 5, "{mode:?}");
+            assert!(validate.bytes_down < first.bytes_down);
+            let expected_connections = if mode == Mode::Http10 { 5 } else { 1 };
+            assert_eq!(first.connections, expected_connections, "{mode:?}");
+        }
+    });
+}
+
+#[test]
+fn requests_outstanding_when_the_server_closes_are_reissued() {
+    let site = site();
+    let client_opts = ClientOptions::default();
+    let server_opts = ServerOptions {
+        close_after: Some(2),
+        ..ServerOptions::default()
+    };
+    with_server(&site, server_opts, |addr, resolver| {
+        let client = Client::new(addr, &site, resolver, &client_opts);
+        let mut cache = Cache::default();
+        let counters = client
+            .visit("index.html", Mode::Pipelined, Test::First, &mut cache)
+            .unwrap();
+        assert_eq!(cache.len(), 5, "every resource arrived and verified");
+        assert!(counters.connections >= 3, "{counters:?}");
+        assert!(counters.requests > 5, "some requests were sent twice");
+    });
+}
+
+#[test]
+fn a_body_that_differs_from_the_site_is_an_error() {
+    let served = site();
+    let mut files: BTreeMap<String, Vec<u8>> = served
+        .files()
+        .map(|(p, r)| (p.to_string(), r.body.clone()))
+        .collect();
+    files.insert("img/b.gif".into(), gif(4999));
+    let expected = ServedSite::from_memory("expected", files);
+    let client_opts = ClientOptions::default();
+    with_server(&served, ServerOptions::default(), |addr, _| {
+        let resolver = Resolver::new(&expected.site, None);
+        let client = Client::new(addr, &expected, &resolver, &client_opts);
+        let err = client
+            .visit(
+                "index.html",
+                Mode::Persistent,
+                Test::First,
+                &mut Cache::default(),
+            )
+            .unwrap_err();
+        assert!(
+            err.contains("img/b.gif") && err.contains("differs"),
+            "{err}"
+        );
+    });
+}
+
+#[test]
+fn rows_hold_medians_over_the_runs_and_data_segments_do_not_vary() {
+    let site = site();
+    let opts = ReplayOptions {
+        runs: 3,
+        pages: Pages::Index,
+        netns: false,
+        ..ReplayOptions::default()
+    };
+    let method = Method {
+        name: "tcp-maxseg".into(),
+        detail: String::new(),
+        tcp_maxseg: Some(1460 + 12),
+    };
+    let replay = run_here(&site, &opts, method).unwrap();
+    assert_eq!(replay.rows.len(), 8);
+    for row in &replay.rows {
+        assert_eq!(row.runs, 3);
+        assert!(row.packets_range.min <= row.packets && row.packets <= row.packets_range.max);
+        assert!(row.data_segments_up + row.data_segments_down <= row.packets);
+        assert_eq!(
+            row.data_segments_range.min, row.data_segments_range.max,
+            "{row:?}"
+        );
+        assert!(row.overhead_pct > 0.0 && row.overhead_pct < 100.0);
+    }
+}

@@ -1,0 +1,254 @@
+//! `webdiet replay` end to end, through the built binary (the namespace child is a re-exec of
+//! it): the 1997 study's relations hold on a Microscape-like page, and the kernel's counts agree
+//! with a packet capture of the same run.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_webdiet");
+
+/// `corpus/microscape` when it is there, else a page of ~42 KB with 42 images of varied sizes
+/// (most under 3 KB, a few up to 40 KB), built in a temporary directory.
+fn microscape() -> (PathBuf, Option<tempfile::TempDir>) {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/microscape");
+    if corpus.join("index.html").is_file() {
+        return (corpus, None);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let sizes = [
+        70, 90, 120, 150, 200, 260, 300, 350, 400, 450, 500, 560, 600, 700, 750, 800, 850, 900,
+        950, 1100, 1250, 1400, 1550, 1700, 1850, 1990, 2100, 2300, 2500, 2650, 2800, 2950, 4000,
+        5500, 7000, 9000, 11000, 14000, 18000, 24000, 32000, 40000,
+    ];
+    let mut page = String::from("<HTML><HEAD><TITLE>Microscape</TITLE></HEAD><BODY>\n");
+    let mut seed: u32 = 7;
+    for (i, size) in sizes.iter().enumerate() {
+        let mut gif = b"GIF89a".to_vec();
+        while gif.len() < *size {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            gif.push((seed >> 16) as u8);
+        }
+        std::fs::write(dir.path().join(format!("i{i:02}.gif")), gif).unwrap();
+        page.push_str(&format!("<IMG SRC=\"i{i:02}.gif\" WIDTH=20 HEIGHT=20>\n"));
+    }
+    let mut n = 0;
+    while page.len() < 42_000 {
+        page.push_str(&format!(
+            "<TABLE WIDTH=\"100%\"><TR><TD><FONT FACE=\"Arial\" SIZE=2>News item {n}: the \
+             merged home pages of two browser makers, 7 December 1996.</FONT></TD></TR></TABLE>\n"
+        ));
+        n += 1;
+    }
+    page.push_str("</BODY></HTML>\n");
+    std::fs::write(dir.path().join("index.html"), page).unwrap();
+    (dir.path().to_path_buf(), Some(dir))
+}
+
+fn replay(site: &Path, args: &[&str]) -> Vec<Value> {
+    let out = Command::new(BIN)
+        .arg("replay")
+        .arg(site)
+        .arg("--json")
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "webdiet replay failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice::<Vec<Value>>(&out.stdout).unwrap()
+}
+
+fn cell<'a>(rows: &'a [Value], mode: &str, test: &str) -> &'a Value {
+    rows.iter()
+        .find(|r| r["mode"] == mode && r["test"] == test)
+        .unwrap_or_else(|| panic!("no row for {mode} {test}"))
+}
+
+fn n(row: &Value, key: &str) -> u64 {
+    row[key]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{key} missing in {row}"))
+}
+
+#[test]
+fn pipelining_beats_http10_as_in_the_1997_study() {
+    let (site, _guard) = microscape();
+    let rows = replay(&site, &[]);
+    assert_eq!(rows.len(), 8, "4 modes × 2 tests");
+    let method = rows[0]["method"].as_str().unwrap().to_string();
+    eprintln!("segmentation method: {method}");
+    for row in &rows {
+        for key in [
+            "site",
+            "mode",
+            "test",
+            "runs",
+            "requests",
+            "connections",
+            "bytes_up",
+            "bytes_down",
+            "packets_up",
+            "packets_down",
+            "packets",
+            "min_packets",
+            "elapsed_ms",
+        ] {
+            assert!(!row[key].is_null(), "{key} missing in {row}");
+        }
+        assert_eq!(row["site"], "original");
+        assert_eq!(n(row, "runs"), 5, "five runs, as in the paper");
+        let range = &row["packets_range"];
+        assert!(n(range, "min") <= n(row, "packets") && n(row, "packets") <= n(range, "max"));
+        assert!(n(row, "min_packets") > 0);
+    }
+    let http10 = |t| n(cell(&rows, "http10", t), "packets");
+    let pipelined = cell(&rows, "pipelined", "first");
+    let pipelined_validate = cell(&rows, "pipelined", "validate");
+    assert_eq!(
+        n(pipelined, "requests"),
+        n(cell(&rows, "http10", "first"), "requests")
+    );
+    assert_eq!(n(pipelined, "connections"), 1);
+    assert!(
+        http10("first") >= 2 * n(pipelined, "packets"),
+        "first visit: http10 {} vs pipelined {}",
+        http10("first"),
+        n(pipelined, "packets")
+    );
+    assert!(
+        http10("validate") >= 8 * n(pipelined_validate, "packets"),
+        "validation: http10 {} vs pipelined {}",
+        http10("validate"),
+        n(pipelined_validate, "packets")
+    );
+    assert!(
+        2 * n(pipelined_validate, "packets") <= 3 * n(pipelined_validate, "min_packets"),
+        "pipelined validation {} packets, physical minimum {}",
+        n(pipelined_validate, "packets"),
+        n(pipelined_validate, "min_packets")
+    );
+    let bytes = |m| {
+        let row = cell(&rows, m, "first");
+        n(row, "bytes_up") + n(row, "bytes_down")
+    };
+    assert!(bytes("pipelined-deflate") < bytes("pipelined"));
+    // Persistent connections alone already save the connection set-ups.
+    assert!(n(cell(&rows, "persistent", "first"), "packets") < http10("first"));
+}
+
+/// Packets under the paper's rule in a tcpdump capture: per connection (the side that sent the
+/// SYN is the client), everything before the client's FIN. Connections without payload (the
+/// server's own wake-up at shutdown) are left out. Returns (up, down).
+fn count_capture(pcap: &Path) -> (u64, u64) {
+    let out = Command::new("tcpdump")
+        .arg("-nr")
+        .arg(pcap)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "tcpdump -r failed");
+    #[derive(Default)]
+    struct Conn {
+        client: String,
+        done: bool,
+        up: u64,
+        down: u64,
+        payload: u64,
+    }
+    let mut conns: BTreeMap<(String, String), Conn> = BTreeMap::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let Some(rest) = line.split(" IP ").nth(1) else {
+            continue;
+        };
+        let mut words = rest.split_whitespace();
+        let (Some(src), Some(_), Some(dst)) = (words.next(), words.next(), words.next()) else {
+            continue;
+        };
+        let dst = dst.trim_end_matches(':').to_string();
+        let flags = rest
+            .split("Flags [")
+            .nth(1)
+            .and_then(|f| f.split(']').next())
+            .unwrap_or("");
+        let length: u64 = rest
+            .rsplit("length ")
+            .next()
+            .and_then(|l| l.split_whitespace().next())
+            .and_then(|l| l.parse().ok())
+            .unwrap_or(0);
+        let key = if *src < *dst {
+            (src.to_string(), dst.clone())
+        } else {
+            (dst.clone(), src.to_string())
+        };
+        let conn = conns.entry(key).or_insert_with(|| Conn {
+            client: src.to_string(),
+            ..Conn::default()
+        });
+        if conn.done {
+            continue;
+        }
+        if src == conn.client && flags.contains('F') {
+            conn.done = true;
+            continue;
+        }
+        if src == conn.client {
+            conn.up += 1;
+        } else {
+            conn.down += 1;
+        }
+        conn.payload += length;
+    }
+    conns
+        .values()
+        .filter(|c| c.payload > 0)
+        .fold((0, 0), |(u, d), c| (u + c.up, d + c.down))
+}
+
+#[test]
+fn kernel_counts_agree_with_a_packet_capture() {
+    if Command::new("tcpdump").arg("--version").output().is_err() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "tcpdump is required in CI (Debian package tcpdump)"
+        );
+        eprintln!("note: tcpdump not installed; capture comparison skipped");
+        return;
+    }
+    let (site, _guard) = microscape();
+    let scratch = tempfile::tempdir().unwrap();
+    for mode in ["http10", "persistent", "pipelined", "pipelined-deflate"] {
+        let pcap = scratch.path().join(format!("{mode}.pcap"));
+        let rows = replay(
+            &site,
+            &[
+                "--runs",
+                "1",
+                "--modes",
+                mode,
+                "--capture",
+                pcap.to_str().unwrap(),
+            ],
+        );
+        if rows[0]["method"] == "tcp-maxseg" {
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "no private network namespace in CI"
+            );
+            eprintln!("note: no private network namespace here; capture comparison skipped");
+            return;
+        }
+        let up: u64 = rows.iter().map(|r| n(r, "packets_up")).sum();
+        let down: u64 = rows.iter().map(|r| n(r, "packets_down")).sum();
+        let (cap_up, cap_down) = count_capture(&pcap);
+        assert_eq!(
+            (up, down),
+            (cap_up, cap_down),
+            "{mode}: TCP_INFO vs tcpdump"
+        );
+    }
+}
