@@ -64,27 +64,10 @@ fn run_analyze(cfg: &AnalyzeConfig, config: &Config) -> Result<Status> {
 fn run_rewrite(cfg: &RewriteConfig, config: &Config) -> Result<Status> {
     let site = site::crawl(&cfg.site, &cfg.crawl)?;
     let inventory = inventory::analyze(&site, &cfg.analyze);
-    let opts = crate::rewrite::RewriteOptions {
-        out_site: cfg.out.site(),
-        image: cfg.image.clone(),
-        keep_originals: cfg.keep_originals,
-        analyze: cfg.analyze.clone(),
-    };
-    let done = crate::rewrite::rewrite(&site, &inventory, &opts)?;
-    let mut problems = inventory.problems.clone();
-    problems.extend(done.problems);
-    problems.sort();
-    problems.dedup();
-    let report = report::Report {
-        site: cfg.site.display().to_string(),
-        rewritten_site: Some(done.out_site.display().to_string()),
-        images: done.images,
-        images_total: done.images_total,
-        documents_changed: done.documents_changed,
-        documents_copied: done.documents_copied,
-        broken_by_rewrite: done.broken_by_rewrite,
-        problems,
-    };
+    let done = crate::rewrite::rewrite(&site, &inventory, &cfg.rewrite)?;
+    let mut report = report::Report::new(&cfg.site);
+    report.inventory = Some((&inventory).into());
+    report.add_rewrite(done, &inventory);
     report::json::write(&cfg.out.report_json(), &report)?;
     print_problems(&report.problems, &cfg.site, config);
     print_stdout(&report::terminal::rewrite(

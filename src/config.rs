@@ -115,10 +115,9 @@ pub struct RewriteConfig {
     pub out: OutputPaths,
     pub crawl: CrawlOptions,
     pub analyze: AnalyzeOptions,
-    /// GIF conversion (`--png-level`, `--no-apng`, `--min-saving`, `--interlace`).
-    pub image: crate::image::ImageOptions,
-    /// `--keep-originals`. Default: `false`.
-    pub keep_originals: bool,
+    /// What to rewrite and how (`--png-level`, `--no-apng`, `--min-saving`, `--interlace`,
+    /// `--keep-originals`, `--precompress`).
+    pub rewrite: crate::rewrite::RewriteOptions,
 }
 
 /// `webdiet verify`.

@@ -44,21 +44,21 @@ impl Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// One thing that went wrong with one file while the run went on.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, serde::Deserialize)]
 pub struct Problem {
     /// Site-relative path (with `/`) or, for files outside the site, the path as given.
     pub path: String,
     /// Short, stable code: `unreadable`, `symlink-loop`, `symlink-outside-site`, …
-    pub code: &'static str,
+    pub code: String,
     /// What happened, for a person.
     pub message: String,
 }
 
 impl Problem {
-    pub fn new(path: impl Into<String>, code: &'static str, message: impl Into<String>) -> Self {
+    pub fn new(path: impl Into<String>, code: &str, message: impl Into<String>) -> Self {
         Problem {
             path: path.into(),
-            code,
+            code: code.to_string(),
             message: message.into(),
         }
     }

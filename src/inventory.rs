@@ -36,7 +36,7 @@ impl Default for AnalyzeOptions {
 }
 
 /// Count and bytes of one file type.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct TypeStats {
     pub count: usize,
     pub bytes: u64,
@@ -77,7 +77,7 @@ pub struct Document {
 }
 
 /// A reference whose target should be in the site but is not.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, serde::Deserialize)]
 pub struct BrokenReference {
     pub page: String,
     pub reference: String,
@@ -86,7 +86,7 @@ pub struct BrokenReference {
 }
 
 /// A reference to another site or scheme.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, serde::Deserialize)]
 pub struct ExternalLink {
     pub page: String,
     pub url: String,

@@ -91,6 +91,7 @@ fn run_rewrite(site_dir: &Path, out: &Path) -> rewrite::Rewrite {
         image: Default::default(),
         keep_originals: false,
         analyze: AnalyzeOptions::default(),
+        precompress: false,
     };
     rewrite::rewrite(&site, &inv, &opts).unwrap()
 }
@@ -212,6 +213,7 @@ fn output_inside_the_input_is_refused_and_nothing_is_written() {
             image: Default::default(),
             keep_originals: false,
             analyze: AnalyzeOptions::default(),
+            precompress: false,
         };
         assert!(rewrite::rewrite(&site, &inv, &opts).is_err());
     }
@@ -231,6 +233,7 @@ fn keep_originals_copies_converted_gifs() {
         image: Default::default(),
         keep_originals: true,
         analyze: AnalyzeOptions::default(),
+        precompress: false,
     };
     rewrite::rewrite(&site, &inv, &opts).unwrap();
     assert!(out.join("Icons/WWW/w3c_home.gif").is_file());

@@ -14,7 +14,9 @@ use serde::Serialize;
 use crate::css::{self, CssRefKind};
 
 /// What kind of reference it is, named after where it was written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum RefKind {
     /// `<img src>`

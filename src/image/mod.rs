@@ -83,7 +83,9 @@ impl Default for ImageOptions {
 }
 
 /// What happened to one GIF. Serialized as the reason code (`converted`, `kept:png-larger`, …).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
 pub enum Outcome {
     /// Replaced by a smaller, verified PNG or APNG.
     #[serde(rename = "converted")]

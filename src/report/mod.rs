@@ -5,7 +5,10 @@ mod model;
 pub mod replay;
 pub mod terminal;
 
-pub use model::{ImageRow, ImagesTotal, Report};
+pub use model::{
+    BudgetResult, CompressionReport, ImageRow, ImagesTotal, InventorySummary, Report,
+    RewriteSummary, SiteInfo, Tool, SCHEMA_VERSION,
+};
 
 /// `1234567` → `1,234,567`.
 pub fn thousands(n: u64) -> String {

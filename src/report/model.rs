@@ -1,37 +1,180 @@
 //! The report: what a run did and measured, as plain serde data. `report.json` is this struct;
-//! every stage adds its own part (images now; markup, replay later).
+//! every stage adds its own part.
 
 use std::collections::BTreeMap;
 use std::ops::AddAssign;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
+use crate::deflate::Estimate;
 use crate::error::Problem;
 use crate::image::Outcome;
-use crate::inventory::BrokenReference;
+use crate::inventory::{BrokenReference, Inventory, TypeStats};
+use crate::report::replay::ReplayRow;
 
-/// Everything `report.json` holds.
-#[derive(Debug, Clone, Default, Serialize)]
+/// The version of the `report.json` layout; bumped whenever a key changes meaning or goes away.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Everything `report.json` holds (documented field by field in `docs/report-schema.md`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Report {
-    /// The input site directory.
-    pub site: String,
-    /// The rewritten copy (`DIR/site`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rewritten_site: Option<String>,
+    /// [`SCHEMA_VERSION`] of the writer.
+    pub schema_version: u32,
+    pub tool: Tool,
+    pub site: SiteInfo,
+    /// What the original site is made of (`analyze`).
+    pub inventory: Option<InventorySummary>,
     /// One row per GIF of the site, by path.
     pub images: Vec<ImageRow>,
     pub images_total: ImagesTotal,
-    /// Pages and style sheets: how many were edited, how many copied unchanged.
+    /// What the rewrite wrote.
+    pub rewrite: RewriteSummary,
+    /// Presentational markup → CSS; `null` when that stage did not run.
+    pub markup: Option<serde_json::Value>,
+    /// Deflate estimates of the text resources, original and rewritten.
+    pub compression: Option<CompressionReport>,
+    /// Replay rows: site × mode × test, medians over the runs.
+    pub replay: Vec<ReplayRow>,
+    /// How the replay segmented traffic (private namespace, or MSS clamping on the host).
+    pub replay_method: Option<String>,
+    /// Budgets checked and whether each held.
+    pub budgets: Vec<BudgetResult>,
+    /// Trouble met on the way (one bad file never stops the run).
+    pub problems: Vec<Problem>,
+    /// Wall-clock milliseconds per stage; the only part of the report that differs between
+    /// two runs on the same input.
+    pub timings_ms: BTreeMap<String, f64>,
+}
+
+impl Report {
+    /// An empty report about the site at `path`.
+    pub fn new(path: &std::path::Path) -> Self {
+        Report {
+            schema_version: SCHEMA_VERSION,
+            site: SiteInfo {
+                path: path.display().to_string(),
+                name: crate::site::site_name(path),
+                rewritten: None,
+            },
+            ..Report::default()
+        }
+    }
+
+    /// Takes in what the rewrite stage did, with the problems met before it.
+    pub fn add_rewrite(&mut self, done: crate::rewrite::Rewrite, inventory: &Inventory) {
+        self.site.rewritten = Some(done.out_site.display().to_string());
+        self.images = done.images;
+        self.images_total = done.images_total;
+        self.rewrite = RewriteSummary {
+            dry_run: false,
+            documents_changed: done.documents_changed,
+            documents_copied: done.documents_copied,
+            broken_by_rewrite: done.broken_by_rewrite,
+            precompressed: done.precompressed,
+        };
+        self.timings_ms
+            .insert("rewrite".to_string(), self.images_total.wall_millis);
+        self.problems.extend(inventory.problems.iter().cloned());
+        self.problems.extend(done.problems);
+        self.problems.sort();
+        self.problems.dedup();
+    }
+}
+
+/// Which program wrote the report.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Tool {
+    pub name: String,
+    pub version: String,
+}
+
+impl Default for Tool {
+    fn default() -> Self {
+        Tool {
+            name: env!("CARGO_PKG_NAME").to_string(),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+        }
+    }
+}
+
+/// The site the report is about.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct SiteInfo {
+    /// The input directory as given.
+    pub path: String,
+    /// Its directory name (`out/<name>/` is the default output).
+    pub name: String,
+    /// The rewritten copy (`DIR/site`), when one was written.
+    pub rewritten: Option<String>,
+}
+
+/// The inventory without the per-document reference lists (`analyze --json` has those).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct InventorySummary {
+    pub pages: usize,
+    pub resources: usize,
+    pub bytes: u64,
+    pub by_type: BTreeMap<String, TypeStats>,
+    pub references: usize,
+    pub broken_references: Vec<BrokenReference>,
+    pub orphans: Vec<String>,
+    pub external_links: usize,
+}
+
+impl From<&Inventory> for InventorySummary {
+    fn from(inv: &Inventory) -> Self {
+        InventorySummary {
+            pages: inv.pages,
+            resources: inv.resources,
+            bytes: inv.bytes,
+            by_type: inv
+                .by_type
+                .iter()
+                .map(|(k, v)| (k.to_string(), *v))
+                .collect(),
+            references: inv.references,
+            broken_references: inv.broken_references.clone(),
+            orphans: inv.orphans.clone(),
+            external_links: inv.external_links.len(),
+        }
+    }
+}
+
+/// What the rewrite stage wrote.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct RewriteSummary {
+    /// `--dry-run`: everything was measured in a scratch directory and nothing was kept.
+    pub dry_run: bool,
+    /// Pages and style sheets edited / copied byte for byte.
     pub documents_changed: usize,
     pub documents_copied: usize,
     /// References that resolved in the original and do not in the result (should be empty).
     pub broken_by_rewrite: Vec<BrokenReference>,
-    /// Trouble met on the way (one bad file never stops the run).
-    pub problems: Vec<Problem>,
+    /// `.gz` files written next to text files (`--precompress`), by site path.
+    pub precompressed: Vec<String>,
+}
+
+/// Deflate estimates for the original and the rewritten site.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct CompressionReport {
+    /// The "worth compressing" rule, in words.
+    pub rule: String,
+    pub original: Estimate,
+    pub rewritten: Option<Estimate>,
+}
+
+/// One budget: what was allowed, what was measured, whether it held.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BudgetResult {
+    /// `max-first-visit-bytes`, `max-packets(pipelined, first)`, …
+    pub name: String,
+    pub limit: f64,
+    pub actual: f64,
+    pub passed: bool,
 }
 
 /// What happened to one GIF.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ImageRow {
     /// Site-relative path of the GIF.
     pub path: String,
@@ -56,7 +199,7 @@ pub struct ImageRow {
 }
 
 /// Totals over [`ImageRow`]s.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ImagesTotal {
     pub count: usize,
     /// Sum of `from_bytes`.

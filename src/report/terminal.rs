@@ -132,7 +132,7 @@ pub fn rewrite(report: &super::Report, json: &std::path::Path, config: &Config) 
     let _ = writeln!(
         out,
         "{}: {} GIF{}, {} → {} bytes ({:+.1}%), {:.2} s",
-        bold(&report.site, config),
+        bold(&report.site.path, config),
         t.count,
         plural(t.count),
         thousands(t.from_bytes),
@@ -146,7 +146,7 @@ pub fn rewrite(report: &super::Report, json: &std::path::Path, config: &Config) 
     let _ = writeln!(
         out,
         "  pages and style sheets: {} edited, {} copied unchanged",
-        report.documents_changed, report.documents_copied
+        report.rewrite.documents_changed, report.rewrite.documents_copied
     );
     let kept_originals = report
         .images
@@ -160,15 +160,15 @@ pub fn rewrite(report: &super::Report, json: &std::path::Path, config: &Config) 
             plural(kept_originals)
         );
     }
-    if report.broken_by_rewrite.is_empty() {
+    if report.rewrite.broken_by_rewrite.is_empty() {
         let _ = writeln!(out, "  references broken by the rewrite: none");
     } else {
         let _ = writeln!(
             out,
             "  {} references broken by the rewrite:",
-            bold(&report.broken_by_rewrite.len().to_string(), config)
+            bold(&report.rewrite.broken_by_rewrite.len().to_string(), config)
         );
-        for b in &report.broken_by_rewrite {
+        for b in &report.rewrite.broken_by_rewrite {
             let _ = writeln!(out, "    {} → {}: {}", b.page, b.reference, b.reason);
         }
     }

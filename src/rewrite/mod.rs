@@ -12,6 +12,7 @@
 mod leftovers;
 mod output;
 pub mod pages;
+mod precompress;
 pub mod spans;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -20,6 +21,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use crate::deflate::WorthRule;
 use crate::error::{Problem, Result};
 use crate::image::{self, ImageOptions, Outcome};
 use crate::inventory::{self, AnalyzeOptions, BrokenReference, Inventory};
@@ -41,6 +43,9 @@ pub struct RewriteOptions {
     pub keep_originals: bool,
     /// The analyze options the inventory was made with (site URL, parse limit).
     pub analyze: AnalyzeOptions,
+    /// Also write `.gz` files next to text files where compressing is worth it
+    /// (`--precompress`). Default: `false`.
+    pub precompress: bool,
 }
 
 /// What the rewrite did.
@@ -53,6 +58,8 @@ pub struct Rewrite {
     pub documents_copied: usize,
     /// References that resolved in the original and do not in the result.
     pub broken_by_rewrite: Vec<BrokenReference>,
+    /// `.gz` files written by `--precompress`, by site path.
+    pub precompressed: Vec<String>,
     pub problems: Vec<Problem>,
 }
 
@@ -144,6 +151,12 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
         }
     }
 
+    let precompressed = if opts.precompress {
+        precompress::precompress(site, &staging, &WorthRule::default(), &mut problems)
+    } else {
+        Vec::new()
+    };
+
     // Check the result like any other site, then move it into place.
     let broken_by_rewrite = broken_by_rewrite(inv, &staging.dir, &opts.analyze)?;
     staging.finish(&opts.out_site)?;
@@ -158,6 +171,7 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
         documents_changed: changed,
         documents_copied: copied,
         broken_by_rewrite,
+        precompressed,
         problems,
     })
 }
