@@ -11,5 +11,6 @@ pub mod css;
 pub mod error;
 pub mod html;
 pub mod inventory;
+pub mod markup;
 pub mod report;
 pub mod site;

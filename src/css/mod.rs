@@ -6,6 +6,8 @@
 //! handled the way a browser's tokenizer handles them.
 
 use cssparser::{Parser, ParserInput, Token};
+
+pub mod sheet;
 use serde::Serialize;
 
 /// What kind of CSS reference it is.
@@ -91,10 +93,12 @@ fn collect(parser: &mut Parser<'_, '_>, found: &mut Vec<CssRef>) {
             | Token::ParenthesisBlock
             | Token::SquareBracketBlock
             | Token::CurlyBracketBlock => {
-                let _ = parser.parse_nested_block(|inner| -> Result<(), cssparser::ParseError<'_, ()>> {
-                    collect(inner, found);
-                    Ok(())
-                });
+                let _ = parser.parse_nested_block(
+                    |inner| -> Result<(), cssparser::ParseError<'_, ()>> {
+                        collect(inner, found);
+                        Ok(())
+                    },
+                );
             }
             _ => {}
         }
