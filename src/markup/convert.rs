@@ -146,6 +146,8 @@ struct Converter<'a> {
     quirks: bool,
     has_base: bool,
     styles: Vec<(Handle, Style)>,
+    /// Tables whose `border` became CSS: their cells need the inset cell border.
+    bordered: Vec<Handle>,
     left: Vec<(String, String)>,
     changed: bool,
 }
@@ -182,6 +184,7 @@ pub fn convert_page(text: &str, opts: &MarkupOptions) -> PageMarkup {
         quirks: html::is_quirks(&dom),
         has_base: edit::find(&dom.document, "base").is_some(),
         styles: Vec::new(),
+        bordered: Vec::new(),
         left: Vec::new(),
         changed: false,
     };
@@ -408,7 +411,32 @@ impl Converter<'_> {
                     .map(|d| vec![d.clone(), ("margin-bottom".to_string(), d.1)])
                     .ok_or("unparsed-value"),
                 "align" if tag == "table" => rules::table_align(&value).ok_or("unparsed-value"),
-                "align" if tag == "img" => rules::image_align(&value).ok_or("unparsed-value"),
+                "align" if tag == "img" => self.image_align(el, &value),
+                "align" if tag.starts_with('h') && tag.len() == 2 && tag != "hr" => {
+                    rules::heading_align(&value)
+                        .map(|d| vec![d])
+                        .ok_or("unparsed-value")
+                }
+                "align" if tag == "hr" => rules::hr_align(&value).ok_or("unparsed-value"),
+                "width" if tag == "hr" => rules::length("width", &value)
+                    .map(|d| vec![d])
+                    .ok_or("unparsed-value"),
+                "size" => match rules::px("height", &value) {
+                    Some(_) => {
+                        let n: u32 = value.trim().parse().unwrap_or(0);
+                        if n >= 2 {
+                            Ok(vec![("height".to_string(), rules::px_text(n - 2))])
+                        } else {
+                            Err("hr-size-below-2")
+                        }
+                    }
+                    None => Err("unparsed-value"),
+                },
+                "noshade" if edit::attr(el, "color").is_none() => Ok(vec![
+                    ("border-style".to_string(), "solid".to_string()),
+                    ("border-color".to_string(), "gray".to_string()),
+                    ("background-color".to_string(), "gray".to_string()),
+                ]),
                 "align" if cell || part || matches!(tag, "p" | "div") => rules::block_align(&value)
                     .map(|d| vec![d])
                     .ok_or("unparsed-value"),
@@ -430,7 +458,21 @@ impl Converter<'_> {
                 },
                 "border" if tag == "table" => match rules::px("border-width", &value) {
                     Some((_, v)) if v == "0" => Ok(Vec::new()),
-                    _ => Err("table-border-draws-cell-borders"),
+                    _ if ["frame", "rules", "bordercolor"]
+                        .iter()
+                        .any(|a| edit::attr(el, a).is_some()) =>
+                    {
+                        Err("table-frame-rules-bordercolor")
+                    }
+                    // Chromium: outset border on the table, 1px inset on each of its cells.
+                    Some((_, v)) => {
+                        self.bordered.push(el.clone());
+                        Ok(vec![
+                            ("border-width".to_string(), v),
+                            ("border-style".to_string(), "outset".to_string()),
+                        ])
+                    }
+                    None => Err("unparsed-value"),
                 },
                 "hspace" if tag == "img" => rules::px("margin-left", &value)
                     .map(|d| vec![d.clone(), ("margin-right".to_string(), d.1)])
@@ -474,6 +516,27 @@ impl Converter<'_> {
         text_color
     }
 
+    /// `align` on an image. Quirks mode adds a 3px gap beside left/right floats through a UA rule
+    /// keyed on the attribute (`img[align=left i] { margin-right: 3px }`), which `hspace`
+    /// overrides; removing the attribute must keep that gap.
+    fn image_align(&self, el: &Handle, value: &str) -> Result<Vec<Decl>, &'static str> {
+        let mut decls = rules::image_align(value).ok_or("unparsed-value")?;
+        let side = match value.trim().to_ascii_lowercase().as_str() {
+            "left" => "margin-right",
+            "right" => "margin-left",
+            _ => return Ok(decls),
+        };
+        match edit::attr(el, "hspace") {
+            Some(h) if rules::px("margin-left", &h).is_none() => Err("hspace-unparsed"),
+            Some(_) => Ok(decls),
+            None if self.quirks => {
+                decls.insert(0, (side.to_string(), "3px".to_string()));
+                Ok(decls)
+            }
+            None => Ok(decls),
+        }
+    }
+
     /// `cellpadding` becomes `padding` on each cell whose nearest table is this one.
     fn cellpadding(&mut self, dom: &RcDom) {
         let mut padded: Vec<(Handle, Decl)> = Vec::new();
@@ -490,15 +553,27 @@ impl Converter<'_> {
             }
         }
         for (table, decl) in padded {
-            for cell in edit::elements(&table) {
-                if matches!(edit::tag(&cell), Some("td" | "th"))
-                    && nearest_table(&cell).is_some_and(|t| Rc::ptr_eq(&t, &table))
-                {
-                    self.add(&cell, vec![decl.clone()]);
-                }
-            }
+            self.add_to_cells(&table, vec![decl]);
             edit::remove_attr(&table, "cellpadding");
             self.changed = true;
+        }
+        let cell_border = vec![
+            ("border-width".to_string(), "1px".to_string()),
+            ("border-style".to_string(), "inset".to_string()),
+            ("border-color".to_string(), "inherit".to_string()),
+        ];
+        for table in std::mem::take(&mut self.bordered) {
+            self.add_to_cells(&table, cell_border.clone());
+        }
+    }
+
+    fn add_to_cells(&mut self, table: &Handle, decls: Vec<Decl>) {
+        for cell in edit::elements(table) {
+            if matches!(edit::tag(&cell), Some("td" | "th"))
+                && nearest_table(&cell).is_some_and(|t| Rc::ptr_eq(&t, table))
+            {
+                self.add(&cell, decls.clone());
+            }
         }
     }
 

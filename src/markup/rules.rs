@@ -124,6 +124,33 @@ pub fn block_align(value: &str) -> Option<Decl> {
     Some(decl("text-align", keyword))
 }
 
+/// `align` on h1–h6: plain `text-align` (no special alignment of block children, checked
+/// in Chromium against `-webkit-center`).
+pub fn heading_align(value: &str) -> Option<Decl> {
+    let v = value.trim().to_ascii_lowercase();
+    matches!(v.as_str(), "left" | "right" | "center" | "justify").then(|| decl("text-align", v))
+}
+
+/// `align` on hr: the rule's horizontal margins.
+pub fn hr_align(value: &str) -> Option<Vec<Decl>> {
+    let (left, right) = match value.trim().to_ascii_lowercase().as_str() {
+        "left" => ("0", "auto"),
+        "right" => ("auto", "0"),
+        "center" => ("auto", "auto"),
+        _ => return None,
+    };
+    Some(vec![decl("margin-left", left), decl("margin-right", right)])
+}
+
+/// `n` pixels as CSS text.
+pub fn px_text(n: u32) -> String {
+    if n == 0 {
+        "0".into()
+    } else {
+        format!("{n}px")
+    }
+}
+
 /// `align` on a table: centre with auto margins, left/right float.
 pub fn table_align(value: &str) -> Option<Vec<Decl>> {
     match value.trim().to_ascii_lowercase().as_str() {
@@ -148,7 +175,8 @@ pub fn valign(value: &str) -> Option<Decl> {
 pub fn image_align(value: &str) -> Option<Vec<Decl>> {
     let v = value.trim().to_ascii_lowercase();
     Some(match v.as_str() {
-        "left" | "right" => vec![decl("float", v.clone()), decl("vertical-align", "top")],
+        // Chromium also sets `vertical-align: top`, which a float ignores.
+        "left" | "right" => vec![decl("float", v.clone())],
         "absmiddle" | "center" => vec![decl("vertical-align", "middle")],
         "absbottom" => vec![decl("vertical-align", "bottom")],
         "top" => vec![decl("vertical-align", "top")],

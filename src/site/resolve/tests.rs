@@ -187,7 +187,10 @@ fn base_href_changes_the_base() {
     let s = site(&["a/page.html", "b/x.gif"]);
     let resolver = Resolver::new(&s, None);
     let base = resolver.base_url("a/page.html", Some("/b/"));
-    assert_eq!(resolver.resolve(&base, "x.gif"), local("b/x.gif", Match::Exact));
+    assert_eq!(
+        resolver.resolve(&base, "x.gif"),
+        local("b/x.gif", Match::Exact)
+    );
 }
 
 #[test]
