@@ -6,9 +6,9 @@
 //! handled the way a browser's tokenizer handles them.
 
 use cssparser::{Parser, ParserInput, Token};
+use serde::Serialize;
 
 pub mod sheet;
-use serde::Serialize;
 
 /// What kind of CSS reference it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -93,12 +93,10 @@ fn collect(parser: &mut Parser<'_, '_>, found: &mut Vec<CssRef>) {
             | Token::ParenthesisBlock
             | Token::SquareBracketBlock
             | Token::CurlyBracketBlock => {
-                let _ = parser.parse_nested_block(
-                    |inner| -> Result<(), cssparser::ParseError<'_, ()>> {
-                        collect(inner, found);
-                        Ok(())
-                    },
-                );
+                let _ = parser.parse_nested_block(|inner| -> Result<(), cssparser::ParseError<'_, ()>> {
+                    collect(inner, found);
+                    Ok(())
+                });
             }
             _ => {}
         }

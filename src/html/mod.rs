@@ -118,7 +118,7 @@ pub fn parse(text: &str) -> RcDom {
     parse_document(RcDom::default(), ParseOpts::default()).one(text)
 }
 
-/// Whether the parsed page renders in quirks or limited-quirks mode.
+/// Whether the parsed page renders in (full) quirks mode.
 pub fn is_quirks(dom: &RcDom) -> bool {
     dom.quirks_mode.get() == html5ever::tree_builder::QuirksMode::Quirks
 }
