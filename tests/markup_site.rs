@@ -3,7 +3,10 @@
 //! compared in Chromium (`benches/markup-render-check.sh`).
 //!
 //! Run with `WEBDIET_MARKUP_IN=site WEBDIET_MARKUP_OUT=/tmp/out cargo test --test markup_site
-//! -- --ignored` (optionally `WEBDIET_MARKUP_CSS=per-page|inline-style`).
+//! -- --ignored` (optionally `WEBDIET_MARKUP_CSS=per-page|inline-style`). With
+//! `WEBDIET_MARKUP_ORIG_OUT=dir`, the original pages are copied there too, and in both copies every
+//! animated GIF is frozen on its first frame, so screenshots of the two copies do not differ by
+//! the moment an animation was caught in.
 
 use std::fs;
 use std::io::Write;
@@ -18,6 +21,26 @@ fn deflated(bytes: &[u8]) -> usize {
     let mut e = DeflateEncoder::new(Vec::new(), Compression::new(9));
     e.write_all(bytes).unwrap();
     e.finish().unwrap().len()
+}
+
+/// The first frame of an animated GIF as a PNG (Chromium sniffs the type), or `None` for a
+/// still image.
+fn frozen(gif: &[u8]) -> Option<Vec<u8>> {
+    use image::AnimationDecoder;
+    let decoder = image::codecs::gif::GifDecoder::new(std::io::Cursor::new(gif)).ok()?;
+    let frames: Vec<_> = decoder
+        .into_frames()
+        .take(2)
+        .collect::<Result<_, _>>()
+        .ok()?;
+    if frames.len() < 2 {
+        return None;
+    }
+    let mut png = Vec::new();
+    image::DynamicImage::ImageRgba8(frames[0].buffer().clone())
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .ok()?;
+    Some(png)
 }
 
 #[test]
@@ -36,6 +59,8 @@ fn convert_directory_for_inspection() {
         _ => CssMode::SiteSheet,
     };
     let (input, output) = (Path::new(&input), Path::new(&output));
+    let orig_out = std::env::var("WEBDIET_MARKUP_ORIG_OUT").ok();
+    let orig_out = orig_out.as_deref().map(Path::new);
     let mut pages: Vec<(String, Vec<u8>, &'static encoding_rs::Encoding, PageMarkup)> = Vec::new();
     for entry in walkdir::WalkDir::new(input).sort_by_file_name() {
         let entry = entry.unwrap();
@@ -43,10 +68,25 @@ fn convert_directory_for_inspection() {
         let dest = output.join(rel);
         if entry.file_type().is_dir() {
             fs::create_dir_all(&dest).unwrap();
+            if let Some(o) = orig_out {
+                fs::create_dir_all(o.join(rel)).unwrap();
+            }
             continue;
         }
         let bytes = fs::read(entry.path()).unwrap();
         let rel = rel.to_string_lossy().replace('\\', "/");
+        if let Some(o) = orig_out {
+            let copy = if rel.ends_with(".gif") && o.exists() {
+                frozen(&bytes).unwrap_or_else(|| bytes.clone())
+            } else {
+                bytes.clone()
+            };
+            fs::write(o.join(&rel), &copy).unwrap();
+            if rel.ends_with(".gif") {
+                fs::write(&dest, &copy).unwrap();
+                continue;
+            }
+        }
         if rel.ends_with(".html") || rel.ends_with(".htm") {
             let decoded = charset::decode(&bytes);
             let opts = MarkupOptions {

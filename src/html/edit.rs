@@ -103,7 +103,7 @@ pub fn rename(node: &Handle, tag: &str) -> Handle {
         child.parent.set(Some(Rc::downgrade(&new)));
     }
     *new.children.borrow_mut() = children;
-    replace_with(node, &[new.clone()]);
+    replace_with(node, std::slice::from_ref(&new));
     new
 }
 

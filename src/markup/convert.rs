@@ -362,6 +362,8 @@ impl Converter<'_> {
         let mut decls: Vec<Decl> = Vec::new();
         let mut nested: Vec<(String, Vec<Decl>)> = Vec::new();
         let mut text_color = None;
+        // Read before the loop removes converted attributes.
+        let hspace = edit::attr(el, "hspace");
         for attr in edit::attr_names(el) {
             if !is_presentational(tag, &attr) {
                 continue;
@@ -411,7 +413,7 @@ impl Converter<'_> {
                     .map(|d| vec![d.clone(), ("margin-bottom".to_string(), d.1)])
                     .ok_or("unparsed-value"),
                 "align" if tag == "table" => rules::table_align(&value).ok_or("unparsed-value"),
-                "align" if tag == "img" => self.image_align(el, &value),
+                "align" if tag == "img" => self.image_align(hspace.as_deref(), &value),
                 "align" if tag.starts_with('h') && tag.len() == 2 && tag != "hr" => {
                     rules::heading_align(&value)
                         .map(|d| vec![d])
@@ -519,15 +521,15 @@ impl Converter<'_> {
     /// `align` on an image. Quirks mode adds a 3px gap beside left/right floats through a UA rule
     /// keyed on the attribute (`img[align=left i] { margin-right: 3px }`), which `hspace`
     /// overrides; removing the attribute must keep that gap.
-    fn image_align(&self, el: &Handle, value: &str) -> Result<Vec<Decl>, &'static str> {
+    fn image_align(&self, hspace: Option<&str>, value: &str) -> Result<Vec<Decl>, &'static str> {
         let mut decls = rules::image_align(value).ok_or("unparsed-value")?;
         let side = match value.trim().to_ascii_lowercase().as_str() {
             "left" => "margin-right",
             "right" => "margin-left",
             _ => return Ok(decls),
         };
-        match edit::attr(el, "hspace") {
-            Some(h) if rules::px("margin-left", &h).is_none() => Err("hspace-unparsed"),
+        match hspace {
+            Some(h) if rules::px("margin-left", h).is_none() => Err("hspace-unparsed"),
             Some(_) => Ok(decls),
             None if self.quirks => {
                 decls.insert(0, (side.to_string(), "3px".to_string()));
