@@ -112,6 +112,7 @@ fn convert_directory_for_inspection() {
     );
     let (mut hb, mut ha, mut db, mut da) = (0, 0, 0, 0);
     let mut left = std::collections::BTreeMap::<String, usize>::new();
+    let mut text_images = Vec::new();
     for (rel, original, encoding, page) in &pages {
         let html = if !page.changed {
             original.clone()
@@ -129,6 +130,18 @@ fn convert_directory_for_inspection() {
         }
         for (c, r) in &page.left_as_is {
             *left.entry(format!("{c}:{r}")).or_default() += 1;
+        }
+        let decoded = charset::decode(original);
+        let audit = webdiet::markup::audit::text_images(&decoded.text, &Default::default());
+        let dir = Path::new(rel).parent().unwrap_or(Path::new(""));
+        for image in audit {
+            let bytes = fs::metadata(input.join(dir).join(&image.src))
+                .map(|m| m.len())
+                .ok();
+            text_images.push(serde_json::json!({
+                "page": rel, "src": image.src, "alt": image.alt,
+                "width": image.width, "height": image.height, "bytes": bytes,
+            }));
         }
         hb += original.len();
         ha += html.len();
@@ -149,6 +162,7 @@ fn convert_directory_for_inspection() {
     summary.insert("html_deflated_after".into(), da.into());
     summary.insert("css_bytes".into(), sheet.css.len().into());
     summary.insert("css_deflated".into(), deflated(sheet.css.as_bytes()).into());
+    summary.insert("text_images".into(), text_images.into());
     summary.insert("pages".into(), per_page.into());
     fs::write(
         output.join("markup-summary.json"),

@@ -6,6 +6,7 @@
 //! names the classes for the whole site and produces the minified sheet; [`SiteSheet::page_html`]
 //! then gives each page's final HTML. See `docs/markup.md` for the mapping table.
 
+pub mod audit;
 mod color;
 mod convert;
 pub mod rules;
