@@ -175,21 +175,22 @@ pub fn serialize(dom: &RcDom, source: &str) -> String {
             }
         }
     }
-    let all_html = edit::elements(&dom.document).iter().all(edit::is_html);
-    let text = if all_html {
+    if edit::elements(&dom.document).iter().all(edit::is_html) {
         let mut out = String::with_capacity(source.len());
         for child in dom.document.children.borrow().iter() {
-            write_node(child, &mut out, false);
+            match (&child.data, original_doctype(source)) {
+                (NodeData::Doctype { .. }, Some(doctype)) => out.push_str(doctype),
+                _ => write_node(child, &mut out, false),
+            }
         }
-        out
-    } else {
-        // SVG/MathML need namespace prefixes on attributes: leave those pages to html5ever.
-        let mut out = Vec::new();
-        let handle: SerializableHandle = dom.document.clone().into();
-        // Writing to a Vec cannot fail.
-        let _ = html5ever_serialize(&mut out, &handle, SerializeOpts::default());
-        String::from_utf8_lossy(&out).into_owned()
-    };
+        return out;
+    }
+    // SVG/MathML need namespace prefixes on attributes: leave those pages to html5ever.
+    let mut out = Vec::new();
+    let handle: SerializableHandle = dom.document.clone().into();
+    // Writing to a Vec cannot fail.
+    let _ = html5ever_serialize(&mut out, &handle, SerializeOpts::default());
+    let text = String::from_utf8_lossy(&out).into_owned();
     let has_doctype = dom
         .document
         .children
