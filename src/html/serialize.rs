@@ -29,36 +29,12 @@ const RAW_TEXT: &[&str] = &[
 /// An attribute value that may go without quotes (HTML's unquoted attribute value syntax).
 fn unquotable(value: &str) -> bool {
     !value.is_empty()
-        && value.bytes().all(|b| {
-            b.is_ascii_alphanumeric()
-                || matches!(
-                    b,
-                    b'-' | b'.'
-                        | b'_'
-                        | b':'
-                        | b'/'
-                        | b'#'
-                        | b'%'
-                        | b'+'
-                        | b','
-                        | b';'
-                        | b'?'
-                        | b'!'
-                        | b'@'
-                        | b'~'
-                        | b'('
-                        | b')'
-                        | b'*'
-                        | b'$'
-                        | b'['
-                        | b']'
-                        | b'{'
-                        | b'}'
-                        | b'|'
-                        | b'^'
-                )
-        })
         && !value.ends_with('/')
+        && value.chars().all(|c| {
+            c.is_ascii_alphanumeric()
+                || "-._:/#%+,;?!@~()*$[]{}|^".contains(c)
+                || (!c.is_ascii() && !c.is_whitespace() && c != '\u{a0}')
+        })
 }
 
 /// The HTML standard's serialization algorithm, except that attribute values that need no

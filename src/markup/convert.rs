@@ -442,6 +442,11 @@ impl Converter<'_> {
                 "align" if cell || part || matches!(tag, "p" | "div") => rules::block_align(&value)
                     .map(|d| vec![d])
                     .ok_or("unparsed-value"),
+                // Not a CSS value: Chromium ignores it (checked against no attribute and
+                // against `middle`), so it goes without a declaration.
+                "valign" if (cell || part) && value.trim().eq_ignore_ascii_case("center") => {
+                    Ok(Vec::new())
+                }
                 "valign" if cell || part => rules::valign(&value)
                     .map(|d| vec![d])
                     .ok_or("unparsed-value"),
