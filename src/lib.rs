@@ -13,6 +13,7 @@ pub mod error;
 pub mod html;
 pub mod image;
 pub mod inventory;
+pub mod markup;
 pub mod replay;
 pub mod report;
 pub mod rewrite;

@@ -8,6 +8,8 @@
 use cssparser::{Parser, ParserInput, Token};
 use serde::Serialize;
 
+pub mod sheet;
+
 /// What kind of CSS reference it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]

@@ -8,10 +8,15 @@ use std::default::Default;
 
 use html5ever::tendril::TendrilSink;
 use html5ever::{parse_document, ParseOpts};
-use markup5ever_rcdom::{Handle, NodeData, RcDom};
+use markup5ever_rcdom::NodeData;
 use serde::Serialize;
 
 use crate::css::{self, CssRefKind};
+
+pub mod edit;
+pub mod serialize;
+
+pub use markup5ever_rcdom::{Handle, RcDom};
 
 /// What kind of reference it is, named after where it was written.
 #[derive(
@@ -113,6 +118,11 @@ pub struct PageRefs {
 /// Parses a page.
 pub fn parse(text: &str) -> RcDom {
     parse_document(RcDom::default(), ParseOpts::default()).one(text)
+}
+
+/// Whether the parsed page renders in (full) quirks mode.
+pub fn is_quirks(dom: &RcDom) -> bool {
+    dom.quirks_mode.get() == html5ever::tree_builder::QuirksMode::Quirks
 }
 
 /// Parses a page and lists its references.

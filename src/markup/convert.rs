@@ -1,0 +1,661 @@
+//! Converts one page: walks the DOM once, turns every construct it is sure of into CSS
+//! declarations attached to an element, and records what it left and why.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
+
+use crate::css::sheet;
+use crate::html::{self, edit, Handle, RcDom};
+
+use super::rules::{self, Decl};
+use super::{
+    fill_slots, rule_css, to_root, CssMode, MarkupOptions, PageMarkup, SELF, SLOT_CLOSE, SLOT_OPEN,
+};
+
+/// Elements that are presentational constructs in themselves.
+const ELEMENTS: &[&str] = &[
+    "font", "basefont", "center", "u", "s", "strike", "big", "tt", "nobr",
+];
+
+/// Whether `attr` on `tag` is a presentational attribute (one with a CSS equivalent).
+fn is_presentational(tag: &str, attr: &str) -> bool {
+    let cell = matches!(tag, "td" | "th");
+    let part = matches!(tag, "tr" | "thead" | "tbody" | "tfoot");
+    let heading = matches!(tag, "h1" | "h2" | "h3" | "h4" | "h5" | "h6");
+    match attr {
+        "bgcolor" => tag != "font" && tag != "basefont",
+        "background" => tag == "body" || tag == "table" || cell || part,
+        "text" | "link" | "vlink" | "alink" | "marginwidth" | "marginheight" | "leftmargin"
+        | "topmargin" => tag == "body",
+        "align" => {
+            heading
+                || cell
+                || part
+                || matches!(
+                    tag,
+                    "p" | "div"
+                        | "table"
+                        | "caption"
+                        | "img"
+                        | "hr"
+                        | "input"
+                        | "object"
+                        | "legend"
+                        | "col"
+                        | "colgroup"
+                        | "iframe"
+                        | "applet"
+                        | "embed"
+                )
+        }
+        "valign" => cell || part || matches!(tag, "col" | "colgroup"),
+        "width" => cell || matches!(tag, "table" | "col" | "colgroup" | "hr" | "pre"),
+        "height" => cell || matches!(tag, "table" | "tr"),
+        "border" => matches!(tag, "img" | "table" | "object"),
+        "hspace" | "vspace" => matches!(tag, "img" | "object" | "applet" | "embed" | "iframe"),
+        "nowrap" => cell,
+        "clear" => tag == "br",
+        "cellpadding" | "cellspacing" => tag == "table",
+        "size" | "noshade" | "color" => tag == "hr",
+        "bordercolor" => tag == "table" || cell || tag == "tr",
+        _ => false,
+    }
+}
+
+/// Whether an `<img>` looks like a spacer GIF (audited, not converted yet).
+fn is_spacer(el: &Handle) -> bool {
+    let Some(src) = edit::attr(el, "src") else {
+        return false;
+    };
+    let file = src.rsplit('/').next().unwrap_or("").to_ascii_lowercase();
+    let stem = file.split('.').next().unwrap_or("");
+    (edit::attr(el, "width").is_some() || edit::attr(el, "height").is_some())
+        && [
+            "spacer", "space", "blank", "pixel", "clear", "1x1", "trans", "shim",
+        ]
+        .iter()
+        .any(|s| stem.contains(s))
+}
+
+/// Presentational constructs in a parsed page, by name.
+pub fn count(dom: &RcDom) -> BTreeMap<String, usize> {
+    let mut counts = BTreeMap::new();
+    for el in edit::elements(&dom.document) {
+        if !edit::is_html(&el) {
+            continue;
+        }
+        let tag = edit::tag(&el).unwrap_or("").to_string();
+        if ELEMENTS.contains(&tag.as_str()) {
+            *counts.entry(tag.clone()).or_insert(0) += 1;
+            continue;
+        }
+        for a in edit::attr_names(&el) {
+            if is_presentational(&tag, &a) {
+                *counts.entry(a).or_insert(0) += 1;
+            }
+        }
+        if tag == "img" && is_spacer(&el) {
+            *counts.entry("spacer-gif".to_string()).or_insert(0) += 1;
+        }
+    }
+    counts
+}
+
+/// CSS attached to one element: its own declarations and rules under it (`:link`…).
+#[derive(Default, Clone)]
+struct Style {
+    own: Vec<Decl>,
+    nested: Vec<(String, Vec<Decl>)>,
+}
+
+impl Style {
+    fn set(&mut self, (p, v): Decl) {
+        self.own.retain(|(q, _)| *q != p);
+        self.own.push((p, v));
+    }
+
+    fn is_empty(&self) -> bool {
+        self.own.is_empty() && self.nested.is_empty()
+    }
+
+    fn block(decls: &[Decl]) -> String {
+        let mut sorted = decls.to_vec();
+        sorted.sort();
+        sorted
+            .iter()
+            .map(|(p, v)| format!("{p}:{v}"))
+            .collect::<Vec<_>>()
+            .join(";")
+    }
+
+    /// The rule key: CSS with `\u{1}` for the class selector.
+    fn key(&self) -> String {
+        let mut key = String::new();
+        if !self.own.is_empty() {
+            key.push_str(&format!("{SELF}{{{}}}", Self::block(&self.own)));
+        }
+        for (suffix, decls) in &self.nested {
+            key.push_str(&format!("{SELF}{suffix}{{{}}}", Self::block(decls)));
+        }
+        key
+    }
+}
+
+struct Converter<'a> {
+    opts: &'a MarkupOptions,
+    quirks: bool,
+    has_base: bool,
+    styles: Vec<(Handle, Style)>,
+    /// Tables whose `border` became CSS: their cells need the inset cell border.
+    bordered: Vec<Handle>,
+    left: Vec<(String, String)>,
+    changed: bool,
+}
+
+/// Rewrites one page. Never fails: a page it cannot handle comes back unchanged, with every
+/// construct listed in `left_as_is`.
+pub fn convert_page(text: &str, opts: &MarkupOptions) -> PageMarkup {
+    let dom = html::parse(text);
+    let constructs_before = count(&dom);
+    let unchanged = |reason: &str| PageMarkup {
+        html: text.to_string(),
+        changed: false,
+        rules: Vec::new(),
+        constructs_after: constructs_before.clone(),
+        left_as_is: constructs_before
+            .iter()
+            .flat_map(|(c, n)| std::iter::repeat_n((c.clone(), reason.to_string()), *n))
+            .collect(),
+        constructs_before: constructs_before.clone(),
+    };
+    if constructs_before.is_empty() {
+        return unchanged("none");
+    }
+    if text.contains([SLOT_OPEN, SLOT_CLOSE, SELF]) {
+        return unchanged("private-use-characters");
+    }
+    if has_author_css(&dom) {
+        // Author rules beat presentational hints whatever their specificity; classes would
+        // change that order.
+        return unchanged("author-css");
+    }
+    let mut c = Converter {
+        opts,
+        quirks: html::is_quirks(&dom),
+        has_base: edit::find(&dom.document, "base").is_some(),
+        styles: Vec::new(),
+        bordered: Vec::new(),
+        left: Vec::new(),
+        changed: false,
+    };
+    let mut body_text_color = None;
+    for el in edit::elements(&dom.document) {
+        if !edit::is_html(&el) {
+            continue;
+        }
+        let tag = edit::tag(&el).unwrap_or("").to_string();
+        match tag.as_str() {
+            "font" => c.font(&el),
+            "basefont" => {
+                // Chromium (like the standard) gives <basefont> no rendering at all.
+                edit::remove(&el);
+                c.changed = true;
+            }
+            "center" | "u" | "s" | "strike" | "tt" | "big" | "nobr" => c.phrase(&el, &tag),
+            _ => {
+                let color = c.attributes(&el, &tag);
+                if tag == "body" && body_text_color.is_none() {
+                    body_text_color = color;
+                }
+            }
+        }
+    }
+    // Quirks mode: tables take their colour from the body `text` attribute, not from their
+    // parent (Chromium's `color: -internal-quirk-inherit`); once `text` is CSS, say it outright.
+    if let (true, Some(color)) = (c.quirks, body_text_color) {
+        for table in edit::elements(&dom.document) {
+            if edit::tag(&table) == Some("table") && edit::is_html(&table) {
+                c.add(&table, vec![("color".to_string(), color.clone())]);
+            }
+        }
+    }
+    c.cellpadding(&dom);
+    if !c.changed && c.styles.iter().all(|(_, s)| s.is_empty()) {
+        let mut page = unchanged("not-converted");
+        page.left_as_is = c.left;
+        return page;
+    }
+    let rules = c.attach(&dom);
+    let constructs_after = count(&dom);
+    let html = html::serialize::serialize(&dom, text);
+    let html = if opts.css == CssMode::PerPage {
+        let names = sheet::class_names(&rules.iter().cloned().collect());
+        fill_slots(&html, &rules, &names)
+    } else {
+        html
+    };
+    PageMarkup {
+        html,
+        changed: true,
+        rules,
+        constructs_before,
+        constructs_after,
+        left_as_is: c.left,
+    }
+}
+
+fn has_author_css(dom: &RcDom) -> bool {
+    edit::elements(&dom.document)
+        .iter()
+        .any(|el| match edit::tag(el) {
+            Some("style") => true,
+            Some("link") => edit::attr(el, "rel").is_some_and(|r| {
+                r.to_ascii_lowercase()
+                    .split_ascii_whitespace()
+                    .any(|w| w == "stylesheet")
+            }),
+            _ => false,
+        })
+}
+
+impl Converter<'_> {
+    fn add(&mut self, el: &Handle, decls: Vec<Decl>) {
+        if let Some((_, s)) = self.styles.iter_mut().find(|(e, _)| Rc::ptr_eq(e, el)) {
+            for d in decls {
+                s.set(d);
+            }
+        } else {
+            let mut s = Style::default();
+            for d in decls {
+                s.set(d);
+            }
+            self.styles.push((el.clone(), s));
+        }
+        self.changed = true;
+    }
+
+    fn leave(&mut self, construct: &str, reason: &str) {
+        self.left.push((construct.to_string(), reason.to_string()));
+    }
+
+    fn font(&mut self, el: &Handle) {
+        let mut decls = Vec::new();
+        if let Some(face) = edit::attr(el, "face").filter(|f| !f.is_empty()) {
+            match rules::font_face(&face) {
+                Some(d) => decls.push(d),
+                None => return self.leave("font", "font-face-unsafe"),
+            }
+        }
+        if let Some(size) = edit::attr(el, "size") {
+            if let Some(Some(d)) = rules::font_size(&size) {
+                decls.push(d);
+            }
+        }
+        if let Some(color) = edit::attr(el, "color") {
+            if let Some(d) = rules::color("color", &color) {
+                decls.push(d);
+            }
+        }
+        for a in ["face", "size", "color"] {
+            edit::remove_attr(el, a);
+        }
+        self.changed = true;
+        if edit::attr_names(el).is_empty() && decls.is_empty() {
+            edit::unwrap(el);
+            return;
+        }
+        let span = edit::rename(el, "span");
+        if !decls.is_empty() {
+            self.add(&span, decls);
+        }
+    }
+
+    fn phrase(&mut self, el: &Handle, tag: &str) {
+        if tag != "center" && !self.opts.phrase_elements {
+            return self.leave(tag, "phrase-elements-off");
+        }
+        if let Some((new_tag, decls)) = rules::element_style(tag) {
+            let new = edit::rename(el, new_tag);
+            self.add(&new, decls);
+        }
+    }
+
+    /// A `background` attribute as a `background-image` value for where the CSS goes.
+    fn background(&self, value: &str) -> Result<Option<String>, &'static str> {
+        let v = value.trim();
+        if v.is_empty() {
+            return Ok(None);
+        }
+        if self.opts.css != CssMode::SiteSheet {
+            return Ok(Some(rules::url(v)));
+        }
+        if self.has_base {
+            return Err("base-href");
+        }
+        let scheme = v.find(':').is_some_and(|i| {
+            v[..i]
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c))
+        });
+        if scheme || v.starts_with('/') {
+            return Ok(Some(rules::url(v)));
+        }
+        // Rebase from the page's directory to the site root, where the sheet lives.
+        let mut parts: Vec<&str> = self.opts.page_path.split('/').collect();
+        parts.pop();
+        for seg in v.split('/') {
+            match seg {
+                "." => {}
+                ".." => {
+                    if parts.pop().is_none() {
+                        return Err("url-outside-site");
+                    }
+                }
+                s => parts.push(s),
+            }
+        }
+        Ok(Some(rules::url(&parts.join("/"))))
+    }
+
+    /// Presentational attributes of any other element. Returns the body `text` colour.
+    fn attributes(&mut self, el: &Handle, tag: &str) -> Option<String> {
+        let mut decls: Vec<Decl> = Vec::new();
+        let mut nested: Vec<(String, Vec<Decl>)> = Vec::new();
+        let mut text_color = None;
+        // Read before the loop removes converted attributes.
+        let hspace = edit::attr(el, "hspace");
+        for attr in edit::attr_names(el) {
+            if !is_presentational(tag, &attr) {
+                continue;
+            }
+            let value = edit::attr(el, &attr).unwrap_or_default();
+            let cell = matches!(tag, "td" | "th");
+            let part = matches!(tag, "tr" | "thead" | "tbody" | "tfoot");
+            let table_like = tag == "table" || cell || part;
+            // Ok(decls) → converted, attribute removed; Err(reason) → left as is.
+            let result: Result<Vec<Decl>, &str> = match attr.as_str() {
+                "bgcolor" if tag == "body" || table_like => {
+                    Ok(rules::color("background-color", &value)
+                        .into_iter()
+                        .collect())
+                }
+                "background" => match self.background(&value) {
+                    Ok(v) => Ok(v
+                        .map(|u| ("background-image".to_string(), u))
+                        .into_iter()
+                        .collect()),
+                    Err(r) => Err(r),
+                },
+                "text" => {
+                    let d: Vec<Decl> = rules::color("color", &value).into_iter().collect();
+                    text_color = d.first().map(|(_, v)| v.clone());
+                    Ok(d)
+                }
+                "link" | "vlink" | "alink" => {
+                    if self.opts.css == CssMode::InlineStyle {
+                        Err("needs-selector")
+                    } else {
+                        let suffix = match attr.as_str() {
+                            "link" => " :link",
+                            "vlink" => " :visited",
+                            _ => " :link:active",
+                        };
+                        if let Some(d) = rules::color("color", &value) {
+                            nested.push((suffix.to_string(), vec![d]));
+                        }
+                        Ok(Vec::new())
+                    }
+                }
+                "marginwidth" | "leftmargin" => rules::px("margin-left", &value)
+                    .map(|d| vec![d.clone(), ("margin-right".to_string(), d.1)])
+                    .ok_or("unparsed-value"),
+                "marginheight" | "topmargin" => rules::px("margin-top", &value)
+                    .map(|d| vec![d.clone(), ("margin-bottom".to_string(), d.1)])
+                    .ok_or("unparsed-value"),
+                "align" if tag == "table" => rules::table_align(&value).ok_or("unparsed-value"),
+                "align" if tag == "img" => self.image_align(hspace.as_deref(), &value),
+                "align" if tag.starts_with('h') && tag.len() == 2 && tag != "hr" => {
+                    rules::heading_align(&value)
+                        .map(|d| vec![d])
+                        .ok_or("unparsed-value")
+                }
+                "align" if tag == "hr" => rules::hr_align(&value).ok_or("unparsed-value"),
+                "width" if tag == "hr" => rules::length("width", &value)
+                    .map(|d| vec![d])
+                    .ok_or("unparsed-value"),
+                "size" => match rules::px("height", &value) {
+                    Some(_) => {
+                        let n: u32 = value.trim().parse().unwrap_or(0);
+                        if n >= 2 {
+                            Ok(vec![("height".to_string(), rules::px_text(n - 2))])
+                        } else {
+                            Err("hr-size-below-2")
+                        }
+                    }
+                    None => Err("unparsed-value"),
+                },
+                "noshade" if edit::attr(el, "color").is_none() => Ok(vec![
+                    ("border-style".to_string(), "solid".to_string()),
+                    ("border-color".to_string(), "gray".to_string()),
+                    ("background-color".to_string(), "gray".to_string()),
+                ]),
+                "align" if cell || part || matches!(tag, "p" | "div") => rules::block_align(&value)
+                    .map(|d| vec![d])
+                    .ok_or("unparsed-value"),
+                // Not a CSS value: Chromium ignores it (checked against no attribute and
+                // against `middle`), so it goes without a declaration.
+                "valign" if (cell || part) && value.trim().eq_ignore_ascii_case("center") => {
+                    Ok(Vec::new())
+                }
+                "valign" if cell || part => rules::valign(&value)
+                    .map(|d| vec![d])
+                    .ok_or("unparsed-value"),
+                "width" if tag == "table" || cell => rules::length("width", &value)
+                    .map(|d| vec![d])
+                    .ok_or("unparsed-value"),
+                "height" if tag == "table" || cell || tag == "tr" => {
+                    rules::length("height", &value)
+                        .map(|d| vec![d])
+                        .ok_or("unparsed-value")
+                }
+                "border" if tag == "img" => match rules::px("border-width", &value) {
+                    Some((_, v)) if v == "0" => Ok(Vec::new()),
+                    Some((_, v)) => Ok(vec![("border".to_string(), format!("{v} solid"))]),
+                    None => Err("unparsed-value"),
+                },
+                "border" if tag == "table" => match rules::px("border-width", &value) {
+                    Some((_, v)) if v == "0" => Ok(Vec::new()),
+                    _ if ["frame", "rules", "bordercolor"]
+                        .iter()
+                        .any(|a| edit::attr(el, a).is_some()) =>
+                    {
+                        Err("table-frame-rules-bordercolor")
+                    }
+                    // Chromium: outset border on the table, 1px inset on each of its cells.
+                    Some((_, v)) => {
+                        self.bordered.push(el.clone());
+                        Ok(vec![
+                            ("border-width".to_string(), v),
+                            ("border-style".to_string(), "outset".to_string()),
+                        ])
+                    }
+                    None => Err("unparsed-value"),
+                },
+                "hspace" if tag == "img" => rules::px("margin-left", &value)
+                    .map(|d| vec![d.clone(), ("margin-right".to_string(), d.1)])
+                    .ok_or("unparsed-value"),
+                "vspace" if tag == "img" => rules::px("margin-top", &value)
+                    .map(|d| vec![d.clone(), ("margin-bottom".to_string(), d.1)])
+                    .ok_or("unparsed-value"),
+                "nowrap" if edit::attr(el, "width").is_some() => Err("nowrap-with-width-quirk"),
+                "nowrap" => Ok(vec![("white-space".to_string(), "nowrap".to_string())]),
+                "clear" => rules::clear(&value)
+                    .map(|d| vec![d])
+                    .ok_or("unparsed-value"),
+                "cellspacing" => rules::px("border-spacing", &value)
+                    .map(|d| vec![d])
+                    .ok_or("unparsed-value"),
+                // Applied to the cells in a second pass.
+                "cellpadding" => continue,
+                _ => Err("no-verified-mapping"),
+            };
+            match result {
+                Ok(d) => {
+                    edit::remove_attr(el, &attr);
+                    self.changed = true;
+                    decls.extend(d);
+                }
+                Err(reason) => self.leave(&attr, reason),
+            }
+        }
+        if !decls.is_empty() {
+            self.add(el, decls);
+        }
+        if !nested.is_empty() {
+            self.add(el, Vec::new());
+            if let Some((_, s)) = self.styles.iter_mut().find(|(e, _)| Rc::ptr_eq(e, el)) {
+                s.nested.extend(nested);
+            }
+        }
+        if tag == "img" && is_spacer(el) {
+            self.leave("spacer-gif", "spacer-gif-not-converted");
+        }
+        text_color
+    }
+
+    /// `align` on an image. Quirks mode adds a 3px gap beside left/right floats through a UA rule
+    /// keyed on the attribute (`img[align=left i] { margin-right: 3px }`), which `hspace`
+    /// overrides; removing the attribute must keep that gap.
+    fn image_align(&self, hspace: Option<&str>, value: &str) -> Result<Vec<Decl>, &'static str> {
+        let mut decls = rules::image_align(value).ok_or("unparsed-value")?;
+        let side = match value.trim().to_ascii_lowercase().as_str() {
+            "left" => "margin-right",
+            "right" => "margin-left",
+            _ => return Ok(decls),
+        };
+        match hspace {
+            Some(h) if rules::px("margin-left", h).is_none() => Err("hspace-unparsed"),
+            Some(_) => Ok(decls),
+            None if self.quirks => {
+                decls.insert(0, (side.to_string(), "3px".to_string()));
+                Ok(decls)
+            }
+            None => Ok(decls),
+        }
+    }
+
+    /// `cellpadding` becomes `padding` on each cell whose nearest table is this one.
+    fn cellpadding(&mut self, dom: &RcDom) {
+        let mut padded: Vec<(Handle, Decl)> = Vec::new();
+        for el in edit::elements(&dom.document) {
+            if edit::tag(&el) != Some("table") || !edit::is_html(&el) {
+                continue;
+            }
+            let Some(value) = edit::attr(&el, "cellpadding") else {
+                continue;
+            };
+            match rules::px("padding", &value) {
+                Some(d) => padded.push((el, d)),
+                None => self.leave("cellpadding", "unparsed-value"),
+            }
+        }
+        for (table, decl) in padded {
+            self.add_to_cells(&table, vec![decl]);
+            edit::remove_attr(&table, "cellpadding");
+            self.changed = true;
+        }
+        let cell_border = vec![
+            ("border-width".to_string(), "1px".to_string()),
+            ("border-style".to_string(), "inset".to_string()),
+            ("border-color".to_string(), "inherit".to_string()),
+        ];
+        for table in std::mem::take(&mut self.bordered) {
+            self.add_to_cells(&table, cell_border.clone());
+        }
+    }
+
+    fn add_to_cells(&mut self, table: &Handle, decls: Vec<Decl>) {
+        for cell in edit::elements(table) {
+            if matches!(edit::tag(&cell), Some("td" | "th"))
+                && nearest_table(&cell).is_some_and(|t| Rc::ptr_eq(&t, table))
+            {
+                self.add(&cell, decls.clone());
+            }
+        }
+    }
+
+    /// Puts the CSS where the options say; returns the page's sorted rule keys.
+    fn attach(&mut self, dom: &RcDom) -> Vec<String> {
+        let keys: BTreeSet<String> = self
+            .styles
+            .iter()
+            .filter(|(_, s)| !s.is_empty())
+            .map(|(_, s)| s.key())
+            .collect();
+        let rules: Vec<String> = keys.into_iter().collect();
+        let head = edit::find(&dom.document, "head");
+        for (el, style) in &self.styles {
+            if style.is_empty() {
+                continue;
+            }
+            match self.opts.css {
+                CssMode::InlineStyle => {
+                    let mut text = Style::block(&style.own);
+                    if let Some(old) = edit::attr(el, "style") {
+                        text = format!("{text};{old}");
+                    }
+                    edit::set_attr(el, "style", &text);
+                }
+                CssMode::SiteSheet | CssMode::PerPage => {
+                    let i = rules.binary_search(&style.key()).unwrap_or(0);
+                    let slot = format!("{SLOT_OPEN}{i}{SLOT_CLOSE}");
+                    let class = match edit::attr(el, "class") {
+                        Some(old) if !old.trim().is_empty() => format!("{old} {slot}"),
+                        _ => slot,
+                    };
+                    edit::set_attr(el, "class", &class);
+                }
+            }
+        }
+        if let Some(head) = head {
+            match self.opts.css {
+                CssMode::SiteSheet if !rules.is_empty() => {
+                    let href = format!("{}{}", to_root(&self.opts.page_path), self.opts.sheet_name);
+                    edit::append(
+                        &head,
+                        edit::new_element("link", &[("rel", "stylesheet"), ("href", &href)]),
+                    );
+                }
+                CssMode::PerPage if !rules.is_empty() => {
+                    let names = sheet::class_names(&rules.iter().cloned().collect());
+                    let css: String = rules
+                        .iter()
+                        .map(|k| rule_css(k, &names[k]))
+                        .collect::<Vec<_>>()
+                        .join("\n");
+                    let css = sheet::minify(&css).unwrap_or(css);
+                    let style = edit::new_element("style", &[]);
+                    edit::append_text(&style, &css);
+                    edit::append(&head, style);
+                }
+                _ => {}
+            }
+        }
+        if self.opts.css == CssMode::InlineStyle {
+            Vec::new()
+        } else {
+            rules
+        }
+    }
+}
+
+fn nearest_table(el: &Handle) -> Option<Handle> {
+    let mut cur = edit::parent(el);
+    while let Some(node) = cur {
+        if edit::tag(&node) == Some("table") {
+            return Some(node);
+        }
+        cur = edit::parent(&node);
+    }
+    None
+}

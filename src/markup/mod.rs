@@ -1,0 +1,164 @@
+//! Presentational HTML 3.2/4 markup → CSS: `<font>`, `<center>`, `bgcolor`, `align` and friends
+//! become classes in one site-wide style sheet (or a per-page `<style>`, or `style` attributes),
+//! converted only where Chromium renders the result identically, quirks mode included.
+//!
+//! [`convert_page`] rewrites one page and says what it converted and what it left; [`build_sheet`]
+//! names the classes for the whole site and produces the minified sheet; [`SiteSheet::page_html`]
+//! then gives each page's final HTML. See `docs/markup.md` for the mapping table.
+
+pub mod audit;
+mod color;
+mod convert;
+pub mod rules;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+pub use color::parse_legacy_color;
+pub use convert::convert_page;
+
+use crate::css::sheet;
+
+/// Where the generated CSS goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CssMode {
+    /// One shared sheet at the site root, linked from every changed page.
+    SiteSheet,
+    /// A `<style>` block in each changed page.
+    PerPage,
+    /// `style=""` attributes (rules that need a selector, such as body `link` colours, are then
+    /// left as attributes).
+    InlineStyle,
+}
+
+/// Options of the markup stage.
+#[derive(Debug, Clone)]
+pub struct MarkupOptions {
+    /// Where the CSS goes. Default: [`CssMode::SiteSheet`].
+    pub css: CssMode,
+    /// File name of the shared sheet at the site root. Default: `webdiet.css`.
+    pub sheet_name: String,
+    /// The page's path relative to the site root, `/`-separated (used for the sheet link and to
+    /// rebase `background` URLs into the shared sheet). Default: `index.html`.
+    pub page_path: String,
+    /// Turn `u`, `s`, `strike`, `tt`, `big` and `nobr` into classed spans, although each one
+    /// grows by a few bytes. Default: true.
+    pub phrase_elements: bool,
+}
+
+impl Default for MarkupOptions {
+    fn default() -> Self {
+        MarkupOptions {
+            css: CssMode::SiteSheet,
+            sheet_name: "webdiet.css".to_string(),
+            page_path: "index.html".to_string(),
+            phrase_elements: true,
+        }
+    }
+}
+
+/// Marks where a class name goes in [`PageMarkup::html`] in site-sheet mode.
+pub(crate) const SLOT_OPEN: char = '\u{E000}';
+pub(crate) const SLOT_CLOSE: char = '\u{E001}';
+/// Stands for the class selector inside a rule key.
+pub(crate) const SELF: char = '\u{1}';
+
+/// The result of converting one page.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct PageMarkup {
+    /// The rewritten page. In site-sheet mode class names are still slots that
+    /// [`SiteSheet::page_html`] fills in; in the other modes it is final. Equal to the input when
+    /// nothing was converted (the page is then not re-serialized at all).
+    pub html: String,
+    /// Whether anything was converted.
+    pub changed: bool,
+    /// The rule blocks this page uses, as keys (`\u{1}` stands for the class selector), sorted.
+    pub rules: Vec<String>,
+    /// Presentational constructs in the input, by name (`font`, `center`, `bgcolor`…).
+    pub constructs_before: BTreeMap<String, usize>,
+    /// The same count on the output.
+    pub constructs_after: BTreeMap<String, usize>,
+    /// Constructs left as they were, with the reason (`font-face-unsafe`, `author-css`…).
+    pub left_as_is: Vec<(String, String)>,
+}
+
+/// The site-wide sheet and its class names.
+#[derive(Debug, Clone, Default)]
+pub struct SiteSheet {
+    /// Minified CSS of the whole sheet.
+    pub css: String,
+    /// Rule key → class name.
+    pub names: BTreeMap<String, String>,
+}
+
+/// CSS text of one rule key under a class name.
+pub(crate) fn rule_css(key: &str, name: &str) -> String {
+    key.replace(SELF, &format!(".{name}"))
+}
+
+/// Names every rule used by `pages` and builds the minified sheet. Names depend only on the set
+/// of rules, never on page order.
+pub fn build_sheet<'a>(
+    pages: impl IntoIterator<Item = &'a PageMarkup>,
+) -> Result<SiteSheet, String> {
+    let keys: BTreeSet<String> = pages
+        .into_iter()
+        .flat_map(|p| p.rules.iter().cloned())
+        .collect();
+    let names = sheet::class_names(&keys);
+    let mut text = String::new();
+    let mut ordered: Vec<(&String, &String)> = names.iter().map(|(k, n)| (n, k)).collect();
+    ordered.sort();
+    for (name, key) in ordered {
+        text.push_str(&rule_css(key, name));
+        text.push('\n');
+    }
+    let css = if text.is_empty() {
+        String::new()
+    } else {
+        sheet::minify(&text)?
+    };
+    Ok(SiteSheet { css, names })
+}
+
+impl SiteSheet {
+    /// The final HTML of a page converted in site-sheet mode.
+    pub fn page_html(&self, page: &PageMarkup) -> String {
+        fill_slots(&page.html, &page.rules, &self.names)
+    }
+}
+
+/// Replaces `\u{E000}N\u{E001}` (index into `rules`) with the rule's class name.
+pub(crate) fn fill_slots(html: &str, rules: &[String], names: &BTreeMap<String, String>) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    while let Some(start) = rest.find(SLOT_OPEN) {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + SLOT_OPEN.len_utf8()..];
+        let Some(end) = after.find(SLOT_CLOSE) else {
+            out.push_str(&rest[start..]);
+            return out;
+        };
+        let name = after[..end]
+            .parse::<usize>()
+            .ok()
+            .and_then(|i| rules.get(i))
+            .and_then(|k| names.get(k))
+            .map(String::as_str)
+            .unwrap_or("");
+        out.push_str(name);
+        rest = &after[end + SLOT_CLOSE.len_utf8()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `a/b/c.html` → `../../` (the way from a page back to the site root).
+pub fn to_root(page_path: &str) -> String {
+    "../".repeat(page_path.matches('/').count())
+}
+
+#[cfg(test)]
+mod tests;

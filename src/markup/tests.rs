@@ -1,0 +1,107 @@
+use super::*;
+
+fn site(text: &str) -> (PageMarkup, String, SiteSheet) {
+    let page = convert_page(text, &MarkupOptions::default());
+    let sheet = build_sheet([&page]).unwrap();
+    let html = sheet.page_html(&page);
+    (page, html, sheet)
+}
+
+#[test]
+fn font_becomes_a_classed_span_and_the_sheet_holds_its_style() {
+    let (page, html, sheet) =
+        site("<html><body><font color=red size=+1 face=Arial>Hi</font></body></html>");
+    assert!(html.contains("<span class="), "{html}");
+    assert!(!html.contains("<font"), "{html}");
+    assert!(
+        html.contains("<link rel=stylesheet href=webdiet.css>"),
+        "{html}"
+    );
+    assert!(sheet.css.contains("font-size:large"), "{}", sheet.css);
+    assert!(sheet.css.contains("font-family:Arial"), "{}", sheet.css);
+    assert_eq!(page.constructs_before.get("font"), Some(&1));
+    assert_eq!(page.constructs_after.get("font"), None);
+}
+
+#[test]
+fn quirks_pages_keep_their_doctype_and_unchanged_pages_their_bytes() {
+    let quirky = "<!DOCTYPE HTML PUBLIC \"-//W3C//DTD HTML 3.2 Final//EN\">\n<center>x</center>";
+    let (_, html, _) = site(quirky);
+    assert!(html.starts_with("<!DOCTYPE HTML PUBLIC \"-//W3C//DTD HTML 3.2 Final//EN\">"));
+    let plain = "<p>Nothing <b>presentational</b> here";
+    assert_eq!(convert_page(plain, &MarkupOptions::default()).html, plain);
+}
+
+#[test]
+fn pre_keeps_its_leading_newline() {
+    let (_, html, _) = site("<center>x</center><pre>\n\nkept</pre>");
+    assert!(
+        html.contains("<pre>\n\nkept</pre>") || html.contains("<pre>\n\n\nkept</pre>"),
+        "{html}"
+    );
+    let again = crate::html::parse(&html);
+    let pre = crate::html::edit::find(&again.document, "pre").unwrap();
+    assert_eq!(crate::html::edit::text_of(&pre), "\nkept");
+}
+
+#[test]
+fn class_names_do_not_depend_on_page_order() {
+    let a = convert_page(
+        "<center>a</center><font color=red>b</font>",
+        &MarkupOptions::default(),
+    );
+    let b = convert_page(
+        "<u>c</u><font color=blue>d</font>",
+        &MarkupOptions::default(),
+    );
+    let one = build_sheet([&a, &b]).unwrap();
+    let two = build_sheet([&b, &a]).unwrap();
+    assert_eq!(one.css, two.css);
+    assert_eq!(one.page_html(&a), two.page_html(&a));
+}
+
+#[test]
+fn pages_with_author_css_are_left_alone_with_a_reason() {
+    let text = "<style>font{color:blue}</style><font color=red>x</font>";
+    let page = convert_page(text, &MarkupOptions::default());
+    assert_eq!(page.html, text);
+    assert_eq!(page.left_as_is, vec![("font".into(), "author-css".into())]);
+}
+
+#[test]
+fn background_urls_are_rebased_to_the_site_root_for_the_shared_sheet() {
+    let opts = MarkupOptions {
+        page_path: "a/b/page.html".into(),
+        ..MarkupOptions::default()
+    };
+    let page = convert_page("<body background=\"../img/bg.gif\">x", &opts);
+    let sheet = build_sheet([&page]).unwrap();
+    assert!(sheet.css.contains("a/img/bg.gif"), "{}", sheet.css);
+    assert!(sheet.page_html(&page).contains("href=../../webdiet.css"));
+}
+
+#[test]
+fn inline_and_per_page_modes_are_final_without_a_site_sheet() {
+    let text = "<body bgcolor=white><center>x</center>";
+    let inline = convert_page(
+        text,
+        &MarkupOptions {
+            css: CssMode::InlineStyle,
+            ..MarkupOptions::default()
+        },
+    );
+    assert!(
+        inline.html.contains("style=text-align:-webkit-center"),
+        "{}",
+        inline.html
+    );
+    let per_page = convert_page(
+        text,
+        &MarkupOptions {
+            css: CssMode::PerPage,
+            ..MarkupOptions::default()
+        },
+    );
+    assert!(per_page.html.contains("<style>"), "{}", per_page.html);
+    assert!(!per_page.html.contains(SLOT_OPEN));
+}
