@@ -1,12 +1,13 @@
 //! Runs one command: wires the stages together and sends the results to the right exporter.
 //! This is the only place that knows the order of the stages for each command.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
 use crate::config::{
-    AnalyzeConfig, Command, Config, ReplayConfig, RewriteConfig, Verbosity, VerifyConfig,
+    AnalyzeConfig, AuditConfig, Command, Config, ReplayConfig, RewriteConfig, Verbosity,
+    VerifyConfig,
 };
 use crate::error::{Error, Result};
 use crate::inventory;
@@ -39,6 +40,7 @@ pub fn run(config: &Config) -> Result<Status> {
     match &config.command {
         Command::Analyze(analyze) => run_analyze(analyze, config),
         Command::Rewrite(cfg) => run_rewrite(cfg, config),
+        Command::Audit(cfg) => run_audit(cfg, config),
         Command::Verify(verify) => run_verify(verify, config),
         Command::Replay(replay) => run_replay(replay, config),
         // The child's exit code is its protocol with the parent (3 = no namespace here), so it
@@ -76,6 +78,59 @@ fn run_rewrite(cfg: &RewriteConfig, config: &Config) -> Result<Status> {
         config,
     ))?;
     Ok(Status::Success)
+}
+
+/// `webdiet audit`: 0 when every budget holds, 1 when one does not.
+fn run_audit(cfg: &AuditConfig, config: &Config) -> Result<Status> {
+    let progress = StageProgress::new(config.verbosity);
+    let report = crate::audit::audit(&cfg.audit, &progress)?;
+    report::json::write(&cfg.out.report_json(), &report)?;
+    print_problems(&report.problems, &cfg.audit.site, config);
+    if config.verbosity != Verbosity::Quiet {
+        print_stdout(&report::summary::audit(&report, &cfg.out, config))?;
+    } else {
+        print_stdout(&report::summary::budgets(&report, config))?;
+    }
+    Ok(if report.budgets.iter().all(|b| b.passed) {
+        Status::Success
+    } else {
+        Status::Failed
+    })
+}
+
+/// Stage progress on stderr: a spinner on a terminal, plain lines otherwise (CI logs), nothing
+/// with `--quiet`.
+struct StageProgress {
+    bar: Option<indicatif::ProgressBar>,
+    quiet: bool,
+}
+
+impl StageProgress {
+    fn new(verbosity: Verbosity) -> Self {
+        let quiet = verbosity == Verbosity::Quiet;
+        let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
+            let bar = indicatif::ProgressBar::new_spinner();
+            bar.enable_steady_tick(std::time::Duration::from_millis(120));
+            bar
+        });
+        StageProgress { bar, quiet }
+    }
+}
+
+impl crate::audit::Progress for StageProgress {
+    fn stage(&self, step: usize, of: usize, what: &str) {
+        match &self.bar {
+            Some(bar) => bar.set_message(format!("[{step}/{of}] {what}")),
+            None if !self.quiet => eprintln!("webdiet: [{step}/{of}] {what}"),
+            None => {}
+        }
+    }
+
+    fn done(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
 }
 
 /// `webdiet verify`: 0 when every page renders identically, 1 when some page differs, went

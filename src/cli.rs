@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::config::{
-    AnalyzeConfig, Command, Config, OutputPaths, ReplayConfig, RewriteConfig, Verbosity,
-    VerifyConfig,
+    AnalyzeConfig, AuditConfig, Command, Config, OutputPaths, ReplayConfig, RewriteConfig,
+    Verbosity, VerifyConfig,
 };
 use crate::error::{Error, Result};
 use crate::inventory::AnalyzeOptions;
@@ -75,11 +75,19 @@ enum Sub {
     #[command(name = "__replay-child", hide = true)]
     ReplayChild,
     /// The whole pipeline: analyze, rewrite, replay both versions, write the reports.
+    ///
+    /// Exit codes: 0 every budget holds, 1 some budget failed, 2 usage or fatal error.
     Audit {
         #[command(flatten)]
         site: SiteArgs,
         #[command(flatten)]
         out: OutArgs,
+        #[command(flatten)]
+        image: ImageArgs,
+        #[command(flatten)]
+        replay: ReplayArgs,
+        #[command(flatten)]
+        audit: AuditArgs,
     },
     /// Re-render a report.json as text, Markdown, HTML or JSON.
     Report {
@@ -118,10 +126,84 @@ enum ModeArg {
     PipelinedDeflate,
 }
 
+impl From<ModeArg> for Mode {
+    fn from(mode: ModeArg) -> Mode {
+        match mode {
+            ModeArg::Http10 => Mode::Http10,
+            ModeArg::Persistent => Mode::Persistent,
+            ModeArg::Pipelined => Mode::Pipelined,
+            ModeArg::PipelinedDeflate => Mode::PipelinedDeflate,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum TestArg {
     First,
     Validate,
+}
+
+/// `audit` only: dry run and budgets.
+#[derive(Debug, Args)]
+struct AuditArgs {
+    /// Measure and report what a rewrite would save without keeping the rewritten site.
+    #[arg(long)]
+    dry_run: bool,
+    /// Skip the replay (no packet counts; budgets on bytes, requests and packets then fail).
+    #[arg(long)]
+    no_replay: bool,
+    /// Budget: payload bytes of a first visit to the rewritten site (in the budget mode).
+    #[arg(long, value_name = "BYTES")]
+    max_first_visit_bytes: Option<u64>,
+    /// Budget: requests of a first visit to the rewritten site.
+    #[arg(long, value_name = "N")]
+    max_requests: Option<u64>,
+    /// Budget: packets of a first visit to the rewritten site in MODE (repeatable).
+    #[arg(long, value_name = "MODE=N")]
+    max_packets: Vec<String>,
+    /// Budget: first-visit bytes must drop by at least this many percent.
+    #[arg(long, value_name = "PERCENT")]
+    min_saving_percent: Option<f64>,
+    /// Budget: fail when any image failed its pixel verification.
+    #[arg(long)]
+    no_verify_failures: bool,
+    /// The mode whose first visit the byte and request budgets read [default: pipelined].
+    #[arg(long, value_enum)]
+    budget_mode: Option<ModeArg>,
+}
+
+impl AuditArgs {
+    fn budgets(&self) -> Result<crate::budget::Budgets> {
+        let mut max_packets = std::collections::BTreeMap::new();
+        for spec in &self.max_packets {
+            let parsed = spec.split_once('=').and_then(|(mode, n)| {
+                let mode = <ModeArg as ValueEnum>::from_str(mode.trim(), true).ok()?;
+                Some((mode, n.trim().parse::<u64>().ok()?))
+            });
+            let Some((mode, n)) = parsed else {
+                return Err(Error::Usage {
+                    message: format!(
+                        "--max-packets {spec}: expected MODE=N with MODE one of http10, \
+                         persistent, pipelined, pipelined-deflate"
+                    ),
+                });
+            };
+            max_packets.insert(mode_name(mode), n);
+        }
+        Ok(crate::budget::Budgets {
+            max_first_visit_bytes: self.max_first_visit_bytes,
+            max_requests: self.max_requests,
+            max_packets,
+            min_saving_percent: self.min_saving_percent,
+            no_verify_failures: self.no_verify_failures,
+            budget_mode: self.budget_mode.map(mode_name),
+        })
+    }
+}
+
+/// A mode's name as the report spells it (`pipelined-deflate`).
+fn mode_name(mode: ModeArg) -> String {
+    Mode::from(mode).as_str().to_string()
 }
 
 #[derive(Debug, Args)]
@@ -186,14 +268,7 @@ impl ReplayArgs {
         if !self.modes.is_empty() {
             opts.modes = Mode::ALL
                 .into_iter()
-                .filter(|m| {
-                    self.modes.contains(&match m {
-                        Mode::Http10 => ModeArg::Http10,
-                        Mode::Persistent => ModeArg::Persistent,
-                        Mode::Pipelined => ModeArg::Pipelined,
-                        Mode::PipelinedDeflate => ModeArg::PipelinedDeflate,
-                    })
-                })
+                .filter(|m| self.modes.iter().any(|&arg| Mode::from(arg) == *m))
                 .collect();
         }
         if !self.tests.is_empty() {
@@ -349,9 +424,28 @@ impl Cli {
                 }))
             }
             Sub::ReplayChild => Command::ReplayChild,
-            Sub::Audit { site, out } => {
-                OutputPaths::for_site(&site.site, out.out.as_deref())?;
-                Command::Pending { command: "audit" }
+            Sub::Audit {
+                site,
+                out,
+                image,
+                replay,
+                audit,
+            } => {
+                let out = OutputPaths::for_site(&site.site, out.out.as_deref())?;
+                let budgets = crate::budget::load(&site.site)?.overridden_by(audit.budgets()?);
+                Command::Audit(Box::new(AuditConfig {
+                    out: out.clone(),
+                    audit: crate::audit::AuditOptions {
+                        rewrite: image.rewrite_options(&out, site.analyze_options()),
+                        analyze: site.analyze_options(),
+                        site: site.site,
+                        crawl: CrawlOptions::default(),
+                        dry_run: audit.dry_run,
+                        replay: (!audit.no_replay).then(|| replay.options()),
+                        worth: crate::deflate::WorthRule::default(),
+                        budgets,
+                    },
+                }))
             }
             Sub::Report { report, .. } => {
                 if !report.is_file() {

@@ -166,11 +166,19 @@ pub struct ReplayConfig {
     pub replay: crate::replay::ReplayOptions,
 }
 
+/// `webdiet audit`.
+#[derive(Debug, Clone)]
+pub struct AuditConfig {
+    pub out: OutputPaths,
+    pub audit: crate::audit::AuditOptions,
+}
+
 /// What the user asked for, validated.
 #[derive(Debug, Clone)]
 pub enum Command {
     Analyze(AnalyzeConfig),
     Rewrite(RewriteConfig),
+    Audit(Box<AuditConfig>),
     Verify(VerifyConfig),
     Replay(Box<ReplayConfig>),
     /// The hidden namespace child of `replay` (`webdiet __replay-child`).

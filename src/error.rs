@@ -28,6 +28,8 @@ pub enum Error {
     ChromiumMissing { path: PathBuf },
     #[error("{path}: Chromium did not start: {message}")]
     ChromiumFailed { path: PathBuf, message: String },
+    #[error("{message}")]
+    Usage { message: String },
     #[error("`webdiet {command}` is not yet implemented in this version")]
     NotImplemented { command: &'static str },
 }

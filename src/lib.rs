@@ -5,6 +5,8 @@
 //! them for the command line.
 
 pub mod app;
+pub mod audit;
+pub mod budget;
 pub mod cli;
 pub mod config;
 pub mod css;

@@ -3,6 +3,7 @@
 pub mod json;
 mod model;
 pub mod replay;
+pub mod summary;
 pub mod terminal;
 
 pub use model::{

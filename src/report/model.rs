@@ -169,7 +169,8 @@ pub struct BudgetResult {
     /// `max-first-visit-bytes`, `max-packets(pipelined, first)`, …
     pub name: String,
     pub limit: f64,
-    pub actual: f64,
+    /// What was measured; `null` when it could not be (e.g. the replay was skipped).
+    pub actual: Option<f64>,
     pub passed: bool,
 }
 

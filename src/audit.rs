@@ -1,0 +1,137 @@
+//! `webdiet audit`: the whole experiment in one call — crawl and analyze, rewrite, estimate
+//! deflate, replay the original and the rewritten site, check budgets — returning one
+//! [`Report`]. Each step is the stage function of its own module; this file only orders them.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use crate::budget::{self, Budgets};
+use crate::deflate::WorthRule;
+use crate::error::{Error, Result};
+use crate::inventory::{self, AnalyzeOptions};
+use crate::replay::{self, ReplayOptions, ServedSite};
+use crate::report::{CompressionReport, Report};
+use crate::rewrite::{self, RewriteOptions};
+use crate::site::{self, CrawlOptions, Site};
+
+/// Options for [`audit`].
+#[derive(Debug, Clone)]
+pub struct AuditOptions {
+    /// The input site.
+    pub site: PathBuf,
+    pub crawl: CrawlOptions,
+    pub analyze: AnalyzeOptions,
+    /// Where the rewritten site goes (`DIR/site`) and how images are converted.
+    pub rewrite: RewriteOptions,
+    /// Measure and report, but keep no rewritten site (`--dry-run`). Default: `false`.
+    pub dry_run: bool,
+    /// The replay, or `None` to skip it (`--no-replay`). Default: all modes and tests, 5 runs.
+    pub replay: Option<ReplayOptions>,
+    /// The "worth compressing" rule. Default: [`WorthRule::default`].
+    pub worth: WorthRule,
+    /// Limits that make the run fail (exit code 1). Default: none.
+    pub budgets: Budgets,
+}
+
+/// Progress notes for a person: one call per stage.
+pub trait Progress {
+    fn stage(&self, step: usize, of: usize, what: &str);
+    fn done(&self);
+}
+
+/// Runs the whole pipeline.
+pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
+    let steps = if opts.replay.is_some() { 5 } else { 3 };
+    let mut report = Report::new(&opts.site);
+    let mut timed = Timer::default();
+
+    progress.stage(1, steps, "crawling and analyzing");
+    let original = site::crawl(&opts.site, &opts.crawl)?;
+    let inventory = inventory::analyze(&original, &opts.analyze);
+    report.inventory = Some((&inventory).into());
+    timed.lap(&mut report, "analyze");
+
+    progress.stage(2, steps, "rewriting (GIF → PNG/APNG)");
+    let scratch = opts
+        .dry_run
+        .then(|| std::env::temp_dir().join(format!("webdiet-dry-run-{}", std::process::id())));
+    let mut rewrite_opts = opts.rewrite.clone();
+    if let Some(dir) = &scratch {
+        rewrite_opts.out_site = dir.join("site");
+    }
+    let done = rewrite::rewrite(&original, &inventory, &rewrite_opts)?;
+    report.add_rewrite(done, &inventory);
+    report.rewrite.dry_run = opts.dry_run;
+    if opts.dry_run {
+        report.site.rewritten = None;
+    }
+    let rewritten = site::crawl(&rewrite_opts.out_site, &opts.crawl)?;
+    timed.lap(&mut report, "rewrite");
+
+    progress.stage(3, steps, "estimating deflate savings");
+    let (served_original, problems) = ServedSite::from_site(&original);
+    report.problems.extend(problems);
+    let (served_rewritten, problems) = ServedSite::from_site(&without_sidecars(&rewritten));
+    report.problems.extend(problems);
+    report.compression = Some(CompressionReport {
+        rule: opts.worth.describe(),
+        original: replay::compression(&served_original, &opts.worth),
+        rewritten: Some(replay::compression(&served_rewritten, &opts.worth)),
+    });
+    timed.lap(&mut report, "compression");
+
+    if let Some(replay_opts) = &opts.replay {
+        for (step, label, served) in [
+            (4, "original", &served_original),
+            (5, "rewritten", &served_rewritten),
+        ] {
+            progress.stage(step, steps, &format!("replaying the {label} site"));
+            let mut o = replay_opts.clone();
+            o.label = label.to_string();
+            let replayed = replay::replay(served, &o)?;
+            report.replay_method = Some(replayed.method.detail.clone());
+            report.replay.extend(replayed.rows);
+            timed.lap(&mut report, &format!("replay-{label}"));
+        }
+    }
+    progress.done();
+
+    if let Some(dir) = scratch {
+        std::fs::remove_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    }
+    report.budgets = budget::check(&opts.budgets, &report);
+    report.problems.sort();
+    report.problems.dedup();
+    Ok(report)
+}
+
+/// The rewritten site as a client sees it: `.gz` sidecars are an alternative representation
+/// of another file, not resources of their own.
+fn without_sidecars(site: &Site) -> Site {
+    let files = site
+        .files
+        .iter()
+        .filter(|f| !(f.path.ends_with(".gz") && site.file(&f.path[..f.path.len() - 3]).is_some()))
+        .cloned()
+        .collect();
+    Site::from_files(site.root.clone(), files, site.problems.clone())
+}
+
+/// Wall-clock time per stage, into `report.timings_ms`.
+struct Timer(Instant);
+
+impl Default for Timer {
+    fn default() -> Self {
+        Timer(Instant::now())
+    }
+}
+
+impl Timer {
+    fn lap(&mut self, report: &mut Report, stage: &str) {
+        let now = Instant::now();
+        report
+            .timings_ms
+            .insert(stage.to_string(), (now - self.0).as_secs_f64() * 1000.0);
+        self.0 = now;
+    }
+}

@@ -1,0 +1,223 @@
+//! Budgets for a pre-deploy audit: limits on what a first visit to the rewritten site may cost.
+//! A budget that does not hold makes `webdiet audit` exit with 1, so a CI job fails.
+//!
+//! Budgets come from a `webdiet.toml` (in the site directory, else the current directory) and
+//! from flags, which win. Every limit is checked against the replay of the rewritten site, first
+//! visit, in the `budget_mode` (default `pipelined`); a limit that could not be measured (for
+//! example with `--no-replay`) does not hold.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::error::{Error, Result};
+use crate::image::Outcome;
+use crate::report::replay::ReplayRow;
+use crate::report::{BudgetResult, Report};
+
+/// The limits; every one is optional.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Budgets {
+    /// Payload bytes (both directions) of a first visit to the rewritten site.
+    pub max_first_visit_bytes: Option<u64>,
+    /// Requests of a first visit to the rewritten site.
+    pub max_requests: Option<u64>,
+    /// Packets of a first visit to the rewritten site, per protocol mode
+    /// (`http10`, `persistent`, `pipelined`, `pipelined-deflate`).
+    #[serde(default)]
+    pub max_packets: BTreeMap<String, u64>,
+    /// Minimum saving of first-visit bytes, rewritten against original, in percent.
+    pub min_saving_percent: Option<f64>,
+    /// Fail when any image conversion failed its pixel verification.
+    #[serde(default)]
+    pub no_verify_failures: bool,
+    /// The mode whose replay the byte and request budgets read. Default: `pipelined`.
+    pub budget_mode: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfigFile {
+    #[serde(default)]
+    budgets: Budgets,
+}
+
+/// The budgets of `webdiet.toml` in `site`, else in the current directory, else none.
+pub fn load(site: &Path) -> Result<Budgets> {
+    for dir in [site, Path::new(".")] {
+        let path = dir.join("webdiet.toml");
+        if path.is_file() {
+            let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+            let file: ConfigFile = toml::from_str(&text).map_err(|e| Error::Invalid {
+                path: path.clone(),
+                message: e.to_string().trim_end().to_string(),
+            })?;
+            return Ok(file.budgets);
+        }
+    }
+    Ok(Budgets::default())
+}
+
+impl Budgets {
+    /// `other`'s limits override these.
+    pub fn overridden_by(mut self, other: Budgets) -> Budgets {
+        self.max_first_visit_bytes = other.max_first_visit_bytes.or(self.max_first_visit_bytes);
+        self.max_requests = other.max_requests.or(self.max_requests);
+        self.max_packets.extend(other.max_packets);
+        self.min_saving_percent = other.min_saving_percent.or(self.min_saving_percent);
+        self.no_verify_failures |= other.no_verify_failures;
+        self.budget_mode = other.budget_mode.or(self.budget_mode);
+        self
+    }
+}
+
+/// Checks every budget against the report.
+pub fn check(budgets: &Budgets, report: &Report) -> Vec<BudgetResult> {
+    let mode = budgets.budget_mode.as_deref().unwrap_or("pipelined");
+    let first = |site: &str, mode: &str| -> Option<&ReplayRow> {
+        report
+            .replay
+            .iter()
+            .find(|r| r.site == site && r.test == "first" && r.mode == mode)
+    };
+    let bytes = |row: &ReplayRow| (row.bytes_up + row.bytes_down) as f64;
+    let mut results = Vec::new();
+    let mut limit = |name: String, limit: f64, actual: Option<f64>, at_most: bool| {
+        let passed = match actual {
+            Some(a) if at_most => a <= limit,
+            Some(a) => a >= limit,
+            None => false,
+        };
+        results.push(BudgetResult {
+            name,
+            limit,
+            actual,
+            passed,
+        });
+    };
+    if let Some(max) = budgets.max_first_visit_bytes {
+        let actual = first("rewritten", mode).map(bytes);
+        limit(
+            format!("max-first-visit-bytes ({mode})"),
+            max as f64,
+            actual,
+            true,
+        );
+    }
+    if let Some(max) = budgets.max_requests {
+        let actual = first("rewritten", mode).map(|r| r.requests as f64);
+        limit(format!("max-requests ({mode})"), max as f64, actual, true);
+    }
+    for (m, max) in &budgets.max_packets {
+        let actual = first("rewritten", m).map(|r| r.packets as f64);
+        limit(
+            format!("max-packets ({m}, first visit)"),
+            *max as f64,
+            actual,
+            true,
+        );
+    }
+    if let Some(min) = budgets.min_saving_percent {
+        let actual = match (first("original", mode), first("rewritten", mode)) {
+            (Some(o), Some(r)) if bytes(o) > 0.0 => Some(100.0 * (1.0 - bytes(r) / bytes(o))),
+            _ => None,
+        };
+        limit(format!("min-saving-percent ({mode})"), min, actual, false);
+    }
+    if budgets.no_verify_failures {
+        let failed = report
+            .images
+            .iter()
+            .filter(|r| r.outcome == Outcome::VerifyFailed)
+            .count();
+        limit(
+            "no-verify-failures".to_string(),
+            0.0,
+            Some(failed as f64),
+            true,
+        );
+    }
+    results
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(site: &str, mode: &str, bytes: u64, packets: u64) -> ReplayRow {
+        let json = serde_json::json!({
+            "site": site, "page": "index.html", "mode": mode, "test": "first", "runs": 1,
+            "requests": 43, "connections": 1, "bytes_up": 0, "bytes_down": bytes,
+            "packets_up": 0, "packets_down": packets, "packets": packets,
+            "packets_range": {"min": packets, "max": packets},
+            "data_segments_up": 0, "data_segments_down": 0,
+            "data_segments_range": {"min": 0, "max": 0}, "min_packets": packets,
+            "efficiency": 1.0, "overhead_pct": 1.0, "retransmits": 0, "elapsed_ms": 1.0,
+            "elapsed_ms_range": [1.0, 1.0], "method": "netns", "mss": 1460
+        });
+        serde_json::from_value(json).expect("a replay row")
+    }
+
+    fn report() -> Report {
+        Report {
+            replay: vec![
+                row("original", "pipelined", 1000, 100),
+                row("rewritten", "pipelined", 800, 80),
+            ],
+            ..Report::default()
+        }
+    }
+
+    #[test]
+    fn budgets_that_hold_pass_and_others_fail() {
+        let budgets = Budgets {
+            max_first_visit_bytes: Some(800),
+            max_requests: Some(42),
+            max_packets: [("pipelined".to_string(), 100)].into(),
+            min_saving_percent: Some(25.0),
+            ..Budgets::default()
+        };
+        let results = check(&budgets, &report());
+        let passed: Vec<(&str, bool)> = results
+            .iter()
+            .map(|r| (r.name.split(' ').next().unwrap(), r.passed))
+            .collect();
+        assert_eq!(
+            passed,
+            vec![
+                ("max-first-visit-bytes", true),
+                ("max-requests", false),
+                ("max-packets", true),
+                ("min-saving-percent", false),
+            ]
+        );
+        assert!((results[3].actual.unwrap() - 20.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn an_unmeasured_budget_does_not_hold() {
+        let budgets = Budgets {
+            max_packets: [("http10".to_string(), 1000)].into(),
+            ..Budgets::default()
+        };
+        assert!(!check(&budgets, &report())[0].passed);
+    }
+
+    #[test]
+    fn config_file_budgets_parse_and_flags_win() {
+        let file: ConfigFile = toml::from_str(
+            "[budgets]\nmax-requests = 50\nno-verify-failures = true\n[budgets.max-packets]\npipelined = 200\n",
+        )
+        .unwrap();
+        let merged = file.budgets.overridden_by(Budgets {
+            max_requests: Some(10),
+            ..Budgets::default()
+        });
+        assert_eq!(merged.max_requests, Some(10));
+        assert_eq!(merged.max_packets["pipelined"], 200);
+        assert!(merged.no_verify_failures);
+        assert!(toml::from_str::<ConfigFile>("[budgets]\nmax-bytes = 1\n").is_err());
+    }
+}
