@@ -6,6 +6,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::markup::CssMode;
+use crate::rewrite::markup::CssChoice;
+
 use crate::config::{
     AnalyzeConfig, AuditConfig, Command, Config, OutputPaths, ReplayConfig, RewriteConfig,
     Verbosity, VerifyConfig,
@@ -343,6 +346,20 @@ struct ImageArgs {
     /// and 10% (for nginx gzip_static).
     #[arg(long)]
     precompress: bool,
+    /// Keep presentational markup (<font>, <center>, bgcolor, align…) as it is.
+    #[arg(long)]
+    no_markup: bool,
+    /// Where the CSS from presentational markup goes; auto picks the fewest first-visit bytes.
+    #[arg(long, value_enum, default_value_t = CssArg::Auto)]
+    css: CssArg,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum CssArg {
+    Auto,
+    SiteSheet,
+    PerPage,
+    InlineStyle,
 }
 
 impl ImageArgs {
@@ -357,6 +374,12 @@ impl ImageArgs {
             keep_originals: self.keep_originals,
             analyze,
             precompress: self.precompress,
+            markup: (!self.no_markup).then_some(match self.css {
+                CssArg::Auto => CssChoice::Auto,
+                CssArg::SiteSheet => CssChoice::Fixed(CssMode::SiteSheet),
+                CssArg::PerPage => CssChoice::Fixed(CssMode::PerPage),
+                CssArg::InlineStyle => CssChoice::Fixed(CssMode::InlineStyle),
+            }),
         }
     }
 

@@ -92,6 +92,7 @@ fn run_rewrite(site_dir: &Path, out: &Path) -> rewrite::Rewrite {
         keep_originals: false,
         analyze: AnalyzeOptions::default(),
         precompress: false,
+        markup: None,
     };
     rewrite::rewrite(&site, &inv, &opts).unwrap()
 }
@@ -214,6 +215,7 @@ fn output_inside_the_input_is_refused_and_nothing_is_written() {
             keep_originals: false,
             analyze: AnalyzeOptions::default(),
             precompress: false,
+            markup: None,
         };
         assert!(rewrite::rewrite(&site, &inv, &opts).is_err());
     }
@@ -234,6 +236,7 @@ fn keep_originals_copies_converted_gifs() {
         keep_originals: true,
         analyze: AnalyzeOptions::default(),
         precompress: false,
+        markup: None,
     };
     rewrite::rewrite(&site, &inv, &opts).unwrap();
     assert!(out.join("Icons/WWW/w3c_home.gif").is_file());

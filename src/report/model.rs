@@ -30,7 +30,7 @@ pub struct Report {
     /// What the rewrite wrote.
     pub rewrite: RewriteSummary,
     /// Presentational markup → CSS; `null` when that stage did not run.
-    pub markup: Option<serde_json::Value>,
+    pub markup: Option<crate::rewrite::markup::MarkupReport>,
     /// Deflate estimates of the text resources, original and rewritten.
     pub compression: Option<CompressionReport>,
     /// Replay rows: site × mode × test, medians over the runs.
@@ -72,6 +72,7 @@ impl Report {
             broken_by_rewrite: done.broken_by_rewrite,
             precompressed: done.precompressed,
         };
+        self.markup = done.markup;
         self.timings_ms
             .insert("rewrite".to_string(), self.images_total.wall_millis);
         self.problems.extend(inventory.problems.iter().cloned());

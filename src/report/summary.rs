@@ -73,14 +73,20 @@ pub fn audit(report: &Report, out: &OutputPaths, config: &Config) -> String {
         t.count
     );
     match &report.markup {
-        Some(markup) => {
-            let get = |k: &str| markup.get(k).and_then(|v| v.as_u64()).unwrap_or(0);
+        Some(m) => {
+            let before: usize = m.constructs_before.values().sum();
+            let after: usize = m.constructs_after.values().sum();
             let _ = writeln!(
                 s,
-                "  markup → CSS: HTML {} → {} bytes, + {} bytes of CSS",
-                thousands(get("html_bytes_before")),
-                thousands(get("html_bytes_after")),
-                thousands(get("css_bytes"))
+                "  markup → CSS ({}): {before} → {after} presentational constructs, HTML {} → {} bytes + {} bytes of CSS ({})",
+                m.css_mode,
+                thousands(m.html_bytes_before),
+                thousands(m.html_bytes_after),
+                thousands(m.css_bytes),
+                change(
+                    m.html_bytes_before as f64,
+                    (m.html_bytes_after + m.css_bytes) as f64
+                )
             );
         }
         None => {

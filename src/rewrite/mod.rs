@@ -10,6 +10,7 @@
 //! old complete copy or the new one. The input is never written.
 
 mod leftovers;
+pub mod markup;
 mod output;
 pub mod pages;
 mod precompress;
@@ -46,6 +47,9 @@ pub struct RewriteOptions {
     /// Also write `.gz` files next to text files where compressing is worth it
     /// (`--precompress`). Default: `false`.
     pub precompress: bool,
+    /// Presentational markup → CSS, and where the CSS goes; `None` keeps the markup
+    /// (`--no-markup`). Default: `Some(CssChoice::Auto)`.
+    pub markup: Option<markup::CssChoice>,
 }
 
 /// What the rewrite did.
@@ -60,6 +64,8 @@ pub struct Rewrite {
     pub broken_by_rewrite: Vec<BrokenReference>,
     /// `.gz` files written by `--precompress`, by site path.
     pub precompressed: Vec<String>,
+    /// What the markup pass did, when it ran.
+    pub markup: Option<markup::MarkupReport>,
     pub problems: Vec<Problem>,
 }
 
@@ -151,6 +157,16 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
         }
     }
 
+    let markup = opts.markup.map(|choice| {
+        markup::run(
+            site,
+            &staging,
+            choice,
+            opts.analyze.max_parse_bytes,
+            &mut problems,
+        )
+    });
+
     let precompressed = if opts.precompress {
         precompress::precompress(site, &staging, &WorthRule::default(), &mut problems)
     } else {
@@ -172,6 +188,7 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
         documents_copied: copied,
         broken_by_rewrite,
         precompressed,
+        markup,
         problems,
     })
 }

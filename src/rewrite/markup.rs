@@ -1,0 +1,275 @@
+//! The markup half of the rewrite: presentational HTML → CSS on every page already staged by
+//! the image half, one site-wide sheet (or per-page `<style>`, or `style=""`), each page
+//! encoded back to its own charset. Pages with nothing to convert keep their staged bytes.
+//!
+//! With `CssMode` chosen automatically, every page is converted in all three modes and the mode
+//! with the fewest bytes for a first visit to the whole site wins, the shared sheet counted
+//! with the cost of its extra request ([`REQUEST_COST`]).
+
+use std::collections::BTreeMap;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::output::Staging;
+use crate::deflate;
+use crate::error::Problem;
+use crate::markup::{self, CssMode, MarkupOptions, PageMarkup};
+use crate::site::{charset, FileKind, Site};
+
+/// Bytes an extra request costs beyond its body: request line and headers plus response
+/// status line and headers as webdiet's replay client and server exchange them for a small
+/// style sheet (about 120 + 200 bytes), rounded up. Used only to choose the CSS mode.
+pub const REQUEST_COST: u64 = 400;
+
+/// Which CSS mode to use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CssChoice {
+    /// The mode with the fewest first-visit bytes for the whole site. The default.
+    Auto,
+    Fixed(CssMode),
+}
+
+/// What the markup pass did (`report.json` → `markup`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct MarkupReport {
+    /// `site-sheet`, `per-page` or `inline-style`.
+    pub css_mode: String,
+    /// Why that mode: the first-visit totals of each mode, or "chosen with --css".
+    pub css_mode_reason: String,
+    /// Total bytes of all pages plus CSS (plus one request for the shared sheet) per mode,
+    /// when the mode was chosen automatically.
+    pub mode_totals: BTreeMap<String, u64>,
+    /// Presentational constructs over all pages, by name.
+    pub constructs_before: BTreeMap<String, usize>,
+    pub constructs_after: BTreeMap<String, usize>,
+    /// Constructs left as they were, by reason.
+    pub left_as_is: BTreeMap<String, usize>,
+    pub html_bytes_before: u64,
+    pub html_bytes_after: u64,
+    /// Bytes of the shared sheet (0 in the other modes).
+    pub css_bytes: u64,
+    /// The shared sheet's site path, when one was written.
+    pub css_path: Option<String>,
+    /// Deflated (level 6) sizes: what travels when the server compresses.
+    pub html_deflated_before: u64,
+    pub html_deflated_after: u64,
+    pub css_deflated: u64,
+    pub pages_changed: usize,
+    /// One row per page.
+    pub pages: Vec<MarkupPage>,
+    /// Images that look like text rendered as pictures (audit only; not rewritten).
+    pub text_images: Vec<TextImageRow>,
+}
+
+/// One page of the markup pass.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct MarkupPage {
+    pub path: String,
+    pub bytes_before: u64,
+    pub bytes_after: u64,
+    pub constructs_before: usize,
+    pub constructs_after: usize,
+    pub changed: bool,
+}
+
+/// An image that looks like text, with the request it would save.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct TextImageRow {
+    pub page: String,
+    pub src: String,
+    pub alt: String,
+    pub width: u32,
+    pub height: u32,
+}
+
+struct Staged {
+    path: String,
+    encoding: &'static encoding_rs::Encoding,
+    before: Vec<u8>,
+    text: String,
+}
+
+/// Converts every staged page; writes changed pages and the sheet into `staging`.
+pub(super) fn run(
+    site: &Site,
+    staging: &Staging,
+    choice: CssChoice,
+    max_parse_bytes: u64,
+    problems: &mut Vec<Problem>,
+) -> MarkupReport {
+    let staged: Vec<Staged> = site
+        .files
+        .iter()
+        .filter(|f| f.kind == FileKind::Html && f.bytes <= max_parse_bytes)
+        .filter_map(|f| {
+            let before = std::fs::read(staging.dir.join(&f.path)).ok()?;
+            let decoded = charset::decode(&before);
+            // Pages with invalid bytes would not survive a decode/encode round trip.
+            (decoded.charset.encoding.is_ascii_compatible() && !decoded.malformed).then(|| {
+                Staged {
+                    path: f.path.clone(),
+                    encoding: decoded.charset.encoding,
+                    before,
+                    text: decoded.text,
+                }
+            })
+        })
+        .collect();
+    let sheet_name = free_name(site, "webdiet.css");
+    let convert = |mode: CssMode| -> Vec<PageMarkup> {
+        staged
+            .par_iter()
+            .map(|p| {
+                markup::convert_page(
+                    &p.text,
+                    &MarkupOptions {
+                        css: mode,
+                        sheet_name: sheet_name.clone(),
+                        page_path: p.path.clone(),
+                        ..MarkupOptions::default()
+                    },
+                )
+            })
+            .collect()
+    };
+    let modes: Vec<CssMode> = match choice {
+        CssChoice::Auto => vec![CssMode::SiteSheet, CssMode::PerPage, CssMode::InlineStyle],
+        CssChoice::Fixed(mode) => vec![mode],
+    };
+    let mut best: Option<(u64, CssMode, Vec<PageMarkup>, Vec<Vec<u8>>, String)> = None;
+    let mut totals = BTreeMap::new();
+    for mode in modes {
+        let pages = convert(mode);
+        let (css, names) = if mode == CssMode::SiteSheet {
+            match markup::build_sheet(&pages) {
+                Ok(sheet) => (sheet.css.clone(), Some(sheet)),
+                Err(err) => {
+                    problems.push(Problem::new(&sheet_name, "css-error", err));
+                    continue;
+                }
+            }
+        } else {
+            (String::new(), None)
+        };
+        let outputs: Vec<Vec<u8>> = pages
+            .iter()
+            .zip(&staged)
+            .map(|(page, s)| {
+                if !page.changed {
+                    return s.before.clone();
+                }
+                let html = match &names {
+                    Some(sheet) => sheet.page_html(page),
+                    None => page.html.clone(),
+                };
+                charset::encode(&html, s.encoding)
+            })
+            .collect();
+        let sheet_cost = if css.is_empty() {
+            0
+        } else {
+            css.len() as u64 + REQUEST_COST
+        };
+        let total = outputs.iter().map(|o| o.len() as u64).sum::<u64>() + sheet_cost;
+        totals.insert(mode_name(mode).to_string(), total);
+        if best.as_ref().is_none_or(|(t, ..)| total < *t) {
+            best = Some((total, mode, pages, outputs, css));
+        }
+    }
+    let Some((_, mode, pages, outputs, css)) = best else {
+        return MarkupReport::default();
+    };
+    let mut report = MarkupReport {
+        css_mode: mode_name(mode).to_string(),
+        css_mode_reason: match choice {
+            CssChoice::Auto => format!(
+                "fewest bytes for a first visit to the whole site (pages + CSS, a shared sheet \
+                 counted with {REQUEST_COST} bytes for its extra request): {}",
+                totals
+                    .iter()
+                    .map(|(m, t)| format!("{m} {t}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            CssChoice::Fixed(_) => "chosen with --css".to_string(),
+        },
+        mode_totals: totals,
+        ..MarkupReport::default()
+    };
+    for ((page, s), out) in pages.iter().zip(&staged).zip(&outputs) {
+        for (k, n) in &page.constructs_before {
+            *report.constructs_before.entry(k.clone()).or_default() += n;
+        }
+        for (k, n) in &page.constructs_after {
+            *report.constructs_after.entry(k.clone()).or_default() += n;
+        }
+        for (_, reason) in &page.left_as_is {
+            *report.left_as_is.entry(reason.clone()).or_default() += 1;
+        }
+        report.html_bytes_before += s.before.len() as u64;
+        report.html_bytes_after += out.len() as u64;
+        report.html_deflated_before += deflate::zlib(&s.before, 6).len() as u64;
+        report.html_deflated_after += deflate::zlib(out, 6).len() as u64;
+        let changed = page.changed && *out != s.before;
+        if changed {
+            report.pages_changed += 1;
+            if let Err(err) = staging.write(&s.path, out) {
+                problems.push(Problem::new(&s.path, "unwritable", err.to_string()));
+            }
+        }
+        report.pages.push(MarkupPage {
+            path: s.path.clone(),
+            bytes_before: s.before.len() as u64,
+            bytes_after: out.len() as u64,
+            constructs_before: page.constructs_before.values().sum(),
+            constructs_after: page.constructs_after.values().sum(),
+            changed,
+        });
+        for image in markup::audit::text_images(&s.text, &Default::default()) {
+            report.text_images.push(TextImageRow {
+                page: s.path.clone(),
+                src: image.src,
+                alt: image.alt,
+                width: image.width,
+                height: image.height,
+            });
+        }
+    }
+    if !css.is_empty() && report.pages_changed > 0 {
+        match staging.write(&sheet_name, css.as_bytes()) {
+            Ok(()) => {
+                report.css_bytes = css.len() as u64;
+                report.css_deflated = deflate::zlib(css.as_bytes(), 6).len() as u64;
+                report.css_path = Some(sheet_name);
+            }
+            Err(err) => problems.push(Problem::new(&sheet_name, "unwritable", err.to_string())),
+        }
+    }
+    report
+}
+
+fn mode_name(mode: CssMode) -> &'static str {
+    match mode {
+        CssMode::SiteSheet => "site-sheet",
+        CssMode::PerPage => "per-page",
+        CssMode::InlineStyle => "inline-style",
+    }
+}
+
+/// `webdiet.css`, or `webdiet-2.css`… when the site already has a file of that name.
+fn free_name(site: &Site, wanted: &str) -> String {
+    let taken = |name: &str| {
+        site.files
+            .iter()
+            .any(|f| f.path.eq_ignore_ascii_case(name))
+    };
+    if !taken(wanted) {
+        return wanted.to_string();
+    }
+    let (stem, ext) = wanted.rsplit_once('.').unwrap_or((wanted, "css"));
+    (2..)
+        .map(|n| format!("{stem}-{n}.{ext}"))
+        .find(|name| !taken(name))
+        .expect("some numbered name is free")
+}
