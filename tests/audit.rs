@@ -1,0 +1,177 @@
+//! `webdiet audit` end to end on the default corpus: the files it writes, budgets and exit
+//! codes, dry runs, and the same output for the same input.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use common::{microscape, webdiet};
+use predicates::prelude::*;
+use serde_json::Value;
+
+fn audit(out: &Path, extra: &[&str]) -> assert_cmd::assert::Assert {
+    webdiet()
+        .arg("audit")
+        .arg(microscape())
+        .arg("--out")
+        .arg(out)
+        .args(["--runs", "1"])
+        .args(extra)
+        .assert()
+}
+
+fn report(out: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap()
+}
+
+/// Every file under `dir` with its bytes.
+fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .map(Result::unwrap)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let rel = e.path().strip_prefix(dir).unwrap().display().to_string();
+            (rel, std::fs::read(e.path()).unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn audit_writes_the_rewritten_site_and_every_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    audit(&out, &[])
+        .success()
+        .stdout(predicate::str::contains("first visit"))
+        .stdout(predicate::str::contains("pipelined"));
+    for file in ["report.json", "report.md", "report.html", "site/index.html"] {
+        assert!(out.join(file).is_file(), "{file} missing");
+    }
+    let r = report(&out);
+    assert_eq!(r["tool"]["name"], "webdiet");
+    assert_eq!(r["schema_version"], webdiet::report::SCHEMA_VERSION);
+    for section in [
+        "site",
+        "inventory",
+        "images",
+        "images_total",
+        "markup",
+        "compression",
+        "replay",
+        "problems",
+    ] {
+        assert!(!r[section].is_null(), "section {section} is null");
+    }
+    // Both sites were replayed in all four modes, first visit and validation.
+    assert_eq!(r["replay"].as_array().unwrap().len(), 2 * 4 * 2);
+    // The rewrite made the site lighter and broke nothing.
+    assert!(r["images_total"]["to_bytes"].as_u64() < r["images_total"]["from_bytes"].as_u64());
+    assert_eq!(r["rewrite"]["broken_by_rewrite"], serde_json::json!([]));
+    let inv = common::analyze_json(&out.join("site"));
+    assert_eq!(inv["broken_references"], serde_json::json!([]));
+    // The input is untouched: the corpus test regenerates it byte for byte.
+}
+
+#[test]
+fn budgets_that_hold_exit_0_and_a_broken_budget_exits_1() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    audit(
+        &out,
+        &["--max-requests", "43", "--max-packets", "http10=100000", "--no-verify-failures"],
+    )
+    .code(0)
+    .stdout(predicate::str::contains("none failed"));
+    assert!(report(&out)["budgets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|b| b["passed"] == true));
+
+    audit(&out, &["--max-requests", "10", "--max-first-visit-bytes", "1000"])
+        .code(1)
+        .stdout(predicate::str::contains("FAILED max-requests"))
+        .stdout(predicate::str::contains("FAILED max-first-visit-bytes"));
+}
+
+#[test]
+fn budgets_come_from_webdiet_toml_in_the_current_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("webdiet.toml"),
+        "[budgets]\nmin-saving-percent = 99.9\n",
+    )
+    .unwrap();
+    webdiet()
+        .current_dir(tmp.path())
+        .arg("audit")
+        .arg(microscape())
+        .args(["--out", "out", "--runs", "1", "--modes", "pipelined"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("FAILED min-saving-percent"));
+
+    std::fs::write(tmp.path().join("webdiet.toml"), "[budgets]\nmax-bytes = 1\n").unwrap();
+    webdiet()
+        .current_dir(tmp.path())
+        .arg("audit")
+        .arg(microscape())
+        .args(["--out", "out"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("webdiet.toml"));
+}
+
+#[test]
+fn dry_run_measures_but_writes_no_site() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    audit(&out, &["--dry-run", "--modes", "pipelined"])
+        .success()
+        .stdout(predicate::str::contains("dry run"));
+    assert!(!out.join("site").exists());
+    let r = report(&out);
+    assert_eq!(r["rewrite"]["dry_run"], true);
+    assert!(r["images_total"]["to_bytes"].as_u64() < r["images_total"]["from_bytes"].as_u64());
+}
+
+#[test]
+fn the_same_input_gives_the_same_site_and_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    audit(&a, &[]).success();
+    audit(&b, &[]).success();
+    assert!(tree(&a.join("site")) == tree(&b.join("site")), "rewritten sites differ");
+
+    // Apart from timings and what the kernel measured, the reports are identical.
+    fn strip(mut r: Value) -> Value {
+        r["timings_ms"] = Value::Null;
+        r["site"]["rewritten"] = Value::Null;
+        r["images_total"]["millis"] = Value::Null;
+        r["images_total"]["wall_millis"] = Value::Null;
+        for image in r["images"].as_array_mut().unwrap() {
+            image["millis"] = Value::Null;
+        }
+        r["replay"] = Value::Null;
+        r
+    }
+    let (ra, rb) = (report(&a), report(&b));
+    // Data segments do not depend on ACK timing: they must agree run for run.
+    let segments = |r: &Value| -> Vec<(u64, u64)> {
+        r["replay"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|row| {
+                (
+                    row["data_segments_up"].as_u64().unwrap(),
+                    row["data_segments_down"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(segments(&ra), segments(&rb));
+    assert_eq!(strip(ra), strip(rb));
+}
