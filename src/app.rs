@@ -6,7 +6,8 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use crate::config::{
-    AnalyzeConfig, AuditConfig, Command, Config, ReplayConfig, RewriteConfig, Verbosity,
+    ReportFormat,
+    AnalyzeConfig, AuditConfig, Command, ReportConfig, Config, ReplayConfig, RewriteConfig, Verbosity,
     VerifyConfig,
 };
 use crate::error::{Error, Result};
@@ -41,6 +42,7 @@ pub fn run(config: &Config) -> Result<Status> {
         Command::Analyze(analyze) => run_analyze(analyze, config),
         Command::Rewrite(cfg) => run_rewrite(cfg, config),
         Command::Audit(cfg) => run_audit(cfg, config),
+        Command::Report(cfg) => run_report(cfg, config),
         Command::Verify(verify) => run_verify(verify, config),
         Command::Replay(replay) => run_replay(replay, config),
         // The child's exit code is its protocol with the parent (3 = no namespace here), so it
@@ -85,6 +87,8 @@ fn run_audit(cfg: &AuditConfig, config: &Config) -> Result<Status> {
     let progress = StageProgress::new(config.verbosity);
     let report = crate::audit::audit(&cfg.audit, &progress)?;
     report::json::write(&cfg.out.report_json(), &report)?;
+    report::write_file(&cfg.out.report_md(), report::markdown::render(&report).as_bytes())?;
+    report::write_file(&cfg.out.report_html(), report::html::render(&report).as_bytes())?;
     print_problems(&report.problems, &cfg.audit.site, config);
     if config.verbosity != Verbosity::Quiet {
         print_stdout(&report::summary::audit(&report, &cfg.out, config))?;
@@ -96,6 +100,36 @@ fn run_audit(cfg: &AuditConfig, config: &Config) -> Result<Status> {
     } else {
         Status::Failed
     })
+}
+
+/// `webdiet report`: re-renders a report.json in another format on stdout.
+fn run_report(cfg: &ReportConfig, config: &Config) -> Result<Status> {
+    let bytes = std::fs::read(&cfg.json).map_err(|e| Error::io(&cfg.json, e))?;
+    let report: report::Report = serde_json::from_slice(&bytes).map_err(|e| Error::Invalid {
+        path: cfg.json.clone(),
+        message: format!("not a webdiet report.json: {e}"),
+    })?;
+    if report.schema_version != report::SCHEMA_VERSION {
+        return Err(Error::Invalid {
+            path: cfg.json.clone(),
+            message: format!(
+                "schema_version {} is not the {} this webdiet reads",
+                report.schema_version,
+                report::SCHEMA_VERSION
+            ),
+        });
+    }
+    let out = crate::config::OutputPaths {
+        dir: cfg.json.parent().unwrap_or(Path::new(".")).to_path_buf(),
+    };
+    let text = match cfg.format {
+        ReportFormat::Text => report::summary::audit(&report, &out, config),
+        ReportFormat::Markdown => report::markdown::render(&report),
+        ReportFormat::Html => report::html::render(&report),
+        ReportFormat::Json => report::json::to_string(&report),
+    };
+    print_stdout(&text)?;
+    Ok(Status::Success)
 }
 
 /// Stage progress on stderr: a spinner on a terminal, plain lines otherwise (CI logs), nothing

@@ -10,7 +10,7 @@ use crate::markup::CssMode;
 use crate::rewrite::markup::CssChoice;
 
 use crate::config::{
-    AnalyzeConfig, AuditConfig, Command, Config, OutputPaths, ReplayConfig, RewriteConfig,
+    AnalyzeConfig, AuditConfig, Command, Config, ReportConfig, OutputPaths, ReplayConfig, RewriteConfig,
     Verbosity, VerifyConfig,
 };
 use crate::error::{Error, Result};
@@ -470,11 +470,19 @@ impl Cli {
                     },
                 }))
             }
-            Sub::Report { report, .. } => {
+            Sub::Report { report, format } => {
                 if !report.is_file() {
                     return Err(Error::NotFound { path: report });
                 }
-                Command::Pending { command: "report" }
+                Command::Report(ReportConfig {
+                    json: report,
+                    format: match format {
+                        ReportFormat::Text => crate::config::ReportFormat::Text,
+                        ReportFormat::Md => crate::config::ReportFormat::Markdown,
+                        ReportFormat::Html => crate::config::ReportFormat::Html,
+                        ReportFormat::Json => crate::config::ReportFormat::Json,
+                    },
+                })
             }
             Sub::Verify {
                 original,

@@ -173,12 +173,30 @@ pub struct AuditConfig {
     pub audit: crate::audit::AuditOptions,
 }
 
+/// The formats `webdiet report` can render.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReportFormat {
+    Text,
+    Markdown,
+    Html,
+    Json,
+}
+
+/// `webdiet report`.
+#[derive(Debug, Clone)]
+pub struct ReportConfig {
+    /// A report.json written by `webdiet audit` or `webdiet rewrite`.
+    pub json: PathBuf,
+    pub format: ReportFormat,
+}
+
 /// What the user asked for, validated.
 #[derive(Debug, Clone)]
 pub enum Command {
     Analyze(AnalyzeConfig),
     Rewrite(RewriteConfig),
     Audit(Box<AuditConfig>),
+    Report(ReportConfig),
     Verify(VerifyConfig),
     Replay(Box<ReplayConfig>),
     /// The hidden namespace child of `replay` (`webdiet __replay-child`).
