@@ -83,7 +83,8 @@ pub fn reduction_pct(before: f64, after: f64) -> Option<f64> {
 /// `-42.0%`-style text for a reduction, `—` when there is no base.
 pub fn reduction_text(before: f64, after: f64) -> String {
     match reduction_pct(before, after) {
-        Some(p) => format!("{:.1}%", -p),
+        // Negative zero would print as `-0.0%`.
+        Some(p) => format!("{:.1}%", if p == 0.0 { 0.0 } else { -p }),
         None => "—".to_string(),
     }
 }
@@ -146,6 +147,7 @@ mod tests {
         assert_eq!(reduction_pct(0.0, 5.0), None);
         assert_eq!(reduction_text(0.0, 0.0), "—");
         assert_eq!(reduction_text(200.0, 150.0), "-25.0%");
+        assert_eq!(reduction_text(42.0, 42.0), "0.0%");
     }
 
     #[test]

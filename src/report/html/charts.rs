@@ -17,11 +17,11 @@ pub struct Group {
     pub values: Vec<f64>,
 }
 
-const WIDTH: f64 = 960.0;
+const WIDTH: f64 = 1060.0;
 const PLOT_HEIGHT: f64 = 220.0;
 const LEFT: f64 = 80.0;
 const TOP: f64 = 34.0;
-const BOTTOM: f64 = 46.0;
+const BOTTOM: f64 = 52.0;
 
 /// A grouped vertical bar chart as an `<svg id="{id}">`, or a short note when there is nothing to
 /// draw. Negative values draw no bar but keep their label; an all-zero chart has a unit scale.
@@ -115,13 +115,23 @@ pub fn grouped_bars(
                 esc(&label(v))
             );
         }
+        // A label `a · b` goes on two lines so that eight groups fit side by side.
         let _ = write!(
             svg,
-            "<text x=\"{:.1}\" y=\"{:.1}\" class=\"axis\" text-anchor=\"middle\">{}</text>",
+            "<text x=\"{:.1}\" y=\"{:.1}\" class=\"axis\" text-anchor=\"middle\">",
             gx + group_w / 2.0,
             TOP + PLOT_HEIGHT + 18.0,
-            esc(&g.label)
         );
+        for (li, line) in g.label.split(" · ").enumerate() {
+            let _ = write!(
+                svg,
+                "<tspan x=\"{:.1}\" dy=\"{}\">{}</tspan>",
+                gx + group_w / 2.0,
+                if li == 0 { 0 } else { 15 },
+                esc(line)
+            );
+        }
+        svg.push_str("</text>");
     }
     let _ = write!(
         svg,

@@ -362,7 +362,7 @@ const STYLE: &str = "\
 :root{--fg:#1d232a;--muted:#5b6670;--line:#dde3e8;--bg:#ffffff;--soft:#f4f6f8}\
 *{box-sizing:border-box}\
 body{margin:0;background:var(--bg);color:var(--fg);font:15px/1.5 system-ui,-apple-system,'Segoe UI',sans-serif}\
-main{max-width:1000px;margin:0 auto;padding:24px 20px 48px}\
+main{max-width:1100px;margin:0 auto;padding:24px 20px 48px}\
 h1{font-size:26px;margin:0 0 4px}h2{font-size:20px;margin:36px 0 10px;border-bottom:2px solid var(--line);padding-bottom:4px}\
 h3{font-size:16px;margin:24px 0 8px}.sub{color:var(--muted);margin:0 0 20px;word-break:break-all}\
 .cards{display:flex;flex-wrap:wrap;gap:12px}\
@@ -370,7 +370,7 @@ h3{font-size:16px;margin:24px 0 8px}.sub{color:var(--muted);margin:0 0 20px;word
 .card .label{color:var(--muted);font-size:13px}.card .value{font-size:20px;font-weight:600}\
 .card .detail{color:var(--muted);font-size:13px}\
 figure.chart{margin:18px 0;overflow-x:auto}figcaption{font-weight:600;margin-bottom:6px}\
-svg text{font:12px system-ui,sans-serif;fill:var(--fg)}svg .axis{fill:var(--muted)}svg .value{font-size:11px}\
+svg text{font:12px system-ui,sans-serif;fill:var(--fg)}svg .axis{fill:var(--muted)}svg .value{font-size:10px}\
 svg .grid{stroke:var(--line);stroke-width:1}svg .baseline{stroke:var(--muted);stroke-width:1}\
 .note{color:var(--muted);font-style:italic}\
 .scroll{overflow-x:auto}\
@@ -380,7 +380,8 @@ th{background:var(--soft);cursor:pointer;user-select:none;white-space:nowrap}\
 th[aria-sort=ascending]::after{content:' ▲'}th[aria-sort=descending]::after{content:' ▼'}\
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\
 tfoot td{font-weight:600}td.ok{color:#1e7a34}td.kept{color:var(--muted)}td.fail{color:#b52a26;font-weight:700}\
-td{word-break:break-word}code{background:var(--soft);padding:0 3px;border-radius:3px}\
+td{white-space:nowrap}td.wrap{white-space:normal;word-break:break-word}code{background:var(--soft);padding:0 3px;border-radius:3px}\
+#replay-runs{font-size:12px}#replay-runs th,#replay-runs td{padding:4px 5px}\
 footer{margin-top:40px;color:var(--muted);font-size:13px}";
 
 const SCRIPT: &str = "\

@@ -48,6 +48,10 @@ impl Cell {
             class: "num",
         }
     }
+    /// Long text that may wrap (paths, reasons, messages).
+    pub fn long(s: &str) -> Self {
+        Cell::text(s).with_class("wrap")
+    }
     fn with_class(mut self, class: &'static str) -> Self {
         self.class = class;
         self
@@ -103,7 +107,7 @@ pub fn images(report: &Report) -> String {
         .iter()
         .map(|i| {
             vec![
-                Cell::text(&i.path),
+                Cell::long(&i.path),
                 Cell::count(i.from_bytes),
                 Cell::count(i.to_bytes),
                 Cell::signed(i.from_bytes as i64 - i.to_bytes as i64),
@@ -113,7 +117,7 @@ pub fn images(report: &Report) -> String {
                 } else {
                     "kept"
                 }),
-                Cell::text(&i.reason),
+                Cell::long(&i.reason),
             ]
         })
         .collect();
@@ -312,7 +316,7 @@ pub fn budgets(report: &Report) -> String {
         .iter()
         .map(|b| {
             vec![
-                Cell::text(&b.name),
+                Cell::long(&b.name),
                 Cell::number(b.limit, &crate::report::markdown::number(b.limit)),
                 Cell::number(b.actual, &crate::report::markdown::number(b.actual)),
                 if b.passed {
@@ -340,9 +344,9 @@ pub fn problems(report: &Report) -> String {
         .iter()
         .map(|p| {
             vec![
-                Cell::text(&p.path),
+                Cell::long(&p.path),
                 Cell::text(&p.code),
-                Cell::text(&p.message),
+                Cell::long(&p.message),
             ]
         })
         .collect();
