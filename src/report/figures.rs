@@ -138,25 +138,6 @@ pub fn signed(n: i64) -> String {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn reductions_never_divide_by_zero() {
-        assert_eq!(reduction_pct(0.0, 5.0), None);
-        assert_eq!(reduction_text(0.0, 0.0), "—");
-        assert_eq!(reduction_text(200.0, 150.0), "-25.0%");
-        assert_eq!(reduction_text(42.0, 42.0), "0.0%");
-    }
-
-    #[test]
-    fn signed_numbers_keep_their_sign() {
-        assert_eq!(signed(-1234), "-1,234");
-        assert_eq!(signed(1234), "1,234");
-    }
-}
-
 /// A small hand-built report for the exporters' unit tests: two GIFs (one with a hostile path),
 /// replay rows for two modes, markup and compression figures, a failing budget, a problem.
 #[cfg(test)]
@@ -281,4 +262,23 @@ pub fn sample() -> Report {
     ];
     report.problems = vec![Problem::new("a<b>.html", "unreadable", "bad & worse")];
     report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reductions_never_divide_by_zero() {
+        assert_eq!(reduction_pct(0.0, 5.0), None);
+        assert_eq!(reduction_text(0.0, 0.0), "—");
+        assert_eq!(reduction_text(200.0, 150.0), "-25.0%");
+        assert_eq!(reduction_text(42.0, 42.0), "0.0%");
+    }
+
+    #[test]
+    fn signed_numbers_keep_their_sign() {
+        assert_eq!(signed(-1234), "-1,234");
+        assert_eq!(signed(1234), "1,234");
+    }
 }

@@ -155,7 +155,7 @@ pub fn render(report: &Report) -> String {
             name: "bytes saved",
             colour: SAVED_COLOUR,
         }],
-        |v| short_bytes(v),
+        short_bytes,
     ));
 
     out.push_str("<h2>Images</h2>");
@@ -169,9 +169,9 @@ pub fn render(report: &Report) -> String {
     let _ = write!(out, "<h2>Problems ({})</h2>", report.problems.len());
     out.push_str(&tables::problems(report));
     out.push_str(&method(report));
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "<footer>{} {} · report schema {}</footer></main><script>{SCRIPT}</script></body></html>\n",
+        "<footer>{} {} · report schema {}</footer></main><script>{SCRIPT}</script></body></html>",
         esc(&report.tool.name),
         esc(&report.tool.version),
         report.schema_version
@@ -325,12 +325,14 @@ fn method(report: &Report) -> String {
          test starts with an empty cache; <em>validate</em> revalidates every resource.</p>\
          <p>Packets are counted by the kernel (<code>TCP_INFO</code> on both sockets) inside a private \
          network namespace whose loopback has an Ethernet-like MTU of 1500 bytes, so segments carry at \
-         most {mss} bytes (MSS). Following the paper, nothing from the client's FIN on is counted. \
+         most {mss} bytes (MSS). The counters are read just before the client sends its FIN: following the paper, nothing \
+         from the client's FIN on is counted. \
          {}</p>\
          <p><strong>Overhead</strong> = 100 × (1 − bytes / (bytes + 40 × packets)): the share of what \
          went over the wire that was TCP/IP headers (40 bytes per packet). The <strong>minimum \
-         packets</strong> is the physical minimum for the same connections and bytes (handshakes, \
-         full-size segments, one acknowledgement per two segments); <strong>efficiency</strong> = \
+         packets</strong> is the physical minimum for the same connections and bytes per connection \
+         (three-way handshake, data in full-size segments, one acknowledgement per two segments, and \
+         the server's FIN when it closes first); <strong>efficiency</strong> = \
          minimum / measured.</p>\
          <p>Figures are medians over {} run(s) per cell; ranges show the smallest and largest run.</p>",
         report
@@ -381,7 +383,7 @@ th[aria-sort=ascending]::after{content:' ▲'}th[aria-sort=descending]::after{co
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\
 tfoot td{font-weight:600}td.ok{color:#1e7a34}td.kept{color:var(--muted)}td.fail{color:#b52a26;font-weight:700}\
 td{white-space:nowrap}td.wrap{white-space:normal;word-break:break-word}code{background:var(--soft);padding:0 3px;border-radius:3px}\
-#replay-runs{font-size:12px}#replay-runs th,#replay-runs td{padding:4px 5px}\
+#replay-runs{font-size:12px}#replay-runs th,#replay-runs td{padding:4px 5px}#replay-runs th{white-space:normal;vertical-align:bottom}\
 footer{margin-top:40px;color:var(--muted);font-size:13px}";
 
 const SCRIPT: &str = "\

@@ -164,6 +164,8 @@ pub fn pages(report: &Report) -> Option<String> {
             }
         }
     }
+    // The page's name first, whatever the key order of the JSON.
+    keys.sort_by_key(|k| !matches!(*k, "path" | "page"));
     let rows = objects
         .iter()
         .map(|o| {
@@ -259,10 +261,14 @@ pub fn replay_runs(report: &Report) -> String {
                 Cell::text(&r.mode),
                 Cell::text(&r.test),
                 Cell::count(r.runs as u64),
-                Cell::count(r.requests),
-                Cell::count(r.connections),
-                Cell::count(r.bytes_up),
-                Cell::count(r.bytes_down),
+                Cell::number(
+                    r.requests as f64,
+                    &format!("{} / {}", r.requests, r.connections),
+                ),
+                Cell::number(
+                    (r.bytes_up + r.bytes_down) as f64,
+                    &format!("{} / {}", thousands(r.bytes_up), thousands(r.bytes_down)),
+                ),
                 range(r.packets, r.packets_range.min, r.packets_range.max),
                 range(
                     r.data_segments_up + r.data_segments_down,
@@ -290,16 +296,14 @@ pub fn replay_runs(report: &Report) -> String {
             "Mode",
             "Test",
             "Runs",
-            "Requests",
-            "Connections",
-            "Bytes up",
-            "Bytes down",
+            "Requests / conns",
+            "Bytes up / down",
             "Packets (min–max)",
-            "Data segments (min–max)",
-            "Minimum packets",
-            "Efficiency",
-            "Overhead",
-            "Retransmits",
+            "Data segs (min–max)",
+            "Min packets",
+            "Effi\u{ad}ciency",
+            "Over\u{ad}head",
+            "Retrans\u{ad}mits",
             "ms (min–max)",
         ],
         rows,
