@@ -149,6 +149,7 @@ fn the_html_report_draws_its_charts_in_a_browser() {
     std::fs::create_dir_all(&keep).unwrap();
     std::fs::write(keep.join("report.html"), &page).unwrap();
     std::fs::write(keep.join("report.png"), &shot.png).unwrap();
+    std::fs::write(keep.join("report.md"), markdown::render(&report)).unwrap();
 
     let img = diff::decode_png(&shot.png).unwrap();
     assert!(img.channels >= 3);

@@ -7,6 +7,9 @@ use super::figures::{self, row, Savings, TESTS};
 use super::model::Report;
 use super::thousands;
 
+/// Image tables longer than this are folded into a `<details>` element.
+const FOLD_IMAGES: usize = 20;
+
 /// Renders the summary and the main tables.
 pub fn render(report: &Report) -> String {
     let mut out = String::new();
@@ -177,6 +180,15 @@ fn images(out: &mut String, report: &Report) {
         let _ = writeln!(out, "No GIFs.\n");
         return;
     }
+    // A long table folds away so that the pull request stays readable.
+    let fold = report.images.len() > FOLD_IMAGES;
+    if fold {
+        let _ = writeln!(
+            out,
+            "<details><summary>{} GIFs</summary>\n",
+            report.images.len()
+        );
+    }
     let _ = writeln!(
         out,
         "| File | Before | After | Saved | Outcome | Reason |\n|---|---:|---:|---:|---|---|"
@@ -202,6 +214,9 @@ fn images(out: &mut String, report: &Report) {
         thousands(t.to_bytes),
         figures::signed(t.from_bytes as i64 - t.to_bytes as i64)
     );
+    if fold {
+        let _ = writeln!(out, "</details>\n");
+    }
 }
 
 fn budgets(out: &mut String, report: &Report) {
@@ -294,6 +309,20 @@ mod tests {
         );
         assert!(md.contains("| max-packets(pipelined, first) | 200 | 120 | pass |"));
         assert!(md.contains("**Problems:** 1"));
+    }
+
+    #[test]
+    fn long_image_tables_fold_away() {
+        let mut report = figures::sample();
+        assert!(!render(&report).contains("<details>"));
+        let row = report.images[0].clone();
+        report.images = vec![row; FOLD_IMAGES + 1];
+        let md = render(&report);
+        assert!(
+            md.contains("<details><summary>21 GIFs</summary>\n\n| File |"),
+            "{md}"
+        );
+        assert!(md.contains("</details>"));
     }
 
     #[test]
