@@ -195,3 +195,38 @@ fn the_realistic_report_exports_to_markdown_and_self_contained_html() {
         assert!(page.contains(&format!("<svg id=\"{id}\"")), "{id}");
     }
 }
+
+#[test]
+fn an_empty_report_renders_notes_instead_of_empty_charts() {
+    if !chromium_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("empty.html");
+    std::fs::write(&file, html::render(&Report::default())).unwrap();
+    let shot = verify::render_file(&file, &RenderOptions::default()).expect("Chromium renders");
+    let keep = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("report_html");
+    std::fs::create_dir_all(&keep).unwrap();
+    std::fs::write(keep.join("empty.png"), &shot.png).unwrap();
+
+    let img = diff::decode_png(&shot.png).unwrap();
+    let text = img
+        .pixels
+        .chunks(img.channels)
+        .filter(|p| p[..3].iter().all(|&c| c < 100))
+        .count();
+    assert!(
+        text > 500,
+        "headings and notes are drawn: {text} dark pixels"
+    );
+    assert_eq!(
+        pixels_of(&img, hex(BEFORE_COLOUR)),
+        0,
+        "no replay or type chart"
+    );
+    assert_eq!(
+        pixels_of(&img, hex(AFTER_COLOUR)),
+        0,
+        "no replay or type chart"
+    );
+}

@@ -24,7 +24,7 @@ const TOP: f64 = 34.0;
 const BOTTOM: f64 = 52.0;
 
 /// A grouped vertical bar chart as an `<svg id="{id}">`, or a short note when there is nothing to
-/// draw. Negative values draw no bar but keep their label; an all-zero chart has a unit scale.
+/// draw or every value is zero or less. Negative values draw no bar but keep their label.
 pub fn grouped_bars(
     id: &str,
     title: &str,
@@ -43,7 +43,13 @@ pub fn grouped_bars(
         .flat_map(|g| g.values.iter().copied())
         .filter(|v| v.is_finite())
         .fold(0.0_f64, f64::max);
-    let scale_max = if max > 0.0 { nice_ceiling(max) } else { 1.0 };
+    if max <= 0.0 {
+        return format!(
+            "<figure class=\"chart\"><figcaption>{}</figcaption><p class=\"note\">Every value is zero.</p></figure>",
+            esc(title)
+        );
+    }
+    let scale_max = nice_ceiling(max);
     let height = TOP + PLOT_HEIGHT + BOTTOM;
     let plot_w = WIDTH - LEFT - 10.0;
     let group_w = plot_w / groups.len() as f64;
@@ -178,11 +184,37 @@ mod tests {
     }
 
     #[test]
-    fn zero_values_draw_without_dividing_by_zero() {
+    fn all_zero_data_gives_a_note() {
         let groups = [Group {
             label: "x".into(),
-            values: vec![0.0, 0.0],
+            values: vec![0.0, -3.0],
         }];
+        let series = [
+            Series {
+                name: "a",
+                colour: "#111111",
+            },
+            Series {
+                name: "b",
+                colour: "#222222",
+            },
+        ];
+        let out = grouped_bars("c", "T", &groups, &series, plain);
+        assert!(out.contains("Every value is zero.") && !out.contains("<svg"));
+    }
+
+    #[test]
+    fn zero_values_draw_without_dividing_by_zero() {
+        let groups = [
+            Group {
+                label: "x".into(),
+                values: vec![0.0, 0.0],
+            },
+            Group {
+                label: "y".into(),
+                values: vec![f64::NAN, 4.0],
+            },
+        ];
         let series = [
             Series {
                 name: "a",

@@ -28,13 +28,20 @@ pub fn method(report: &Report) -> String {
          (three-way handshake, data in full-size segments, one acknowledgement per two segments, and \
          the server's FIN when it closes first); <strong>efficiency</strong> = \
          minimum / measured.</p>\
-         <p>Figures are medians over {} run(s) per cell; ranges show the smallest and largest run.</p>",
+         {}",
         report
             .replay_method
             .as_ref()
             .map(|m| format!("Segmentation here: {}.", esc(m)))
             .unwrap_or_default(),
-        runs
+        if runs > 0 {
+            format!(
+                "<p>Figures are medians over {runs} run(s) per cell; ranges show the smallest and \
+                 largest run.</p>"
+            )
+        } else {
+            String::new()
+        }
     );
     if let Some(c) = &report.compression {
         let _ = write!(
