@@ -71,7 +71,7 @@ h1{font-size:26px;margin:0 0 4px}h2{font-size:20px;margin:36px 0 10px;border-bot
 h3{font-size:16px;margin:24px 0 8px}.sub{color:var(--muted);margin:0 0 20px;word-break:break-all}\
 .cards{display:flex;flex-wrap:wrap;gap:12px}\
 .card{flex:1 1 170px;background:var(--soft);border-radius:8px;padding:12px 14px}\
-.card .label{color:var(--muted);font-size:13px}.card .value{font-size:20px;font-weight:600}\
+.card .label{color:var(--muted);font-size:13px}.card .value{font-size:18px;font-weight:600;white-space:nowrap}\
 .card .detail{color:var(--muted);font-size:13px}\
 figure.chart{margin:18px 0;overflow-x:auto}figcaption{font-weight:600;margin-bottom:6px}\
 svg text{font:12px system-ui,sans-serif;fill:var(--fg)}svg .axis{fill:var(--muted)}svg .value{font-size:10px}\
