@@ -1,6 +1,9 @@
 //! Exporters: each turns a stage's result (plain serde data) into one output format.
 
+mod figures;
+pub mod html;
 pub mod json;
+pub mod markdown;
 mod model;
 pub mod replay;
 pub mod summary;

@@ -1,0 +1,284 @@
+//! Figures derived from a [`Report`] that both the Markdown and the HTML exporter show: the
+//! headline, where the savings come from, the replay matrix. One place, so the two agree.
+
+use super::model::Report;
+use super::replay::ReplayRow;
+
+/// The protocol modes in the order the paper lists them.
+pub const MODES: [&str; 4] = ["http10", "persistent", "pipelined", "pipelined-deflate"];
+/// The two tests: an empty cache, then revalidating everything.
+pub const TESTS: [&str; 2] = ["first", "validate"];
+
+/// Bytes, requests and packets of one visit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Visit {
+    pub bytes: u64,
+    pub requests: u64,
+    pub packets: u64,
+}
+
+impl From<&ReplayRow> for Visit {
+    fn from(r: &ReplayRow) -> Self {
+        Visit {
+            bytes: r.bytes_up + r.bytes_down,
+            requests: r.requests,
+            packets: r.packets,
+        }
+    }
+}
+
+/// The first visit before → after, from the replay rows.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Headline {
+    /// The mode the figures come from (`pipelined` when it was replayed).
+    pub mode: &'static str,
+    pub before: Visit,
+    pub after: Visit,
+}
+
+/// The replay row of `site` × `mode` × `test`, if there is one.
+pub fn row<'a>(report: &'a Report, site: &str, mode: &str, test: &str) -> Option<&'a ReplayRow> {
+    report
+        .replay
+        .iter()
+        .find(|r| r.site == site && r.mode == mode && r.test == test)
+}
+
+/// The first visit of the first mode (preferring `pipelined`, then `persistent`, `http10`,
+/// `pipelined-deflate`) replayed for both site versions; `None` without replay rows.
+pub fn headline(report: &Report) -> Option<Headline> {
+    ["pipelined", "persistent", "http10", "pipelined-deflate"]
+        .into_iter()
+        .find_map(|mode| {
+            let before = row(report, "original", mode, "first")?;
+            let after = row(report, "rewritten", mode, "first")?;
+            Some(Headline {
+                mode,
+                before: before.into(),
+                after: after.into(),
+            })
+        })
+}
+
+/// The modes that have at least one replay row, in [`MODES`] order, then any unknown ones.
+pub fn modes(report: &Report) -> Vec<String> {
+    let mut out: Vec<String> = MODES
+        .iter()
+        .filter(|m| report.replay.iter().any(|r| r.mode == **m))
+        .map(|m| m.to_string())
+        .collect();
+    for r in &report.replay {
+        if !out.contains(&r.mode) {
+            out.push(r.mode.clone());
+        }
+    }
+    out
+}
+
+/// `100 × (1 − after / before)`, `None` when `before` is 0.
+pub fn reduction_pct(before: f64, after: f64) -> Option<f64> {
+    (before > 0.0).then(|| 100.0 * (1.0 - after / before))
+}
+
+/// `-42.0%`-style text for a reduction, `—` when there is no base.
+pub fn reduction_text(before: f64, after: f64) -> String {
+    match reduction_pct(before, after) {
+        // Negative zero would print as `-0.0%`.
+        Some(p) => format!("{:.1}%", if p == 0.0 { 0.0 } else { -p }),
+        None => "—".to_string(),
+    }
+}
+
+/// One number out of the `markup` section (still free-form JSON).
+pub fn markup_number(report: &Report, key: &str) -> Option<u64> {
+    report.markup.as_ref()?.get(key)?.as_u64()
+}
+
+/// Where the bytes saved come from. Each figure may be negative (a step that grew the site).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Savings {
+    /// GIF bytes minus what pages refer to now.
+    pub images: i64,
+    /// HTML bytes before minus HTML bytes after and the new style sheet; `None` when the
+    /// markup stage did not run or did not say.
+    pub markup: Option<i64>,
+    /// Raw text bytes minus their deflate level-6 size (of the rewritten site when estimated);
+    /// `None` without a compression estimate.
+    pub deflate: Option<i64>,
+}
+
+pub fn savings(report: &Report) -> Savings {
+    let t = &report.images_total;
+    let markup = match (
+        markup_number(report, "html_bytes_before"),
+        markup_number(report, "html_bytes_after"),
+    ) {
+        (Some(before), Some(after)) => Some(
+            before as i64 - after as i64 - markup_number(report, "css_bytes").unwrap_or(0) as i64,
+        ),
+        _ => None,
+    };
+    let deflate = report.compression.as_ref().map(|c| {
+        let e = c.rewritten.as_ref().unwrap_or(&c.original);
+        e.totals.raw as i64 - e.totals.deflate6 as i64
+    });
+    Savings {
+        images: t.from_bytes as i64 - t.to_bytes as i64,
+        markup,
+        deflate,
+    }
+}
+
+/// `1234567` → `1,234,567`, `-5` → `-5`.
+pub fn signed(n: i64) -> String {
+    if n < 0 {
+        format!("-{}", super::thousands(n.unsigned_abs()))
+    } else {
+        super::thousands(n as u64)
+    }
+}
+
+/// A small hand-built report for the exporters' unit tests: two GIFs (one with a hostile path),
+/// replay rows for two modes, markup and compression figures, a failing budget, a problem.
+#[cfg(test)]
+pub fn sample() -> Report {
+    use super::model::{BudgetResult, CompressionReport, ImageRow, ImagesTotal};
+    use super::replay::Range;
+    use crate::deflate::{Estimate, Sizes};
+    use crate::error::Problem;
+    use crate::image::Outcome;
+
+    let image = |path: &str, from: u64, to: u64, outcome: Outcome, reason: &str| ImageRow {
+        path: path.into(),
+        from_bytes: from,
+        to_path: if outcome == Outcome::Converted {
+            path.replace(".gif", ".png")
+        } else {
+            path.into()
+        },
+        to_bytes: to,
+        png_bytes: Some(to),
+        frames: 1,
+        outcome,
+        reason: reason.into(),
+        original_kept: false,
+        millis: 1.0,
+    };
+    let images = vec![
+        image(
+            "img/logo.gif",
+            12_000,
+            9_000,
+            Outcome::Converted,
+            "converted(-3000 B)",
+        ),
+        image(
+            "img/<b>&\"q\".gif",
+            300,
+            300,
+            Outcome::PngLarger,
+            "kept:png-larger(+37 B)",
+        ),
+    ];
+    let replay_row = |site: &str, mode: &str, test: &str, packets: u64, bytes: u64| ReplayRow {
+        site: site.into(),
+        page: "index.html".into(),
+        mode: mode.into(),
+        test: test.into(),
+        runs: 5,
+        requests: 10,
+        connections: 1,
+        bytes_up: bytes / 10,
+        bytes_down: bytes - bytes / 10,
+        packets_up: packets / 2,
+        packets_down: packets - packets / 2,
+        packets,
+        packets_range: Range {
+            min: packets,
+            max: packets + 2,
+        },
+        data_segments_up: 10,
+        data_segments_down: packets / 2,
+        data_segments_range: Range { min: 20, max: 20 },
+        min_packets: packets * 3 / 4,
+        efficiency: 0.75,
+        overhead_pct: 3.5,
+        retransmits: 0,
+        elapsed_ms: 12.5,
+        elapsed_ms_range: [11.0, 14.0],
+        method: "netns".into(),
+        mss: 1460,
+    };
+    let mut replay = Vec::new();
+    for (site, scale) in [("original", 4u64), ("rewritten", 3)] {
+        for mode in ["http10", "pipelined"] {
+            replay.push(replay_row(site, mode, "first", 40 * scale, 50_000 * scale));
+            replay.push(replay_row(
+                site,
+                mode,
+                "validate",
+                10 * scale,
+                3_000 * scale,
+            ));
+        }
+    }
+    let estimate = |raw: u64, d6: u64| Estimate {
+        rule: "saves at least 100 bytes".into(),
+        totals: Sizes {
+            raw,
+            deflate6: d6,
+            deflate9: d6,
+            best: d6,
+            gzip6: d6 + 12,
+        },
+        ..Estimate::default()
+    };
+    let mut report = Report::new(std::path::Path::new("sites/demo & co"));
+    report.images_total = ImagesTotal::of(&images);
+    report.images = images;
+    report.replay = replay;
+    report.markup = Some(serde_json::json!({
+        "html_bytes_before": 40_000, "html_bytes_after": 30_000, "css_bytes": 2_000,
+        "pages": [{"path": "index.html", "html_bytes_before": 40_000, "html_bytes_after": 30_000}]
+    }));
+    report.compression = Some(CompressionReport {
+        rule: "saves at least 100 bytes and at least 10% at level 6".into(),
+        original: estimate(42_000, 12_000),
+        rewritten: Some(estimate(32_000, 9_000)),
+    });
+    report.budgets = vec![
+        BudgetResult {
+            name: "max-first-visit-bytes".into(),
+            limit: 100_000.0,
+            actual: 150_000.0,
+            passed: false,
+        },
+        BudgetResult {
+            name: "max-packets(pipelined, first)".into(),
+            limit: 200.0,
+            actual: 120.0,
+            passed: true,
+        },
+    ];
+    report.problems = vec![Problem::new("a<b>.html", "unreadable", "bad & worse")];
+    report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reductions_never_divide_by_zero() {
+        assert_eq!(reduction_pct(0.0, 5.0), None);
+        assert_eq!(reduction_text(0.0, 0.0), "—");
+        assert_eq!(reduction_text(200.0, 150.0), "-25.0%");
+        assert_eq!(reduction_text(42.0, 42.0), "0.0%");
+    }
+
+    #[test]
+    fn signed_numbers_keep_their_sign() {
+        assert_eq!(signed(-1234), "-1,234");
+        assert_eq!(signed(1234), "1,234");
+    }
+}

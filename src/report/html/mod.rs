@@ -1,0 +1,403 @@
+//! The report as one self-contained HTML page: inline CSS, inline SVG charts drawn in Rust, a
+//! few lines of script to sort tables. No network, no external fonts or assets.
+
+mod charts;
+mod page;
+mod tables;
+
+use std::fmt::Write;
+
+use charts::{grouped_bars, Group, Series};
+use page::{method, SCRIPT, STYLE};
+
+use super::figures::{self, row, TESTS};
+use super::model::Report;
+use super::thousands;
+
+/// Bar colour of the original site (and of "before").
+pub const BEFORE_COLOUR: &str = "#d9534f";
+/// Bar colour of the rewritten site (and of "after").
+pub const AFTER_COLOUR: &str = "#2b7bb9";
+/// Bar colour of bytes saved.
+pub const SAVED_COLOUR: &str = "#3c9d4e";
+/// The ids of the four chart `<svg>` elements.
+pub const CHART_IDS: [&str; 4] = [
+    "chart-packets",
+    "chart-bytes",
+    "chart-types",
+    "chart-savings",
+];
+
+const BEFORE: Series = Series {
+    name: "original",
+    colour: BEFORE_COLOUR,
+};
+const AFTER: Series = Series {
+    name: "rewritten",
+    colour: AFTER_COLOUR,
+};
+
+/// Escapes text for HTML content and quoted attribute values.
+pub fn esc(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Renders the whole page.
+pub fn render(report: &Report) -> String {
+    let mut out = String::with_capacity(64 * 1024);
+    let title = format!("webdiet audit: {}", report.site.name);
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>{}</title><style>{STYLE}</style></head><body><main>\
+         <h1>{}</h1><p class=\"sub\">{}{}</p>",
+        esc(&title),
+        esc(&title),
+        esc(&report.site.path),
+        report
+            .site
+            .rewritten
+            .as_ref()
+            .map(|r| format!(" → {}", esc(r)))
+            .unwrap_or_default()
+    );
+    out.push_str(&cards(report));
+
+    out.push_str("<h2>Protocol replay</h2>");
+    let groups = replay_groups(report);
+    if groups.is_empty() {
+        out.push_str("<p class=\"note\">No replay was run, so there are no packet or byte counts per protocol mode.</p>");
+    } else {
+        let packets = groups_of(&groups, |r| r.packets as f64);
+        let bytes = groups_of(&groups, |r| (r.bytes_up + r.bytes_down) as f64);
+        out.push_str(&grouped_bars(
+            CHART_IDS[0],
+            "Packets per protocol mode, first visit and validation",
+            &packets,
+            &[BEFORE, AFTER],
+            |v| thousands(v.round() as u64),
+        ));
+        out.push_str(&grouped_bars(
+            CHART_IDS[1],
+            "Bytes per protocol mode, first visit and validation",
+            &bytes,
+            &[BEFORE, AFTER],
+            short_bytes,
+        ));
+        out.push_str("<h3>Matrix</h3>");
+        out.push_str(&tables::replay_matrix(report));
+        out.push_str("<h3>Every row, medians with the range over the runs</h3>");
+        out.push_str(&tables::replay_runs(report));
+    }
+
+    out.push_str("<h2>Where the bytes are</h2>");
+    let types = bytes_by_type(report);
+    if types.is_empty() {
+        out.push_str("<p class=\"note\">No inventory in this report.</p>");
+    } else {
+        let groups: Vec<Group> = types
+            .iter()
+            .map(|(t, b, a, _)| Group {
+                label: t.clone(),
+                values: vec![*b as f64, *a as f64],
+            })
+            .collect();
+        out.push_str(&grouped_bars(
+            CHART_IDS[2],
+            "Bytes by content type, before and after",
+            &groups,
+            &[
+                Series {
+                    name: "before",
+                    colour: BEFORE_COLOUR,
+                },
+                Series {
+                    name: "after",
+                    colour: AFTER_COLOUR,
+                },
+            ],
+            short_bytes,
+        ));
+        out.push_str(&tables::by_type(&types));
+    }
+    let s = figures::savings(report);
+    let mut saved = vec![Group {
+        label: "GIF → PNG".into(),
+        values: vec![s.images as f64],
+    }];
+    if let Some(m) = s.markup {
+        saved.push(Group {
+            label: "markup → CSS".into(),
+            values: vec![m as f64],
+        });
+    }
+    if let Some(d) = s.deflate {
+        saved.push(Group {
+            label: "deflate".into(),
+            values: vec![d as f64],
+        });
+    }
+    out.push_str(&grouped_bars(
+        CHART_IDS[3],
+        "Where the savings come from (bytes saved)",
+        &saved,
+        &[Series {
+            name: "bytes saved",
+            colour: SAVED_COLOUR,
+        }],
+        short_bytes,
+    ));
+
+    out.push_str("<h2>Images</h2>");
+    out.push_str(&tables::images(report));
+    if let Some(pages) = tables::pages(report) {
+        out.push_str("<h2>Pages</h2>");
+        out.push_str(&pages);
+    }
+    out.push_str("<h2>Budgets</h2>");
+    out.push_str(&tables::budgets(report));
+    let _ = write!(out, "<h2>Problems ({})</h2>", report.problems.len());
+    out.push_str(&tables::problems(report));
+    out.push_str(&method(report));
+    let _ = writeln!(
+        out,
+        "<footer>{} {} · report schema {}</footer></main><script>{SCRIPT}</script></body></html>",
+        esc(&report.tool.name),
+        esc(&report.tool.version),
+        report.schema_version
+    );
+    out
+}
+
+/// The headline figures as cards.
+fn cards(report: &Report) -> String {
+    let mut out = String::from("<section class=\"cards\">");
+    let mut card = |label: &str, value: String, detail: String| {
+        let _ = write!(
+            out,
+            "<div class=\"card\"><div class=\"label\">{}</div><div class=\"value\">{}</div>\
+             <div class=\"detail\">{}</div></div>",
+            esc(label),
+            esc(&value),
+            esc(&detail)
+        );
+    };
+    if let Some(h) = figures::headline(report) {
+        let pair = |b: u64, a: u64| {
+            (
+                format!("{} → {}", thousands(b), thousands(a)),
+                figures::reduction_text(b as f64, a as f64),
+            )
+        };
+        let (v, d) = pair(h.before.bytes, h.after.bytes);
+        card(&format!("First-visit bytes ({})", h.mode), v, d);
+        let (v, d) = pair(h.before.requests, h.after.requests);
+        card("Requests", v, d);
+        let (v, d) = pair(h.before.packets, h.after.packets);
+        card("Packets", v, d);
+    } else {
+        let t = &report.images_total;
+        card(
+            "GIF bytes",
+            format!("{} → {}", thousands(t.from_bytes), thousands(t.to_bytes)),
+            "no replay was run".into(),
+        );
+    }
+    let failed = report.budgets.iter().filter(|b| !b.passed).count();
+    card(
+        "Budgets",
+        if failed == 0 {
+            "all pass".into()
+        } else {
+            format!("{failed} FAIL")
+        },
+        format!("{} checked", report.budgets.len()),
+    );
+    card(
+        "Problems",
+        report.problems.len().to_string(),
+        "files with trouble".into(),
+    );
+    out.push_str("</section>");
+    out
+}
+
+/// `(label, original row, rewritten row)` for each mode × test that was replayed.
+type ReplayGroup<'a> = (
+    String,
+    Option<&'a super::replay::ReplayRow>,
+    Option<&'a super::replay::ReplayRow>,
+);
+
+fn replay_groups(report: &Report) -> Vec<ReplayGroup<'_>> {
+    let mut out = Vec::new();
+    for mode in figures::modes(report) {
+        for test in TESTS {
+            let b = row(report, "original", &mode, test);
+            let a = row(report, "rewritten", &mode, test);
+            if b.is_some() || a.is_some() {
+                out.push((format!("{mode} · {test}"), b, a));
+            }
+        }
+    }
+    out
+}
+
+fn groups_of(groups: &[ReplayGroup], f: fn(&super::replay::ReplayRow) -> f64) -> Vec<Group> {
+    groups
+        .iter()
+        .map(|(label, b, a)| Group {
+            label: label.clone(),
+            values: vec![b.map_or(f64::NAN, f), a.map_or(f64::NAN, f)],
+        })
+        .collect()
+}
+
+/// `(type, bytes before, bytes after, files before)` from the inventory, with the image and
+/// markup stages applied: converted GIFs move to PNG, the markup stage's HTML and style sheet
+/// change HTML and CSS.
+pub fn bytes_by_type(report: &Report) -> Vec<(String, u64, u64, usize)> {
+    let Some(inv) = &report.inventory else {
+        return Vec::new();
+    };
+    let mut delta: std::collections::BTreeMap<&str, i64> = Default::default();
+    for i in &report.images {
+        if i.to_path != i.path {
+            if !i.original_kept {
+                *delta.entry("gif").or_default() -= i.from_bytes as i64;
+            }
+            *delta.entry("png").or_default() += i.to_bytes as i64;
+        }
+    }
+    if let (Some(b), Some(a)) = (
+        figures::markup_number(report, "html_bytes_before"),
+        figures::markup_number(report, "html_bytes_after"),
+    ) {
+        *delta.entry("html").or_default() += a as i64 - b as i64;
+        *delta.entry("css").or_default() +=
+            figures::markup_number(report, "css_bytes").unwrap_or(0) as i64;
+    }
+    let mut out: Vec<(String, u64, u64, usize)> = inv
+        .by_type
+        .iter()
+        .map(|(t, s)| {
+            let after = s.bytes as i64 + delta.remove(t.as_str()).unwrap_or(0);
+            (t.clone(), s.bytes, after.max(0) as u64, s.count)
+        })
+        .collect();
+    for (t, d) in delta {
+        out.push((t.to_string(), 0, d.max(0) as u64, 0));
+    }
+    out
+}
+
+/// `1234567` → `1.2 MB`, `2048` → `2.0 kB`, `12` → `12 B` (decimal units).
+fn short_bytes(v: f64) -> String {
+    let a = v.abs();
+    if a >= 1e6 {
+        format!("{:.1} MB", v / 1e6)
+    } else if a >= 1e3 {
+        format!("{:.1} kB", v / 1e3)
+    } else {
+        format!("{v:.0} B")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::model::InventorySummary;
+
+    fn sample() -> Report {
+        let mut r = figures::sample();
+        let mut inv = InventorySummary::default();
+        for (t, count, bytes) in [("html", 3, 40_000), ("gif", 2, 12_300), ("css", 1, 500)] {
+            inv.by_type
+                .insert(t.into(), crate::inventory::TypeStats { count, bytes });
+        }
+        r.inventory = Some(inv);
+        r
+    }
+
+    #[test]
+    fn every_string_from_the_report_is_escaped() {
+        let html = render(&sample());
+        assert!(!html.contains("<b>&"), "raw image path leaked");
+        assert!(html.contains("img/&lt;b&gt;&amp;&quot;q&quot;.gif"));
+        assert!(html.contains("a&lt;b&gt;.html") && html.contains("bad &amp; worse"));
+        assert!(html.contains("demo &amp; co"));
+    }
+
+    #[test]
+    fn the_page_is_self_contained() {
+        let html = render(&sample());
+        for outside in ["src=\"http", "href=\"http", "@import", "url(", "<link"] {
+            assert!(!html.contains(outside), "{outside}");
+        }
+        assert!(html.starts_with("<!DOCTYPE html>") && html.trim_end().ends_with("</html>"));
+    }
+
+    #[test]
+    fn charts_and_sortable_tables_are_there() {
+        let html = render(&sample());
+        for id in CHART_IDS {
+            assert!(html.contains(&format!("<svg id=\"{id}\"")), "{id}");
+        }
+        for id in [
+            "images",
+            "pages",
+            "replay-matrix",
+            "replay-runs",
+            "budgets",
+            "problems",
+        ] {
+            assert!(
+                html.contains(&format!("<table class=\"sortable\" id=\"{id}\"")),
+                "{id}"
+            );
+        }
+        assert!(html.contains("addEventListener('click'"));
+        assert!(html.contains("data-v=\"12000\""), "numeric sort keys");
+    }
+
+    #[test]
+    fn numbers_have_separators_and_ranges() {
+        let html = render(&sample());
+        assert!(html.contains("200,000 → 150,000"));
+        assert!(html.contains("160 (160–162)"), "packets median with range");
+        assert!(html.contains("12.5 (11.0–14.0)"));
+        assert!(html.contains(">FAIL<"));
+    }
+
+    #[test]
+    fn an_empty_report_has_notes_instead_of_charts() {
+        let html = render(&Report::default());
+        assert!(html.contains("No replay was run"));
+        assert!(!html.contains("id=\"chart-packets\""));
+        assert!(html.contains("The site has no GIFs."));
+        assert!(!html.contains("\"NaN") && !html.contains(">NaN") && !html.contains("inf\""));
+    }
+
+    #[test]
+    fn bytes_by_type_moves_converted_gifs_to_png_and_applies_markup() {
+        let types = bytes_by_type(&sample());
+        let find = |t: &str| types.iter().find(|x| x.0 == t).unwrap().clone();
+        assert_eq!(find("gif").2, 300, "only the kept GIF remains");
+        assert_eq!(find("png").1, 0);
+        assert_eq!(find("png").2, 9_000);
+        assert_eq!(find("html").2, 30_000);
+        assert_eq!(find("css").2, 2_500);
+    }
+}

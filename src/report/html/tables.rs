@@ -1,0 +1,380 @@
+//! Sortable HTML tables: every cell carries its sort key, so the page script only reorders rows.
+
+use std::fmt::Write;
+
+use super::esc;
+use crate::report::figures::{self, row, TESTS};
+use crate::report::model::Report;
+use crate::report::replay::ReplayRow;
+use crate::report::thousands;
+
+/// One table cell: escaped display HTML and, for numbers, the value to sort by.
+pub struct Cell {
+    html: String,
+    key: Option<f64>,
+    class: &'static str,
+}
+
+impl Cell {
+    /// Text, escaped here.
+    pub fn text(s: &str) -> Self {
+        Cell {
+            html: esc(s),
+            key: None,
+            class: "",
+        }
+    }
+    /// A count with thousands separators, sorted by value.
+    pub fn count(n: u64) -> Self {
+        Cell {
+            html: thousands(n),
+            key: Some(n as f64),
+            class: "num",
+        }
+    }
+    /// A signed whole number.
+    pub fn signed(n: i64) -> Self {
+        Cell {
+            html: figures::signed(n),
+            key: Some(n as f64),
+            class: "num",
+        }
+    }
+    /// A number shown as `shown` (already plain text), sorted by `value`.
+    pub fn number(value: f64, shown: &str) -> Self {
+        Cell {
+            html: esc(shown),
+            key: value.is_finite().then_some(value),
+            class: "num",
+        }
+    }
+    /// Long text that may wrap (paths, reasons, messages).
+    pub fn long(s: &str) -> Self {
+        Cell::text(s).with_class("wrap")
+    }
+    fn with_class(mut self, class: &'static str) -> Self {
+        self.class = class;
+        self
+    }
+}
+
+/// A `<table class="sortable">` with a header row, body rows and optional footer rows (footers
+/// stay put when sorting).
+pub fn table(id: &str, headers: &[&str], rows: Vec<Vec<Cell>>, foot: Vec<Vec<Cell>>) -> String {
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "<div class=\"scroll\"><table class=\"sortable\" id=\"{}\"><thead><tr>",
+        esc(id)
+    );
+    for h in headers {
+        let _ = write!(out, "<th title=\"click to sort\">{}</th>", esc(h));
+    }
+    out.push_str("</tr></thead><tbody>");
+    let write_rows = |out: &mut String, rows: Vec<Vec<Cell>>| {
+        for r in rows {
+            out.push_str("<tr>");
+            for c in r {
+                let _ = write!(out, "<td");
+                if !c.class.is_empty() {
+                    let _ = write!(out, " class=\"{}\"", c.class);
+                }
+                if let Some(k) = c.key {
+                    let _ = write!(out, " data-v=\"{k}\"");
+                }
+                let _ = write!(out, ">{}</td>", c.html);
+            }
+            out.push_str("</tr>");
+        }
+    };
+    write_rows(&mut out, rows);
+    out.push_str("</tbody>");
+    if !foot.is_empty() {
+        out.push_str("<tfoot>");
+        write_rows(&mut out, foot);
+        out.push_str("</tfoot>");
+    }
+    out.push_str("</table></div>");
+    out
+}
+
+pub fn images(report: &Report) -> String {
+    if report.images.is_empty() {
+        return "<p class=\"note\">The site has no GIFs.</p>".into();
+    }
+    let rows = report
+        .images
+        .iter()
+        .map(|i| {
+            vec![
+                Cell::long(&i.path),
+                Cell::count(i.from_bytes),
+                Cell::count(i.to_bytes),
+                Cell::signed(i.from_bytes as i64 - i.to_bytes as i64),
+                Cell::count(i.frames as u64),
+                Cell::text(i.outcome.code()).with_class(if i.outcome.code() == "converted" {
+                    "ok"
+                } else {
+                    "kept"
+                }),
+                Cell::long(&i.reason),
+            ]
+        })
+        .collect();
+    let t = &report.images_total;
+    let foot = vec![vec![
+        Cell::text(&format!("{} GIFs", t.count)),
+        Cell::count(t.from_bytes),
+        Cell::count(t.to_bytes),
+        Cell::signed(t.from_bytes as i64 - t.to_bytes as i64),
+        Cell::text(""),
+        Cell::text(""),
+        Cell::text(""),
+    ]];
+    table(
+        "images",
+        &[
+            "Path",
+            "GIF bytes",
+            "Result bytes",
+            "Saved",
+            "Frames",
+            "Outcome",
+            "Reason",
+        ],
+        rows,
+        foot,
+    )
+}
+
+/// Per-page markup figures, when the markup section has a `pages` array of objects: one column
+/// per key seen.
+pub fn pages(report: &Report) -> Option<String> {
+    let pages = report.markup.as_ref()?.get("pages")?.as_array()?;
+    let objects: Vec<&serde_json::Map<String, serde_json::Value>> =
+        pages.iter().filter_map(|p| p.as_object()).collect();
+    if objects.is_empty() {
+        return None;
+    }
+    let mut keys: Vec<&str> = Vec::new();
+    for o in &objects {
+        for k in o.keys() {
+            if !keys.contains(&k.as_str()) {
+                keys.push(k);
+            }
+        }
+    }
+    // The page's name first, whatever the key order of the JSON.
+    keys.sort_by_key(|k| !matches!(*k, "path" | "page"));
+    let rows = objects
+        .iter()
+        .map(|o| {
+            keys.iter()
+                .map(|k| match o.get(*k) {
+                    Some(serde_json::Value::Number(n)) => match n.as_u64() {
+                        Some(u) => Cell::count(u),
+                        None => Cell::number(n.as_f64().unwrap_or(f64::NAN), &n.to_string()),
+                    },
+                    Some(serde_json::Value::String(s)) => Cell::text(s),
+                    Some(serde_json::Value::Null) | None => Cell::text(""),
+                    Some(v) => Cell::text(&v.to_string()),
+                })
+                .collect()
+        })
+        .collect();
+    Some(table("pages", &keys, rows, Vec::new()))
+}
+
+/// Modes × tests, original vs rewritten.
+pub fn replay_matrix(report: &Report) -> String {
+    let mut rows = Vec::new();
+    for mode in figures::modes(report) {
+        for test in TESTS {
+            let (b, a) = (
+                row(report, "original", &mode, test),
+                row(report, "rewritten", &mode, test),
+            );
+            if b.is_none() && a.is_none() {
+                continue;
+            }
+            let get = |r: Option<&ReplayRow>, f: fn(&ReplayRow) -> u64| {
+                r.map_or(Cell::text("—"), |r| Cell::count(f(r)))
+            };
+            let delta = |f: fn(&ReplayRow) -> u64| match (b, a) {
+                (Some(b), Some(a)) => {
+                    let (x, y) = (f(b) as f64, f(a) as f64);
+                    let p = figures::reduction_pct(x, y).unwrap_or(0.0);
+                    Cell::number(-p, &figures::reduction_text(x, y))
+                }
+                _ => Cell::text("—"),
+            };
+            let packets: fn(&ReplayRow) -> u64 = |r| r.packets;
+            let bytes: fn(&ReplayRow) -> u64 = |r| r.bytes_up + r.bytes_down;
+            rows.push(vec![
+                Cell::text(&mode),
+                Cell::text(test),
+                get(b, packets),
+                get(a, packets),
+                delta(packets),
+                get(b, bytes),
+                get(a, bytes),
+                delta(bytes),
+            ]);
+        }
+    }
+    table(
+        "replay-matrix",
+        &[
+            "Mode",
+            "Test",
+            "Packets original",
+            "Packets rewritten",
+            "Δ packets",
+            "Bytes original",
+            "Bytes rewritten",
+            "Δ bytes",
+        ],
+        rows,
+        Vec::new(),
+    )
+}
+
+/// Every replay row with its spread over the runs.
+pub fn replay_runs(report: &Report) -> String {
+    let range = |median: u64, min: u64, max: u64| {
+        Cell::number(
+            median as f64,
+            &format!(
+                "{} ({}–{})",
+                thousands(median),
+                thousands(min),
+                thousands(max)
+            ),
+        )
+    };
+    let rows = report
+        .replay
+        .iter()
+        .map(|r| {
+            vec![
+                Cell::text(&r.site),
+                Cell::text(&r.mode),
+                Cell::text(&r.test),
+                Cell::count(r.runs as u64),
+                Cell::number(
+                    r.requests as f64,
+                    &format!("{} / {}", r.requests, r.connections),
+                ),
+                Cell::number(
+                    (r.bytes_up + r.bytes_down) as f64,
+                    &format!("{} / {}", thousands(r.bytes_up), thousands(r.bytes_down)),
+                ),
+                range(r.packets, r.packets_range.min, r.packets_range.max),
+                range(
+                    r.data_segments_up + r.data_segments_down,
+                    r.data_segments_range.min,
+                    r.data_segments_range.max,
+                ),
+                Cell::count(r.min_packets),
+                Cell::number(r.efficiency, &format!("{:.2}", r.efficiency)),
+                Cell::number(r.overhead_pct, &format!("{:.1}%", r.overhead_pct)),
+                Cell::count(r.retransmits),
+                Cell::number(
+                    r.elapsed_ms,
+                    &format!(
+                        "{:.1} ({:.1}–{:.1})",
+                        r.elapsed_ms, r.elapsed_ms_range[0], r.elapsed_ms_range[1]
+                    ),
+                ),
+            ]
+        })
+        .collect();
+    table(
+        "replay-runs",
+        &[
+            "Site",
+            "Mode",
+            "Test",
+            "Runs",
+            "Requests / conns",
+            "Bytes up / down",
+            "Packets (min–max)",
+            "Data segs (min–max)",
+            "Min packets",
+            "Effi\u{ad}ciency",
+            "Over\u{ad}head",
+            "Retrans\u{ad}mits",
+            "ms (min–max)",
+        ],
+        rows,
+        Vec::new(),
+    )
+}
+
+pub fn budgets(report: &Report) -> String {
+    if report.budgets.is_empty() {
+        return "<p class=\"note\">No budgets were set.</p>".into();
+    }
+    let rows = report
+        .budgets
+        .iter()
+        .map(|b| {
+            vec![
+                Cell::long(&b.name),
+                Cell::number(b.limit, &crate::report::markdown::number(b.limit)),
+                Cell::number(b.actual, &crate::report::markdown::number(b.actual)),
+                if b.passed {
+                    Cell::text("pass").with_class("ok")
+                } else {
+                    Cell::text("FAIL").with_class("fail")
+                },
+            ]
+        })
+        .collect();
+    table(
+        "budgets",
+        &["Budget", "Limit", "Actual", "Result"],
+        rows,
+        Vec::new(),
+    )
+}
+
+pub fn problems(report: &Report) -> String {
+    if report.problems.is_empty() {
+        return "<p class=\"note\">No problems.</p>".into();
+    }
+    let rows = report
+        .problems
+        .iter()
+        .map(|p| {
+            vec![
+                Cell::long(&p.path),
+                Cell::text(&p.code),
+                Cell::long(&p.message),
+            ]
+        })
+        .collect();
+    table("problems", &["Path", "Code", "Message"], rows, Vec::new())
+}
+
+/// Bytes per content type, before and after (see [`super::bytes_by_type`]).
+pub fn by_type(types: &[(String, u64, u64, usize)]) -> String {
+    let rows = types
+        .iter()
+        .map(|(t, before, after, count)| {
+            vec![
+                Cell::text(t),
+                Cell::count(*count as u64),
+                Cell::count(*before),
+                Cell::count(*after),
+                Cell::signed(*before as i64 - *after as i64),
+            ]
+        })
+        .collect();
+    table(
+        "by-type",
+        &["Type", "Files", "Bytes before", "Bytes after", "Saved"],
+        rows,
+        Vec::new(),
+    )
+}

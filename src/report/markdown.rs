@@ -1,0 +1,336 @@
+//! The report as GitHub Markdown, ready to paste into a pull request: headline, where the savings
+//! come from, the replay matrix, images, budgets.
+
+use std::fmt::Write;
+
+use super::figures::{self, row, Savings, TESTS};
+use super::model::Report;
+use super::thousands;
+
+/// Image tables longer than this are folded into a `<details>` element.
+const FOLD_IMAGES: usize = 20;
+
+/// Renders the summary and the main tables.
+pub fn render(report: &Report) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "## webdiet audit: {}\n", cell(&report.site.name));
+    headline(&mut out, report);
+    savings(&mut out, report);
+    replay(&mut out, report);
+    images(&mut out, report);
+    budgets(&mut out, report);
+    let _ = writeln!(
+        out,
+        "**Problems:** {}\n\n<sub>{} {}, report schema {}</sub>",
+        report.problems.len(),
+        cell(&report.tool.name),
+        cell(&report.tool.version),
+        report.schema_version
+    );
+    out
+}
+
+/// Escapes text for a table cell or a line: Markdown punctuation, HTML, pipes and newlines.
+pub fn cell(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '\n' | '\r' => out.push(' '),
+            '\\' | '|' | '*' | '_' | '`' | '[' | ']' | '#' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn headline(out: &mut String, report: &Report) {
+    match figures::headline(report) {
+        Some(h) => {
+            let _ = writeln!(
+                out,
+                "**First visit ({}):** {} → {} bytes ({}), {} → {} requests, {} → {} packets\n",
+                h.mode,
+                thousands(h.before.bytes),
+                thousands(h.after.bytes),
+                figures::reduction_text(h.before.bytes as f64, h.after.bytes as f64),
+                h.before.requests,
+                h.after.requests,
+                thousands(h.before.packets),
+                thousands(h.after.packets),
+            );
+        }
+        None => {
+            let t = &report.images_total;
+            let _ = writeln!(
+                out,
+                "**Images:** {} → {} bytes ({}); no replay was run.\n",
+                thousands(t.from_bytes),
+                thousands(t.to_bytes),
+                figures::reduction_text(t.from_bytes as f64, t.to_bytes as f64),
+            );
+        }
+    }
+}
+
+fn savings(out: &mut String, report: &Report) {
+    let Savings {
+        images,
+        markup,
+        deflate,
+    } = figures::savings(report);
+    let _ = writeln!(out, "### Where the savings come from\n");
+    let _ = writeln!(out, "| Source | Bytes saved | Detail |\n|---|---:|---|");
+    let t = &report.images_total;
+    let _ = writeln!(
+        out,
+        "| GIF → PNG | {} | {} GIFs, {} → {} bytes |",
+        figures::signed(images),
+        t.count,
+        thousands(t.from_bytes),
+        thousands(t.to_bytes)
+    );
+    if let Some(saved) = markup {
+        let n = |key| figures::markup_number(report, key).map_or("—".into(), thousands);
+        let _ = writeln!(
+            out,
+            "| markup → CSS | {} | HTML {} → {} bytes, style sheet {} bytes |",
+            figures::signed(saved),
+            n("html_bytes_before"),
+            n("html_bytes_after"),
+            n("css_bytes")
+        );
+    }
+    if let (Some(saved), Some(c)) = (deflate, &report.compression) {
+        let e = c.rewritten.as_ref().unwrap_or(&c.original);
+        let _ = writeln!(
+            out,
+            "| deflate (level 6) | {} | text {} → {} bytes; rule: {} |",
+            figures::signed(saved),
+            thousands(e.totals.raw),
+            thousands(e.totals.deflate6),
+            cell(&c.rule)
+        );
+    }
+    let _ = writeln!(out);
+}
+
+fn replay(out: &mut String, report: &Report) {
+    let _ = writeln!(out, "### Replay\n");
+    if report.replay.is_empty() {
+        let _ = writeln!(out, "No replay was run.\n");
+        return;
+    }
+    if let Some(r) = report.replay.first() {
+        let _ = writeln!(
+            out,
+            "Page {}, MSS {}, medians over {} run(s), method {}.\n",
+            cell(&r.page),
+            r.mss,
+            r.runs,
+            cell(&r.method)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "| Mode | Test | Packets original | Packets rewritten | Δ packets | Bytes original | Bytes rewritten | Δ bytes |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|"
+    );
+    for mode in figures::modes(report) {
+        for test in TESTS {
+            let before = row(report, "original", &mode, test);
+            let after = row(report, "rewritten", &mode, test);
+            if before.is_none() && after.is_none() {
+                continue;
+            }
+            let num = |r: Option<&super::replay::ReplayRow>,
+                       f: fn(&super::replay::ReplayRow) -> u64| {
+                r.map_or("—".into(), |r| thousands(f(r)))
+            };
+            let delta = |f: fn(&super::replay::ReplayRow) -> u64| match (before, after) {
+                (Some(b), Some(a)) => figures::reduction_text(f(b) as f64, f(a) as f64),
+                _ => "—".into(),
+            };
+            let packets = |r: &super::replay::ReplayRow| r.packets;
+            let bytes = |r: &super::replay::ReplayRow| r.bytes_up + r.bytes_down;
+            let _ = writeln!(
+                out,
+                "| {} | {test} | {} | {} | {} | {} | {} | {} |",
+                cell(&mode),
+                num(before, packets),
+                num(after, packets),
+                delta(packets),
+                num(before, bytes),
+                num(after, bytes),
+                delta(bytes),
+            );
+        }
+    }
+    let _ = writeln!(out);
+}
+
+fn images(out: &mut String, report: &Report) {
+    let _ = writeln!(out, "### Images\n");
+    if report.images.is_empty() {
+        let _ = writeln!(out, "No GIFs.\n");
+        return;
+    }
+    // A long table folds away so that the pull request stays readable.
+    let fold = report.images.len() > FOLD_IMAGES;
+    if fold {
+        let _ = writeln!(
+            out,
+            "<details><summary>{} GIFs</summary>\n",
+            report.images.len()
+        );
+    }
+    let _ = writeln!(
+        out,
+        "| File | Before | After | Saved | Outcome | Reason |\n|---|---:|---:|---:|---|---|"
+    );
+    for i in &report.images {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} |",
+            cell(&i.path),
+            thousands(i.from_bytes),
+            thousands(i.to_bytes),
+            figures::signed(i.from_bytes as i64 - i.to_bytes as i64),
+            i.outcome.code(),
+            cell(&i.reason)
+        );
+    }
+    let t = &report.images_total;
+    let _ = writeln!(
+        out,
+        "| **{} GIFs** | **{}** | **{}** | **{}** | | |\n",
+        t.count,
+        thousands(t.from_bytes),
+        thousands(t.to_bytes),
+        figures::signed(t.from_bytes as i64 - t.to_bytes as i64)
+    );
+    if fold {
+        let _ = writeln!(out, "</details>\n");
+    }
+}
+
+fn budgets(out: &mut String, report: &Report) {
+    if report.budgets.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "### Budgets\n\n| Budget | Limit | Actual | Result |\n|---|---:|---:|---|"
+    );
+    for b in &report.budgets {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            cell(&b.name),
+            number(b.limit),
+            number(b.actual),
+            if b.passed { "pass" } else { "**FAIL**" }
+        );
+    }
+    let _ = writeln!(out);
+}
+
+/// Whole numbers with separators, others with two decimals.
+pub(crate) fn number(x: f64) -> String {
+    if x.fract() == 0.0 && x.is_finite() && x.abs() < 1e15 {
+        figures::signed(x as i64)
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headline_comes_from_the_pipelined_first_visit() {
+        let md = render(&figures::sample());
+        assert!(
+            md.contains("**First visit (pipelined):** 200,000 → 150,000 bytes (-25.0%)"),
+            "{md}"
+        );
+        assert!(md.contains("10 → 10 requests, 160 → 120 packets"));
+    }
+
+    #[test]
+    fn savings_name_their_sources() {
+        let md = render(&figures::sample());
+        assert!(
+            md.contains("| GIF → PNG | 3,000 | 2 GIFs, 12,300 → 9,300 bytes |"),
+            "{md}"
+        );
+        assert!(md.contains(
+            "| markup → CSS | 8,000 | HTML 40,000 → 30,000 bytes, style sheet 2,000 bytes |"
+        ));
+        assert!(md.contains("| deflate (level 6) | 23,000 |"));
+    }
+
+    #[test]
+    fn replay_matrix_has_a_row_per_mode_and_test() {
+        let md = render(&figures::sample());
+        assert!(
+            md.contains("| http10 | first | 160 | 120 | -25.0% | 200,000 | 150,000 | -25.0% |"),
+            "{md}"
+        );
+        assert!(md.contains("| pipelined | validate | 40 | 30 |"));
+        assert!(
+            !md.contains("| persistent |"),
+            "modes without rows are left out"
+        );
+    }
+
+    #[test]
+    fn paths_cannot_break_tables_or_inject_html() {
+        let md = render(&figures::sample());
+        assert!(
+            md.contains("| img/&lt;b&gt;&amp;\"q\".gif | 300 | 300 | 0 | kept:png-larger |"),
+            "{md}"
+        );
+        assert_eq!(cell("a|b\nc_d"), "a\\|b c\\_d");
+    }
+
+    #[test]
+    fn budgets_say_pass_or_fail() {
+        let md = render(&figures::sample());
+        assert!(
+            md.contains("| max-first-visit-bytes | 100,000 | 150,000 | **FAIL** |"),
+            "{md}"
+        );
+        assert!(md.contains("| max-packets(pipelined, first) | 200 | 120 | pass |"));
+        assert!(md.contains("**Problems:** 1"));
+    }
+
+    #[test]
+    fn long_image_tables_fold_away() {
+        let mut report = figures::sample();
+        assert!(!render(&report).contains("<details>"));
+        let row = report.images[0].clone();
+        report.images = vec![row; FOLD_IMAGES + 1];
+        let md = render(&report);
+        assert!(
+            md.contains("<details><summary>21 GIFs</summary>\n\n| File |"),
+            "{md}"
+        );
+        assert!(md.contains("</details>"));
+    }
+
+    #[test]
+    fn an_empty_report_still_renders() {
+        let md = render(&Report::default());
+        assert!(md.contains("no replay was run"), "{md}");
+        assert!(md.contains("No GIFs."));
+        assert!(!md.contains("### Budgets"));
+        assert!(!md.contains("markup → CSS"));
+    }
+}
