@@ -6,9 +6,8 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use crate::config::{
-    ReportFormat,
-    AnalyzeConfig, AuditConfig, Command, ReportConfig, Config, ReplayConfig, RewriteConfig, Verbosity,
-    VerifyConfig,
+    AnalyzeConfig, AuditConfig, Command, Config, ReplayConfig, ReportConfig, ReportFormat,
+    RewriteConfig, Verbosity, VerifyConfig,
 };
 use crate::error::{Error, Result};
 use crate::inventory;
@@ -87,8 +86,14 @@ fn run_audit(cfg: &AuditConfig, config: &Config) -> Result<Status> {
     let progress = StageProgress::new(config.verbosity);
     let report = crate::audit::audit(&cfg.audit, &progress)?;
     report::json::write(&cfg.out.report_json(), &report)?;
-    report::write_file(&cfg.out.report_md(), report::markdown::render(&report).as_bytes())?;
-    report::write_file(&cfg.out.report_html(), report::html::render(&report).as_bytes())?;
+    report::write_file(
+        &cfg.out.report_md(),
+        report::markdown::render(&report).as_bytes(),
+    )?;
+    report::write_file(
+        &cfg.out.report_html(),
+        report::html::render(&report).as_bytes(),
+    )?;
     print_problems(&report.problems, &cfg.audit.site, config);
     if config.verbosity != Verbosity::Quiet {
         print_stdout(&report::summary::audit(&report, &cfg.out, config))?;

@@ -10,8 +10,8 @@ use crate::markup::CssMode;
 use crate::rewrite::markup::CssChoice;
 
 use crate::config::{
-    AnalyzeConfig, AuditConfig, Command, Config, ReportConfig, OutputPaths, ReplayConfig, RewriteConfig,
-    Verbosity, VerifyConfig,
+    AnalyzeConfig, AuditConfig, Command, Config, OutputPaths, ReplayConfig, ReportConfig,
+    RewriteConfig, Verbosity, VerifyConfig,
 };
 use crate::error::{Error, Result};
 use crate::inventory::AnalyzeOptions;

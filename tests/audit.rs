@@ -80,7 +80,13 @@ fn budgets_that_hold_exit_0_and_a_broken_budget_exits_1() {
     let out = tmp.path().join("out");
     audit(
         &out,
-        &["--max-requests", "43", "--max-packets", "http10=100000", "--no-verify-failures"],
+        &[
+            "--max-requests",
+            "43",
+            "--max-packets",
+            "http10=100000",
+            "--no-verify-failures",
+        ],
     )
     .code(0)
     .stdout(predicate::str::contains("none failed"));
@@ -90,10 +96,13 @@ fn budgets_that_hold_exit_0_and_a_broken_budget_exits_1() {
         .iter()
         .all(|b| b["passed"] == true));
 
-    audit(&out, &["--max-requests", "10", "--max-first-visit-bytes", "1000"])
-        .code(1)
-        .stdout(predicate::str::contains("FAILED max-requests"))
-        .stdout(predicate::str::contains("FAILED max-first-visit-bytes"));
+    audit(
+        &out,
+        &["--max-requests", "10", "--max-first-visit-bytes", "1000"],
+    )
+    .code(1)
+    .stdout(predicate::str::contains("FAILED max-requests"))
+    .stdout(predicate::str::contains("FAILED max-first-visit-bytes"));
 }
 
 #[test]
@@ -113,7 +122,11 @@ fn budgets_come_from_webdiet_toml_in_the_current_directory() {
         .code(1)
         .stdout(predicate::str::contains("FAILED min-saving-percent"));
 
-    std::fs::write(tmp.path().join("webdiet.toml"), "[budgets]\nmax-bytes = 1\n").unwrap();
+    std::fs::write(
+        tmp.path().join("webdiet.toml"),
+        "[budgets]\nmax-bytes = 1\n",
+    )
+    .unwrap();
     webdiet()
         .current_dir(tmp.path())
         .arg("audit")
@@ -143,7 +156,10 @@ fn the_same_input_gives_the_same_site_and_report() {
     let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
     audit(&a, &[]).success();
     audit(&b, &[]).success();
-    assert!(tree(&a.join("site")) == tree(&b.join("site")), "rewritten sites differ");
+    assert!(
+        tree(&a.join("site")) == tree(&b.join("site")),
+        "rewritten sites differ"
+    );
 
     // Apart from timings and what the kernel measured, the reports are identical.
     fn strip(mut r: Value) -> Value {

@@ -233,7 +233,7 @@ fn budgets(out: &mut String, report: &Report) {
             "| {} | {} | {} | {} |",
             cell(&b.name),
             number(b.limit),
-            number(b.actual),
+            b.actual.map_or_else(|| "not measured".to_string(), number),
             if b.passed { "pass" } else { "**FAIL**" }
         );
     }

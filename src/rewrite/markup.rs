@@ -32,6 +32,7 @@ pub enum CssChoice {
 
 /// What the markup pass did (`report.json` → `markup`).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct MarkupReport {
     /// `site-sheet`, `per-page` or `inline-style`.
     pub css_mode: String,
@@ -106,13 +107,11 @@ pub(super) fn run(
             let before = std::fs::read(staging.dir.join(&f.path)).ok()?;
             let decoded = charset::decode(&before);
             // Pages with invalid bytes would not survive a decode/encode round trip.
-            (decoded.charset.encoding.is_ascii_compatible() && !decoded.malformed).then(|| {
-                Staged {
-                    path: f.path.clone(),
-                    encoding: decoded.charset.encoding,
-                    before,
-                    text: decoded.text,
-                }
+            (decoded.charset.encoding.is_ascii_compatible() && !decoded.malformed).then(|| Staged {
+                path: f.path.clone(),
+                encoding: decoded.charset.encoding,
+                before,
+                text: decoded.text,
             })
         })
         .collect();
@@ -259,11 +258,7 @@ fn mode_name(mode: CssMode) -> &'static str {
 
 /// `webdiet.css`, or `webdiet-2.css`… when the site already has a file of that name.
 fn free_name(site: &Site, wanted: &str) -> String {
-    let taken = |name: &str| {
-        site.files
-            .iter()
-            .any(|f| f.path.eq_ignore_ascii_case(name))
-    };
+    let taken = |name: &str| site.files.iter().any(|f| f.path.eq_ignore_ascii_case(name));
     if !taken(wanted) {
         return wanted.to_string();
     }

@@ -147,39 +147,32 @@ pub fn images(report: &Report) -> String {
     )
 }
 
-/// Per-page markup figures, when the markup section has a `pages` array of objects: one column
-/// per key seen.
+/// Per-page markup figures: bytes and presentational constructs before and after.
 pub fn pages(report: &Report) -> Option<String> {
-    let pages = report.markup.as_ref()?.get("pages")?.as_array()?;
-    let objects: Vec<&serde_json::Map<String, serde_json::Value>> =
-        pages.iter().filter_map(|p| p.as_object()).collect();
-    if objects.is_empty() {
+    let markup = report.markup.as_ref()?;
+    if markup.pages.is_empty() {
         return None;
     }
-    let mut keys: Vec<&str> = Vec::new();
-    for o in &objects {
-        for k in o.keys() {
-            if !keys.contains(&k.as_str()) {
-                keys.push(k);
-            }
-        }
-    }
-    // The page's name first, whatever the key order of the JSON.
-    keys.sort_by_key(|k| !matches!(*k, "path" | "page"));
-    let rows = objects
+    let keys = [
+        "path",
+        "bytes before",
+        "bytes after",
+        "constructs before",
+        "constructs after",
+        "changed",
+    ];
+    let rows = markup
+        .pages
         .iter()
-        .map(|o| {
-            keys.iter()
-                .map(|k| match o.get(*k) {
-                    Some(serde_json::Value::Number(n)) => match n.as_u64() {
-                        Some(u) => Cell::count(u),
-                        None => Cell::number(n.as_f64().unwrap_or(f64::NAN), &n.to_string()),
-                    },
-                    Some(serde_json::Value::String(s)) => Cell::text(s),
-                    Some(serde_json::Value::Null) | None => Cell::text(""),
-                    Some(v) => Cell::text(&v.to_string()),
-                })
-                .collect()
+        .map(|p| {
+            vec![
+                Cell::long(&p.path),
+                Cell::count(p.bytes_before),
+                Cell::count(p.bytes_after),
+                Cell::count(p.constructs_before as u64),
+                Cell::count(p.constructs_after as u64),
+                Cell::text(if p.changed { "yes" } else { "no" }),
+            ]
         })
         .collect();
     Some(table("pages", &keys, rows, Vec::new()))
@@ -322,7 +315,10 @@ pub fn budgets(report: &Report) -> String {
             vec![
                 Cell::long(&b.name),
                 Cell::number(b.limit, &crate::report::markdown::number(b.limit)),
-                Cell::number(b.actual, &crate::report::markdown::number(b.actual)),
+                match b.actual {
+                    Some(actual) => Cell::number(actual, &crate::report::markdown::number(actual)),
+                    None => Cell::text("not measured"),
+                },
                 if b.passed {
                     Cell::text("pass").with_class("ok")
                 } else {
