@@ -3,9 +3,9 @@
 //!
 //! The study's rule: every segment in both directions counts (SYN, FIN, pure ACKs), except that
 //! once the client has sent its FIN, that FIN and everything later on the connection does not.
-//! So each connection is read just before the client shuts it down, and its FIN is added by hand
-//! (the paper leaves it out; we count it, see docs/packets.md). Counters are plain values with
-//! `AddAssign`: a run's totals are sums.
+//! So each connection is read just before the client shuts it down; the FIN and what follows
+//! are left out, as in the paper (docs/packets.md). Counters are plain values with `AddAssign`:
+//! a run's totals are sums.
 
 use std::net::TcpStream;
 
