@@ -84,6 +84,15 @@ pub struct TextImageRow {
     pub height: u32,
 }
 
+/// One CSS mode's result: first-visit bytes, converted pages, their bytes, the sheet.
+struct Candidate {
+    total: u64,
+    mode: CssMode,
+    pages: Vec<PageMarkup>,
+    outputs: Vec<Vec<u8>>,
+    css: String,
+}
+
 struct Staged {
     path: String,
     encoding: &'static encoding_rs::Encoding,
@@ -136,7 +145,7 @@ pub(super) fn run(
         CssChoice::Auto => vec![CssMode::SiteSheet, CssMode::PerPage, CssMode::InlineStyle],
         CssChoice::Fixed(mode) => vec![mode],
     };
-    let mut best: Option<(u64, CssMode, Vec<PageMarkup>, Vec<Vec<u8>>, String)> = None;
+    let mut best: Option<Candidate> = None;
     let mut totals = BTreeMap::new();
     for mode in modes {
         let pages = convert(mode);
@@ -172,11 +181,24 @@ pub(super) fn run(
         };
         let total = outputs.iter().map(|o| o.len() as u64).sum::<u64>() + sheet_cost;
         totals.insert(mode_name(mode).to_string(), total);
-        if best.as_ref().is_none_or(|(t, ..)| total < *t) {
-            best = Some((total, mode, pages, outputs, css));
+        if best.as_ref().is_none_or(|b| total < b.total) {
+            best = Some(Candidate {
+                total,
+                mode,
+                pages,
+                outputs,
+                css,
+            });
         }
     }
-    let Some((_, mode, pages, outputs, css)) = best else {
+    let Some(Candidate {
+        mode,
+        pages,
+        outputs,
+        css,
+        ..
+    }) = best
+    else {
         return MarkupReport::default();
     };
     let mut report = MarkupReport {
