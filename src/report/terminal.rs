@@ -148,6 +148,20 @@ pub fn rewrite(report: &super::Report, json: &std::path::Path, config: &Config) 
         "  pages and style sheets: {} edited, {} copied unchanged",
         report.rewrite.documents_changed, report.rewrite.documents_copied
     );
+    if let Some(m) = &report.markup {
+        let before: usize = m.constructs_before.values().sum();
+        let after: usize = m.constructs_after.values().sum();
+        let _ = writeln!(
+            out,
+            "  markup → CSS ({}): {before} → {after} presentational constructs in {} page{}, HTML {} → {} bytes + {} bytes of shared CSS",
+            m.css_mode,
+            m.pages_changed,
+            plural(m.pages_changed),
+            thousands(m.html_bytes_before),
+            thousands(m.html_bytes_after),
+            thousands(m.css_bytes)
+        );
+    }
     let kept_originals = report
         .images
         .iter()
