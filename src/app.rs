@@ -95,6 +95,13 @@ fn run_audit(cfg: &AuditConfig, config: &Config) -> Result<Status> {
         report::html::render(&report).as_bytes(),
     )?;
     print_problems(&report.problems, &cfg.audit.site, config);
+    if config.verbosity == Verbosity::Verbose {
+        print_stdout(&report::terminal::rewrite(
+            &report,
+            &cfg.out.report_json(),
+            config,
+        ))?;
+    }
     if config.verbosity != Verbosity::Quiet {
         print_stdout(&report::summary::audit(&report, &cfg.out, config))?;
     } else {

@@ -51,7 +51,7 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
     report.inventory = Some((&inventory).into());
     timed.lap(&mut report, "analyze");
 
-    progress.stage(2, steps, "rewriting (GIF → PNG/APNG)");
+    progress.stage(2, steps, "rewriting (GIF → PNG/APNG, markup → CSS)");
     let scratch = opts
         .dry_run
         .then(|| std::env::temp_dir().join(format!("webdiet-dry-run-{}", std::process::id())));

@@ -198,3 +198,41 @@ fn the_same_input_gives_the_same_site_and_report() {
     }
     assert_eq!(strip(ra), strip(rb));
 }
+
+#[test]
+fn report_re_renders_every_format_from_the_json() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    audit(&out, &["--modes", "pipelined"]).success();
+    let json = out.join("report.json");
+    let render = |format: &str| {
+        let output = webdiet()
+            .arg("report")
+            .arg(&json)
+            .args(["--format", format])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "report --format {format} failed");
+        String::from_utf8(output.stdout).unwrap()
+    };
+    // JSON survives the round trip through the report types unchanged.
+    let again: Value = serde_json::from_str(&render("json")).unwrap();
+    assert_eq!(again, report(&out));
+    assert_eq!(
+        render("md"),
+        std::fs::read_to_string(out.join("report.md")).unwrap()
+    );
+    assert_eq!(
+        render("html"),
+        std::fs::read_to_string(out.join("report.html")).unwrap()
+    );
+    assert!(render("text").contains("first visit"));
+
+    std::fs::write(tmp.path().join("bad.json"), "{\"not\": \"a report\"}").unwrap();
+    webdiet()
+        .arg("report")
+        .arg(tmp.path().join("bad.json"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("bad.json"));
+}
