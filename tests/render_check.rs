@@ -5,19 +5,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{shared_corpus, webdiet};
-
-fn chromium_available() -> bool {
-    let path = std::env::var_os("WEBDIET_CHROMIUM").unwrap_or_else(|| "/usr/bin/chromium".into());
-    if Path::new(&path).exists() {
-        return true;
-    }
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("Chromium is missing: CI must install it (apt-get install chromium)");
-    }
-    eprintln!("note: skipping, Chromium is not installed");
-    false
-}
+use common::{chromium_available, shared_corpus, webdiet};
 
 /// Rewrites `site` into a temporary directory and checks `pages` of it (all when `None`).
 fn rewrite_and_verify(site: &Path, pages: Option<usize>) {

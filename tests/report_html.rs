@@ -2,24 +2,14 @@
 //! `report.json` would be read back) must draw its charts, not a blank page. Without Chromium the
 //! test skips with a note, unless CI=true.
 
+mod common;
+
 use serde_json::json;
 use webdiet::report::html::{self, AFTER_COLOUR, BEFORE_COLOUR, SAVED_COLOUR};
 use webdiet::report::{markdown, Report};
 use webdiet::verify::{self, diff, RenderOptions};
 
-/// Whether Chromium is here; `false` means "skip". With CI=true a missing browser fails.
-fn chromium_available() -> bool {
-    let found = verify::browser::find_chromium(&RenderOptions::default()).is_ok();
-    if !found {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI=true but Chromium is missing: {}",
-            verify::browser::INSTALL_HINT
-        );
-        eprintln!("note: Chromium not installed, skipping a render test");
-    }
-    found
-}
+use common::chromium_available;
 
 /// A replay row as `report.json` holds it.
 fn replay_row(site: &str, mode: &str, test: &str, packets: u64, bytes: u64) -> serde_json::Value {

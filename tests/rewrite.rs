@@ -3,6 +3,9 @@
 //! and `expected/files.txt` the complete output tree), the command line, and Space Jam from
 //! `../shared/corpora` (no reference that resolved before may be broken after).
 
+mod common;
+
+use common::shared_corpus;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -294,24 +297,6 @@ fn command_writes_the_site_and_a_report_with_images() {
         .success();
     assert!(out.join("site/img/anim.gif").is_file());
     assert!(!out.join("site/img/anim.png").exists());
-}
-
-fn shared_corpus(name: &str) -> Option<PathBuf> {
-    let shared = std::env::var_os("WEBDIET_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"));
-    let dir = shared.join("corpora").join(name);
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("{} is missing and CI=true", dir.display());
-    }
-    eprintln!(
-        "note: skipped: {} is not here (set WEBDIET_SHARED)",
-        dir.display()
-    );
-    None
 }
 
 #[test]

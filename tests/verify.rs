@@ -1,25 +1,15 @@
 //! `webdiet verify`: the render check, run end to end against headless Chromium on fixture
 //! trees built here. Without Chromium the tests skip with a note, unless CI=true.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 use predicates::str::contains;
 use webdiet::verify::{self, diff, RenderOptions, VerifyOptions};
 
-/// Whether Chromium is here; `false` means "skip". With CI=true a missing browser fails.
-fn chromium_available() -> bool {
-    let found = verify::browser::find_chromium(&RenderOptions::default()).is_ok();
-    if !found {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI=true but Chromium is missing: {}",
-            verify::browser::INSTALL_HINT
-        );
-        eprintln!("note: Chromium not installed, skipping a render test");
-    }
-    found
-}
+use common::chromium_available;
 
 fn write(root: &Path, path: &str, bytes: impl AsRef<[u8]>) {
     let path = root.join(path);

@@ -30,10 +30,12 @@ pub const SPACER_GIF: &[u8] = &[
 
 /// A corpus from `../shared/corpora`, or `None` (with a note) when it is absent on a user's
 /// machine. In CI (`CI=true`) a missing corpus fails the test.
+/// `WEBDIET_SHARED` names another place for `shared/` (a git worktree elsewhere).
 pub fn shared_corpus(name: &str) -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/corpora")
-        .join(name);
+    let shared = std::env::var_os("WEBDIET_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"));
+    let dir = shared.join("corpora").join(name);
     if dir.is_dir() {
         return Some(dir);
     }
@@ -66,4 +68,19 @@ pub fn analyze_json(dir: &Path) -> serde_json::Value {
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).expect("analyze --json prints JSON")
+}
+
+/// Whether Chromium is here; `false` means "skip". With CI=true a missing browser fails.
+pub fn chromium_available() -> bool {
+    use webdiet::verify::{browser, RenderOptions};
+    let found = browser::find_chromium(&RenderOptions::default()).is_ok();
+    if !found {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI=true but Chromium is missing: {}",
+            browser::INSTALL_HINT
+        );
+        eprintln!("note: Chromium not installed, skipping a render test");
+    }
+    found
 }
