@@ -455,6 +455,13 @@ impl Cli {
                 audit,
             } => {
                 let out = OutputPaths::for_site(&site.site, out.out.as_deref())?;
+                if replay.capture.is_some() {
+                    return Err(Error::Usage {
+                        message: "--capture records one replay; use it with `webdiet replay`, \
+                                  not with `audit`, which replays two sites"
+                            .to_string(),
+                    });
+                }
                 let budgets = crate::budget::load(&site.site)?.overridden_by(audit.budgets()?);
                 Command::Audit(Box::new(AuditConfig {
                     out: out.clone(),
