@@ -258,20 +258,25 @@ fn animations_are_frozen_so_the_same_page_renders_identically_twice() {
     assert_eq!(first.get(100, 100), Some([255, 0, 0, 255]));
 }
 
-#[test]
-fn missing_chromium_exits_2_and_says_how_to_install_it() {
+/// `webdiet verify` on two identical small trees with `browser` as the Chromium binary.
+fn verify_with_browser(browser: &str) -> assert_cmd::assert::Assert {
     let dir = tempfile::tempdir().unwrap();
     let (a, b, out) = trees(dir.path());
     small_site(&a, "#000000");
     small_site(&b, "#000000");
     webdiet()
-        .env("WEBDIET_CHROMIUM", "/nonexistent/chromium")
+        .env("WEBDIET_CHROMIUM", browser)
         .arg("verify")
         .arg(&a)
         .arg(&b)
         .arg("--out")
         .arg(&out)
         .assert()
+}
+
+#[test]
+fn missing_chromium_exits_2_and_says_how_to_install_it() {
+    verify_with_browser("/nonexistent/chromium")
         .code(2)
         .stderr(contains("/nonexistent/chromium: Chromium not found"))
         .stderr(contains("apt-get install chromium"));
@@ -446,18 +451,7 @@ fn render_file_draws_a_script_made_chart_and_a_blank_page_stays_blank() {
 
 #[test]
 fn a_browser_binary_that_does_not_speak_devtools_exits_2() {
-    let dir = tempfile::tempdir().unwrap();
-    let (a, b, out) = trees(dir.path());
-    small_site(&a, "#000000");
-    small_site(&b, "#000000");
-    webdiet()
-        .env("WEBDIET_CHROMIUM", "/bin/false")
-        .arg("verify")
-        .arg(&a)
-        .arg(&b)
-        .arg("--out")
-        .arg(&out)
-        .assert()
+    verify_with_browser("/bin/false")
         .code(2)
         .stderr(contains("/bin/false: Chromium did not start"));
 }

@@ -226,18 +226,7 @@ fn every_disposal_method_animates_identically() {
             F::new((15, 0, 10, 40), pattern(10, 40, 8, 2)).dispose(dispose),
         ];
         let gif = encode((40, 40), &palette(8), Some(Repeat::Infinite), frames);
-        let c = convert_gif(
-            &gif,
-            &ImageOptions {
-                min_saving: 0,
-                ..opts()
-            },
-        );
-        assert!(
-            matches!(c.outcome, Outcome::Converted | Outcome::PngLarger),
-            "{dispose:?}: {}",
-            c.reason
-        );
+        let c = converted_or_larger(&gif, &format!("{dispose:?}"));
         assert_eq!(c.frames, 4);
     }
 }
@@ -289,18 +278,7 @@ fn frames_outside_the_screen_are_clipped() {
         F::new((60, 60, 10, 10), pattern(10, 10, 8, 2)),
     ];
     let gif = encode((40, 40), &palette(8), Some(Repeat::Infinite), frames);
-    let c = convert_gif(
-        &gif,
-        &ImageOptions {
-            min_saving: 0,
-            ..opts()
-        },
-    );
-    assert!(
-        matches!(c.outcome, Outcome::Converted | Outcome::PngLarger),
-        "{}",
-        c.reason
-    );
+    let c = converted_or_larger(&gif, "frames out of bounds");
     assert_eq!(c.frames, 3);
 }
 
@@ -429,18 +407,7 @@ fn gif_suite_converts_to_the_expected_frames() {
         }
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
         let gif = std::fs::read(&path).unwrap();
-        let c = convert_gif(
-            &gif,
-            &ImageOptions {
-                min_saving: 0,
-                ..opts()
-            },
-        );
-        assert!(
-            matches!(c.outcome, Outcome::Converted | Outcome::PngLarger),
-            "{name}: {}",
-            c.reason
-        );
+        converted_or_larger(&gif, &name);
         // Re-encode to compare the actual output, even when it was not smaller.
         let decoded = decode::read(&gif, &Limits::default()).unwrap();
         let png = apng::encode(&decoded).unwrap();
@@ -466,4 +433,22 @@ fn gif_suite_converts_to_the_expected_frames() {
         }
     }
     assert!(checked > 0, "the suite's expected frames were found");
+}
+
+/// Converts with no minimum saving and checks the result was verified (converted, or kept only
+/// because it was larger).
+fn converted_or_larger(gif: &[u8], what: &str) -> Conversion {
+    let c = convert_gif(
+        gif,
+        &ImageOptions {
+            min_saving: 0,
+            ..opts()
+        },
+    );
+    assert!(
+        matches!(c.outcome, Outcome::Converted | Outcome::PngLarger),
+        "{what}: {}",
+        c.reason
+    );
+    c
 }

@@ -183,13 +183,8 @@ mod tests {
         assert!(!out.contains("<svg"));
     }
 
-    #[test]
-    fn all_zero_data_gives_a_note() {
-        let groups = [Group {
-            label: "x".into(),
-            values: vec![0.0, -3.0],
-        }];
-        let series = [
+    fn two_series() -> [Series<'static>; 2] {
+        [
             Series {
                 name: "a",
                 colour: "#111111",
@@ -198,7 +193,16 @@ mod tests {
                 name: "b",
                 colour: "#222222",
             },
-        ];
+        ]
+    }
+
+    #[test]
+    fn all_zero_data_gives_a_note() {
+        let groups = [Group {
+            label: "x".into(),
+            values: vec![0.0, -3.0],
+        }];
+        let series = two_series();
         let out = grouped_bars("c", "T", &groups, &series, plain);
         assert!(out.contains("Every value is zero.") && !out.contains("<svg"));
     }
@@ -215,16 +219,7 @@ mod tests {
                 values: vec![f64::NAN, 4.0],
             },
         ];
-        let series = [
-            Series {
-                name: "a",
-                colour: "#111111",
-            },
-            Series {
-                name: "b",
-                colour: "#222222",
-            },
-        ];
+        let series = two_series();
         let out = grouped_bars("c", "T", &groups, &series, plain);
         assert!(!out.contains("NaN") && !out.contains("inf"), "{out}");
         assert!(out.contains("fill=\"#222222\""));
@@ -236,16 +231,7 @@ mod tests {
             label: "<x>".into(),
             values: vec![50.0, 100.0],
         }];
-        let series = [
-            Series {
-                name: "a",
-                colour: "#111111",
-            },
-            Series {
-                name: "b",
-                colour: "#222222",
-            },
-        ];
+        let series = two_series();
         let out = grouped_bars("c", "T", &groups, &series, plain);
         assert!(
             out.contains(&format!("height=\"{PLOT_HEIGHT:.1}\"")),
