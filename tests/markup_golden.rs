@@ -2,11 +2,52 @@
 //! to `expected.html` linking a site sheet whose content is `expected.css`. Every case was also
 //! rendered in Chromium against its input (`benches/markup-golden-render.sh`); see
 //! `docs/markup.md`. Set `WEBDIET_BLESS=1` to rewrite the expectations after a reviewed change.
+//!
+//! A case may have `images.tsv`: what the page's images are (`src`, width, height, fill
+//! `transparent` / `#rrggbb` / `-`, colours), standing for the files the rewrite would read.
 
 use std::fs;
 use std::path::Path;
 
+use std::collections::BTreeMap;
+
+use webdiet::image::{Fill, ImageFacts};
 use webdiet::markup::{build_sheet, convert_page, MarkupOptions};
+
+/// Reads a case's `images.tsv` (empty when there is none).
+fn images(case: &Path) -> BTreeMap<String, ImageFacts> {
+    let Ok(text) = fs::read_to_string(case.join("images.tsv")) else {
+        return BTreeMap::new();
+    };
+    text.lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|line| {
+            let f: Vec<&str> = line.split('\t').collect();
+            assert_eq!(
+                f.len(),
+                5,
+                "{}: bad images.tsv line {line:?}",
+                case.display()
+            );
+            let fill = match f[3] {
+                "transparent" => Some(Fill::Transparent),
+                "-" => None,
+                hex => {
+                    let n = u32::from_str_radix(hex.trim_start_matches('#'), 16).unwrap();
+                    Some(Fill::Solid([(n >> 16) as u8, (n >> 8) as u8, n as u8]))
+                }
+            };
+            let facts = ImageFacts {
+                width: f[1].parse().unwrap(),
+                height: f[2].parse().unwrap(),
+                frames: 1,
+                colors: f[4].parse().unwrap(),
+                fill,
+            };
+            (f[0].to_string(), facts)
+        })
+        .collect()
+}
 
 #[test]
 fn every_golden_case_converts_to_its_expected_page_and_sheet() {
@@ -28,6 +69,7 @@ fn every_golden_case_converts_to_its_expected_page_and_sheet() {
         let input = fs::read_to_string(case.join("input.html")).unwrap();
         let opts = MarkupOptions {
             page_path: "input.html".to_string(),
+            images: images(case),
             ..MarkupOptions::default()
         };
         let page = convert_page(&input, &opts);

@@ -18,13 +18,20 @@ fn rewrite_and_verify(site: &Path, pages: Option<usize>) {
         .arg(&out)
         .assert()
         .success();
+    let checked = verify_trees(site, &out.join("site"), tmp.path(), pages);
+    assert!(checked > 0, "no page of {} was checked", site.display());
+}
+
+/// `webdiet verify` on two trees: every page checked must be pixel-identical. Returns how many
+/// pages were checked.
+fn verify_trees(original: &Path, rewritten: &Path, scratch: &Path, pages: Option<usize>) -> usize {
     let mut verify = webdiet();
     verify
         .arg("verify")
-        .arg(site)
-        .arg(out.join("site"))
+        .arg(original)
+        .arg(rewritten)
         .arg("--out")
-        .arg(tmp.path().join("diff"))
+        .arg(scratch.join("diff"))
         .arg("--json");
     if let Some(n) = pages {
         verify.args(["--pages", &n.to_string()]);
@@ -48,6 +55,7 @@ fn rewrite_and_verify(site: &Path, pages: Option<usize>) {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
+    report["pages"].as_array().unwrap().len()
 }
 
 #[test]
@@ -65,4 +73,160 @@ fn a_sample_of_rewritten_space_jam_pages_renders_pixel_identical() {
     if chromium_available() {
         rewrite_and_verify(&spacejam, Some(12));
     }
+}
+
+/// A GIF of `w × h` pixels, all palette index 0 (`transparent` makes index 0 transparent).
+fn flat_gif(w: u16, h: u16, rgb: [u8; 3], transparent: bool) -> Vec<u8> {
+    let mut out = Vec::new();
+    {
+        let palette = [rgb[0], rgb[1], rgb[2], 255, 255, 255];
+        let mut enc = gif::Encoder::new(&mut out, w, h, &palette).unwrap();
+        let frame = gif::Frame {
+            width: w,
+            height: h,
+            transparent: transparent.then_some(0),
+            buffer: vec![0u8; usize::from(w) * usize::from(h)].into(),
+            ..gif::Frame::default()
+        };
+        enc.write_frame(&frame).unwrap();
+    }
+    out
+}
+
+/// Spacers in the places old sites put them: alone in cells, between words, stretched into
+/// rules, floated, aligned, inside links, with one size or none declared.
+const SPACER_BODY: &str = r##"<body bgcolor=white>
+<table border=0 cellpadding=0 cellspacing=0><tr>
+<td bgcolor=#ffcc00><img src=s.gif width=140 height=6></td><td><img src=s.gif width=1 height=30></td>
+<td valign=top><font size=5>Big<img src=s.gif width=20 height=1>words</font></td></tr>
+<tr><td colspan=3><img src="img/black.gif" width=600 height=2></td></tr>
+<tr><td><img src=s.gif width=10></td><td><img src=s.gif height=7></td><td><img src=s.gif></td></tr>
+</table>
+<p>Text <img src=s.gif width=30 height=30 align=left> floated left, then
+<img src=s.gif width=12 height=12 align=right hspace=4 vspace=2> right, and
+<img src=s.gif width=8 height=40 align=absmiddle>middle, <img src=s.gif width=8 height=40 align=top>top,
+<img src="img/black.gif" width=3 height=3 align=middle>dot.
+<p><a href="x.html"><img src=s.gif width=50 height=20 border=0></a>linked
+<a href="y.html"><img src="img/black.gif" width=50 height=5></a>bar
+<center><img src=s.gif width=300 height=10><br><img src="img/blue.gif" width=200 height=1></center>
+<p>Kept: <img src=s.gif width=10 height=10 alt="*">star, <img src=s.gif width=20 height=20 usemap="#m">map,
+<img src=s.gif width="50%" height=4>half, <img src="img/black.gif" width=9 height=9 border=2>boxed.
+<map name=m><area href=z.html coords="0,0,5,5"></map>
+</body>"##;
+
+#[test]
+fn spacer_gifs_become_sized_spans_and_render_pixel_identical() {
+    if !chromium_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("site");
+    let quirks = format!("<html>{SPACER_BODY}</html>");
+    let standards = format!("<!DOCTYPE html><html>{SPACER_BODY}</html>");
+    let black = flat_gif(1, 1, [0, 0, 0], false);
+    let blue = flat_gif(2, 2, [0, 0, 153], false);
+    common::write_site(
+        &site,
+        &[
+            ("quirks.html", quirks.as_bytes()),
+            ("standards.html", standards.as_bytes()),
+            ("s.gif", common::SPACER_GIF),
+            ("img/black.gif", &black),
+            ("img/blue.gif", &blue),
+        ],
+    );
+    let out = tmp.path().join("out");
+    webdiet()
+        .arg("rewrite")
+        .arg(&site)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+    let markup = &report["markup"];
+    let before = markup["constructs_before"]["spacer-gif"].as_u64().unwrap();
+    let after = markup["constructs_after"]["spacer-gif"]
+        .as_u64()
+        .unwrap_or(0);
+    // 20 spacers per page; per page four are kept (alt text, usemap, a percentage, a border
+    // under a solid fill).
+    assert_eq!((before, after), (2 * 20, 2 * 4), "{markup:#}");
+    let page = std::fs::read_to_string(out.join("site/quirks.html")).unwrap();
+    assert_eq!(page.matches("<img").count(), 4, "{page}");
+    assert_eq!(verify_trees(&site, &out.join("site"), tmp.path(), None), 2);
+}
+
+/// A GIF standing for an `images.tsv` row: one flat fill, or two colours in stripes (`-`).
+fn golden_image(w: u16, h: u16, fill: &str) -> Vec<u8> {
+    match fill {
+        "transparent" => flat_gif(w, h, [0, 0, 0], true),
+        "-" => {
+            let mut out = Vec::new();
+            {
+                let mut enc =
+                    gif::Encoder::new(&mut out, w, h, &[200, 30, 30, 30, 30, 200]).unwrap();
+                let pixels: Vec<u8> = (0..usize::from(w) * usize::from(h))
+                    .map(|i| ((i / 3) % 2) as u8)
+                    .collect();
+                let frame = gif::Frame {
+                    width: w,
+                    height: h,
+                    buffer: pixels.into(),
+                    ..gif::Frame::default()
+                };
+                enc.write_frame(&frame).unwrap();
+            }
+            out
+        }
+        hex => {
+            let n = u32::from_str_radix(hex.trim_start_matches('#'), 16).unwrap();
+            flat_gif(w, h, [(n >> 16) as u8, (n >> 8) as u8, n as u8], false)
+        }
+    }
+}
+
+#[test]
+fn every_golden_markup_case_renders_like_its_input() {
+    if !chromium_available() {
+        return;
+    }
+    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/markup");
+    let tmp = tempfile::tempdir().unwrap();
+    let (before, after) = (tmp.path().join("input"), tmp.path().join("expected"));
+    let mut cases = 0;
+    for entry in std::fs::read_dir(&golden).unwrap() {
+        let case = entry.unwrap().path();
+        if !case.join("input.html").exists() {
+            continue;
+        }
+        cases += 1;
+        let name = case.file_name().unwrap().to_str().unwrap().to_string();
+        let read = |f: &str| std::fs::read(case.join(f)).unwrap_or_default();
+        let mut images = Vec::new();
+        for line in String::from_utf8(read("images.tsv")).unwrap().lines() {
+            let f: Vec<&str> = line.split('\t').collect();
+            if f.len() == 5 {
+                let bytes = golden_image(f[1].parse().unwrap(), f[2].parse().unwrap(), f[3]);
+                images.push((format!("{name}/{}", f[0]), bytes));
+            }
+        }
+        let page = format!("{name}/input.html");
+        let css = format!("{name}/webdiet.css");
+        let mut a: Vec<(&str, &[u8])> = images.iter().map(|(p, b)| (p.as_str(), &b[..])).collect();
+        let mut b = a.clone();
+        let (input, expected, sheet) = (
+            read("input.html"),
+            read("expected.html"),
+            read("expected.css"),
+        );
+        a.push((&page, &input));
+        b.push((&page, &expected));
+        b.push((&css, &sheet));
+        common::write_site(&before, &a);
+        common::write_site(&after, &b);
+    }
+    assert!(cases > 0, "no golden cases under {}", golden.display());
+    assert_eq!(verify_trees(&before, &after, tmp.path(), None), cases);
 }

@@ -8,6 +8,7 @@
 
 mod apng;
 mod decode;
+pub mod facts;
 pub mod verify;
 
 use std::time::{Duration, Instant};
@@ -15,6 +16,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 pub use decode::Limits;
+pub use facts::{facts, Fill, ImageFacts};
 
 /// How hard oxipng works (`--png-level`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

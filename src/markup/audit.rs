@@ -1,7 +1,8 @@
 //! Audit only: images that look like text rendered as a picture (buttons, headings), which CSS
 //! text could replace and save a request each. The 1997 study found 23 of its 40 images were
 //! such. This module does the markup half of the test: a small, wide image inside a link, with
-//! alt text. The "few colours" half needs the image bytes (the image stage).
+//! alt text. The pixel half (few colours, `max_colors`) is applied by the rewrite, which reads
+//! the files (`image::facts`).
 
 use serde::Serialize;
 
@@ -25,6 +26,9 @@ pub struct AuditOptions {
     pub max_height: u32,
     /// Smallest width / height ratio. Default: 2.0.
     pub min_aspect: f32,
+    /// Most distinct colours an image of text shows: text and its ground in a few flat colours
+    /// with anti-aliasing between them. Photos and drawings show hundreds. Default: 64.
+    pub max_colors: usize,
 }
 
 impl Default for AuditOptions {
@@ -32,6 +36,7 @@ impl Default for AuditOptions {
         AuditOptions {
             max_height: 48,
             min_aspect: 2.0,
+            max_colors: 64,
         }
     }
 }

@@ -6,6 +6,7 @@ use std::rc::Rc;
 
 use crate::css::sheet;
 use crate::html::{self, edit, Handle, RcDom};
+use crate::image::{Fill, ImageFacts};
 
 use super::rules::{self, Decl};
 use super::{
@@ -62,11 +63,16 @@ fn is_presentational(tag: &str, attr: &str) -> bool {
     }
 }
 
-/// Whether an `<img>` looks like a spacer GIF (audited, not converted yet).
-fn is_spacer(el: &Handle) -> bool {
+/// Whether an `<img>` is a spacer: an image of one flat fill (transparent or one opaque colour)
+/// by its decoded pixels when the caller knows the file (`MarkupOptions::images`), otherwise by
+/// the usual names (`spacer.gif`, `blank.gif`, `1x1.gif`…) with a declared size.
+fn is_spacer(el: &Handle, images: &BTreeMap<String, ImageFacts>) -> bool {
     let Some(src) = edit::attr(el, "src") else {
         return false;
     };
+    if let Some(facts) = images.get(&src) {
+        return facts.fill.is_some();
+    }
     let file = src.rsplit('/').next().unwrap_or("").to_ascii_lowercase();
     let stem = file.split('.').next().unwrap_or("");
     (edit::attr(el, "width").is_some() || edit::attr(el, "height").is_some())
@@ -78,7 +84,7 @@ fn is_spacer(el: &Handle) -> bool {
 }
 
 /// Presentational constructs in a parsed page, by name.
-pub fn count(dom: &RcDom) -> BTreeMap<String, usize> {
+pub fn count(dom: &RcDom, images: &BTreeMap<String, ImageFacts>) -> BTreeMap<String, usize> {
     let mut counts = BTreeMap::new();
     for el in edit::elements(&dom.document) {
         if !edit::is_html(&el) {
@@ -94,12 +100,15 @@ pub fn count(dom: &RcDom) -> BTreeMap<String, usize> {
                 *counts.entry(a).or_insert(0) += 1;
             }
         }
-        if tag == "img" && is_spacer(&el) {
+        if tag == "img" && is_spacer(&el, images) {
             *counts.entry("spacer-gif".to_string()).or_insert(0) += 1;
         }
     }
     counts
 }
+
+/// Selector suffix for the cells of a table (after the table's class).
+const CELLS: &str = ">*>tr>*";
 
 /// CSS attached to one element: its own declarations and rules under it (`:link`…).
 #[derive(Default, Clone)]
@@ -112,6 +121,22 @@ impl Style {
     fn set(&mut self, (p, v): Decl) {
         self.own.retain(|(q, _)| *q != p);
         self.own.push((p, v));
+    }
+
+    /// Adds declarations to the rule under `suffix`, creating it when needed.
+    fn set_nested(&mut self, suffix: &str, decls: Vec<Decl>) {
+        let at = match self.nested.iter().position(|(s, _)| s == suffix) {
+            Some(i) => i,
+            None => {
+                self.nested.push((suffix.to_string(), Vec::new()));
+                self.nested.len() - 1
+            }
+        };
+        for (p, v) in decls {
+            let rule = &mut self.nested[at].1;
+            rule.retain(|(q, _)| *q != p);
+            rule.push((p, v));
+        }
     }
 
     fn is_empty(&self) -> bool {
@@ -156,7 +181,7 @@ struct Converter<'a> {
 /// construct listed in `left_as_is`.
 pub fn convert_page(text: &str, opts: &MarkupOptions) -> PageMarkup {
     let dom = html::parse(text);
-    let constructs_before = count(&dom);
+    let constructs_before = count(&dom, &opts.images);
     let unchanged = |reason: &str| PageMarkup {
         html: text.to_string(),
         changed: false,
@@ -226,7 +251,7 @@ pub fn convert_page(text: &str, opts: &MarkupOptions) -> PageMarkup {
         return page;
     }
     let rules = c.attach(&dom);
-    let constructs_after = count(&dom);
+    let constructs_after = count(&dom, &opts.images);
     let html = html::serialize::serialize(&dom, text);
     let html = if opts.css == CssMode::PerPage {
         let names = sheet::class_names(&rules.iter().cloned().collect());
@@ -508,6 +533,10 @@ impl Converter<'_> {
                 Err(reason) => self.leave(&attr, reason),
             }
         }
+        let el = &match tag {
+            "img" => self.spacer(el, &mut decls),
+            _ => el.clone(),
+        };
         if !decls.is_empty() {
             self.add(el, decls);
         }
@@ -517,10 +546,37 @@ impl Converter<'_> {
                 s.nested.extend(nested);
             }
         }
-        if tag == "img" && is_spacer(el) {
-            self.leave("spacer-gif", "spacer-gif-not-converted");
-        }
         text_color
+    }
+
+    /// A spacer image becomes an empty `inline-block` span of the same size (painted with the
+    /// image's colour when it is opaque): both are atomic inlines whose baseline is the bottom
+    /// margin edge, so lines, cells, floats and alignment lay out the same. `decls` already
+    /// hold what `align`, `hspace`, `vspace` and `border` became. Returns the element that
+    /// now carries the style.
+    fn spacer(&mut self, el: &Handle, decls: &mut Vec<Decl>) -> Handle {
+        if !is_spacer(el, &self.opts.images) {
+            return el.clone();
+        }
+        let src = edit::attr(el, "src").unwrap_or_default();
+        let Some(facts) = self.opts.images.get(&src).copied() else {
+            self.leave("spacer-gif", "spacer-image-unknown");
+            return el.clone();
+        };
+        match spacer_box(el, &facts, decls) {
+            Ok(spacer_decls) => {
+                for a in ["src", "alt", "width", "height"] {
+                    edit::remove_attr(el, a);
+                }
+                decls.extend(spacer_decls);
+                self.changed = true;
+                edit::rename(el, "span")
+            }
+            Err(reason) => {
+                self.leave("spacer-gif", reason);
+                el.clone()
+            }
+        }
     }
 
     /// `align` on an image. Quirks mode adds a 3px gap beside left/right floats through a UA rule
@@ -560,7 +616,7 @@ impl Converter<'_> {
             }
         }
         for (table, decl) in padded {
-            self.add_to_cells(&table, vec![decl]);
+            self.style_cells(&table, vec![decl]);
             edit::remove_attr(&table, "cellpadding");
             self.changed = true;
         }
@@ -570,7 +626,22 @@ impl Converter<'_> {
             ("border-color".to_string(), "inherit".to_string()),
         ];
         for table in std::mem::take(&mut self.bordered) {
-            self.add_to_cells(&table, cell_border.clone());
+            self.style_cells(&table, cell_border.clone());
+        }
+    }
+
+    /// Styles the cells whose nearest table is `table`: one rule under the table's class
+    /// (`.t>*>tr>*`: the parser always puts rows in a section, and rows hold only cells), or
+    /// each cell's own style when there are no selectors (`inline-style`). Nothing else webdiet
+    /// writes sets padding or borders on cells, and pages with author CSS are never converted,
+    /// so the higher specificity of the table rule decides nothing.
+    fn style_cells(&mut self, table: &Handle, decls: Vec<Decl>) {
+        if self.opts.css == CssMode::InlineStyle {
+            return self.add_to_cells(table, decls);
+        }
+        self.add(table, Vec::new());
+        if let Some((_, s)) = self.styles.iter_mut().find(|(e, _)| Rc::ptr_eq(e, table)) {
+            s.set_nested(CELLS, decls);
         }
     }
 
@@ -647,6 +718,63 @@ impl Converter<'_> {
             rules
         }
     }
+}
+
+/// Attributes a spacer may still carry when it becomes a span: `title` and `class` keep their
+/// meaning on a span; anything else (`usemap`, `name`, `id`, event handlers, attributes left
+/// unconverted) could be read by a script or change behaviour.
+const SPACER_KEEPS: &[&str] = &["src", "alt", "width", "height", "title", "class"];
+
+/// The declarations that make a span take a spacer's box, or why it cannot.
+fn spacer_box(el: &Handle, facts: &ImageFacts, decls: &[Decl]) -> Result<Vec<Decl>, &'static str> {
+    if edit::attr_names(el)
+        .iter()
+        .any(|a| !SPACER_KEEPS.contains(&a.as_str()))
+    {
+        return Err("spacer-attributes");
+    }
+    // The alt text is not shown while the image loads, but it is what a screen reader or a
+    // text browser says: keep a spacer whose alt says something.
+    if edit::attr(el, "alt").is_some_and(|a| !a.trim().is_empty()) {
+        return Err("spacer-alt-text");
+    }
+    let fill = facts.fill.ok_or("spacer-not-flat")?;
+    // A solid span paints its background under the border too; the image did not.
+    if matches!(fill, Fill::Solid(_)) && decls.iter().any(|(p, _)| p.starts_with("border")) {
+        return Err("spacer-border");
+    }
+    let dimension = |name: &str| -> Result<Option<u64>, &'static str> {
+        match edit::attr(el, name) {
+            None => Ok(None),
+            Some(v) if v.trim().ends_with('%') => Err("spacer-percent-size"),
+            Some(v) => rules::px("width", &v)
+                .map(|_| v.trim().parse().ok())
+                .ok_or("spacer-size-unparsed"),
+        }
+    };
+    let (nat_w, nat_h) = (u64::from(facts.width), u64::from(facts.height));
+    // With one dimension given the other keeps the image's aspect ratio; only whole pixels
+    // are converted.
+    let (w, h) = match (dimension("width")?, dimension("height")?) {
+        (Some(w), Some(h)) => (w, h),
+        (Some(w), None) if (w * nat_h) % nat_w == 0 => (w, w * nat_h / nat_w),
+        (None, Some(h)) if (h * nat_w) % nat_h == 0 => (h * nat_w / nat_h, h),
+        (None, None) => (nat_w, nat_h),
+        _ => return Err("spacer-fractional-size"),
+    };
+    let px = |n: u64| rules::px_text(u32::try_from(n).unwrap_or(u32::MAX));
+    let mut out = vec![
+        ("display".to_string(), "inline-block".to_string()),
+        ("width".to_string(), px(w)),
+        ("height".to_string(), px(h)),
+    ];
+    if let Fill::Solid([r, g, b]) = fill {
+        out.push((
+            "background-color".to_string(),
+            format!("#{r:02x}{g:02x}{b:02x}"),
+        ));
+    }
+    Ok(out)
 }
 
 fn nearest_table(el: &Handle) -> Option<Handle> {

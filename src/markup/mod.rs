@@ -19,6 +19,7 @@ pub use color::parse_legacy_color;
 pub use convert::convert_page;
 
 use crate::css::sheet;
+use crate::image::ImageFacts;
 
 /// Where the generated CSS goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -46,6 +47,10 @@ pub struct MarkupOptions {
     /// Turn `u`, `s`, `strike`, `tt`, `big` and `nobr` into classed spans, although each one
     /// grows by a few bytes. Default: true.
     pub phrase_elements: bool,
+    /// What the page's images are, keyed by `src` as written (entities decoded): an `<img>`
+    /// whose image is one flat fill is a spacer and becomes a sized span. The rewrite fills
+    /// this from the files; without it spacers are only counted (by name). Default: empty.
+    pub images: BTreeMap<String, ImageFacts>,
 }
 
 impl Default for MarkupOptions {
@@ -55,6 +60,7 @@ impl Default for MarkupOptions {
             sheet_name: "webdiet.css".to_string(),
             page_path: "index.html".to_string(),
             phrase_elements: true,
+            images: BTreeMap::new(),
         }
     }
 }

@@ -3,6 +3,7 @@
 
 use super::model::Report;
 use super::replay::ReplayRow;
+use super::thousands;
 
 /// The protocol modes in the order the paper lists them.
 pub const MODES: [&str; 4] = ["http10", "persistent", "pipelined", "pipelined-deflate"];
@@ -99,6 +100,23 @@ pub fn markup_number(report: &Report, key: &str) -> Option<u64> {
         "css_bytes" => Some(m.css_bytes),
         _ => None,
     }
+}
+
+/// One line on the images that look like text (audit only), or `None` when there are none.
+pub fn text_images_line(report: &Report) -> Option<String> {
+    let t = &report.markup.as_ref()?.text_images_total;
+    (t.files > 0).then(|| {
+        format!(
+            "text drawn as images (audit only, not rewritten): {} file{} shown {} time{}, {} bytes; as CSS-styled text a first visit would make {} request{} fewer",
+            t.files,
+            if t.files == 1 { "" } else { "s" },
+            t.shown,
+            if t.shown == 1 { "" } else { "s" },
+            thousands(t.bytes),
+            t.files,
+            if t.files == 1 { "" } else { "s" },
+        )
+    })
 }
 
 /// Where the bytes saved come from. Each figure may be negative (a step that grew the site).

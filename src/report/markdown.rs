@@ -117,6 +117,9 @@ fn savings(out: &mut String, report: &Report) {
             cell(&c.rule)
         );
     }
+    if let Some(line) = figures::text_images_line(report) {
+        let _ = writeln!(out, "\n{}", upper_first(&line));
+    }
     let _ = writeln!(out);
 }
 
@@ -247,6 +250,15 @@ pub(crate) fn number(x: f64) -> String {
     } else {
         format!("{x:.2}")
     }
+}
+
+/// `text` with its first letter in upper case.
+fn upper_first(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

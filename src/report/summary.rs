@@ -93,6 +93,9 @@ pub fn audit(report: &Report, out: &OutputPaths, config: &Config) -> String {
             let _ = writeln!(s, "  markup → CSS: not run");
         }
     }
+    if let Some(line) = super::figures::text_images_line(report) {
+        let _ = writeln!(s, "  {line}");
+    }
     if let Some(c) = &report.compression {
         let est = c.rewritten.as_ref().unwrap_or(&c.original);
         let _ = writeln!(

@@ -162,6 +162,9 @@ pub fn rewrite(report: &super::Report, json: &std::path::Path, config: &Config) 
             thousands(m.css_bytes)
         );
     }
+    if let Some(line) = super::figures::text_images_line(report) {
+        let _ = writeln!(out, "  {line}");
+    }
     let kept_originals = report
         .images
         .iter()

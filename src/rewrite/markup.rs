@@ -6,15 +6,20 @@
 //! with the fewest bytes for a first visit to the whole site wins, the shared sheet counted
 //! with the cost of its extra request ([`REQUEST_COST`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Mutex;
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use url::Url;
 
 use super::output::Staging;
 use crate::deflate;
 use crate::error::Problem;
+use crate::html::{self, RefKind};
+use crate::image::{self, ImageFacts};
 use crate::markup::{self, CssMode, MarkupOptions, PageMarkup};
+use crate::site::resolve::{Resolver, Target};
 use crate::site::{charset, FileKind, Site};
 
 /// Bytes an extra request costs beyond its body: request line and headers plus response
@@ -61,6 +66,7 @@ pub struct MarkupReport {
     pub pages: Vec<MarkupPage>,
     /// Images that look like text rendered as pictures (audit only; not rewritten).
     pub text_images: Vec<TextImageRow>,
+    pub text_images_total: TextImagesTotal,
 }
 
 /// One page of the markup pass.
@@ -79,9 +85,27 @@ pub struct MarkupPage {
 pub struct TextImageRow {
     pub page: String,
     pub src: String,
+    /// The image's file in the rewritten site.
+    pub file: String,
     pub alt: String,
     pub width: u32,
     pub height: u32,
+    /// Distinct colours the image shows.
+    pub colors: usize,
+    /// Size of the file in the rewritten site.
+    pub bytes: u64,
+}
+
+/// Totals of [`TextImageRow`]s, each image file counted once: the requests and bytes a first
+/// visit would save if every one were CSS-styled text.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct TextImagesTotal {
+    /// Images shown (one per page and `<img>`).
+    pub shown: usize,
+    /// Distinct files = requests a first visit would save.
+    pub files: usize,
+    /// Bytes of those files.
+    pub bytes: u64,
 }
 
 /// One CSS mode's result: first-visit bytes, converted pages, their bytes, the sheet.
@@ -98,6 +122,73 @@ struct Staged {
     encoding: &'static encoding_rs::Encoding,
     before: Vec<u8>,
     text: String,
+    /// Facts about the images its `<img src>` values name, keyed by `src` as written.
+    images: BTreeMap<String, ImageFacts>,
+    /// The file each of those `src` values names.
+    image_files: BTreeMap<String, (String, u64)>,
+}
+
+/// Reads the images pages show from the staged tree, after the image half (a converted GIF is
+/// read as the PNG it became), each file once.
+struct ImageLookup {
+    site: Option<Site>,
+    site_url: Option<Url>,
+    cache: Mutex<HashMap<String, Option<ImageFacts>>>,
+}
+
+impl ImageLookup {
+    fn new(staging: &Staging, site_url: Option<Url>) -> Self {
+        ImageLookup {
+            site: crate::site::crawl(&staging.dir, &Default::default()).ok(),
+            site_url,
+            cache: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// `src` (as written) → (facts, file, bytes) for every `<img>` of a page whose file is a
+    /// GIF or PNG small enough to read.
+    #[allow(clippy::type_complexity)]
+    fn page(&self, page: &str, text: &str) -> BTreeMap<String, (ImageFacts, String, u64)> {
+        let Some(site) = &self.site else {
+            return BTreeMap::new();
+        };
+        let resolver = Resolver::new(site, self.site_url.clone());
+        let refs = html::references(text);
+        let base = resolver.base_url(page, refs.base_href.as_deref());
+        let srcs: BTreeSet<&str> = refs
+            .refs
+            .iter()
+            .filter(|r| r.kind == RefKind::Img)
+            .map(|r| r.value.as_str())
+            .collect();
+        let mut out = BTreeMap::new();
+        for src in srcs {
+            let Target::Local { path, .. } = resolver.resolve(&base, src) else {
+                continue;
+            };
+            let Some(file) = site.file(&path) else {
+                continue;
+            };
+            if file.bytes > image::facts::MAX_BYTES as u64 {
+                continue;
+            }
+            let cached = self.cache.lock().ok().and_then(|c| c.get(&path).copied());
+            let facts = match cached {
+                Some(facts) => facts,
+                None => {
+                    let facts = site.read(&path).ok().and_then(|b| image::facts(&b));
+                    if let Ok(mut c) = self.cache.lock() {
+                        c.insert(path.clone(), facts);
+                    }
+                    facts
+                }
+            };
+            if let Some(facts) = facts {
+                out.insert(src.to_string(), (facts, path, file.bytes));
+            }
+        }
+        out
+    }
 }
 
 /// Converts every staged page; writes changed pages and the sheet into `staging`.
@@ -106,20 +197,28 @@ pub(super) fn run(
     staging: &Staging,
     choice: CssChoice,
     max_parse_bytes: u64,
+    site_url: Option<Url>,
     problems: &mut Vec<Problem>,
 ) -> MarkupReport {
+    let lookup = ImageLookup::new(staging, site_url);
     let staged: Vec<Staged> = site
         .files
-        .iter()
+        .par_iter()
         .filter(|f| f.kind == FileKind::Html && f.bytes <= max_parse_bytes)
         .filter_map(|f| {
             let before = std::fs::read(staging.dir.join(&f.path)).ok()?;
             let decoded = charset::decode(&before);
             // Pages with invalid bytes would not survive a decode/encode round trip.
-            (decoded.charset.encoding.is_ascii_compatible() && !decoded.malformed).then(|| Staged {
+            if !decoded.charset.encoding.is_ascii_compatible() || decoded.malformed {
+                return None;
+            }
+            let found = lookup.page(&f.path, &decoded.text);
+            Some(Staged {
                 path: f.path.clone(),
                 encoding: decoded.charset.encoding,
                 before,
+                images: found.iter().map(|(k, v)| (k.clone(), v.0)).collect(),
+                image_files: found.into_iter().map(|(k, v)| (k, (v.1, v.2))).collect(),
                 text: decoded.text,
             })
         })
@@ -135,6 +234,7 @@ pub(super) fn run(
                         css: mode,
                         sheet_name: sheet_name.clone(),
                         page_path: p.path.clone(),
+                        images: p.images.clone(),
                         ..MarkupOptions::default()
                     },
                 )
@@ -247,16 +347,39 @@ pub(super) fn run(
             constructs_after: page.constructs_after.values().sum(),
             changed,
         });
-        for image in markup::audit::text_images(&s.text, &Default::default()) {
+        let audit = markup::audit::AuditOptions::default();
+        for image in markup::audit::text_images(&s.text, &audit) {
+            // The pixel half of the test: few colours (flat text on a flat ground).
+            let (Some(facts), Some((file, bytes))) =
+                (s.images.get(&image.src), s.image_files.get(&image.src))
+            else {
+                continue;
+            };
+            if facts.colors > audit.max_colors {
+                continue;
+            }
             report.text_images.push(TextImageRow {
                 page: s.path.clone(),
                 src: image.src,
+                file: file.clone(),
                 alt: image.alt,
                 width: image.width,
                 height: image.height,
+                colors: facts.colors,
+                bytes: *bytes,
             });
         }
     }
+    let files: BTreeMap<&str, u64> = report
+        .text_images
+        .iter()
+        .map(|r| (r.file.as_str(), r.bytes))
+        .collect();
+    report.text_images_total = TextImagesTotal {
+        shown: report.text_images.len(),
+        files: files.len(),
+        bytes: files.values().sum(),
+    };
     if !css.is_empty() && report.pages_changed > 0 {
         match staging.write(&sheet_name, css.as_bytes()) {
             Ok(()) => {

@@ -163,6 +163,7 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
             &staging,
             choice,
             opts.analyze.max_parse_bytes,
+            opts.analyze.site_url.clone(),
             &mut problems,
         )
     });

@@ -162,6 +162,10 @@ pub fn render(report: &Report) -> String {
 
     out.push_str("<h2>Images</h2>");
     out.push_str(&tables::images(report));
+    if let Some(text_images) = tables::text_images(report) {
+        out.push_str("<h2>Text drawn as images</h2>");
+        out.push_str(&text_images);
+    }
     if let Some(pages) = tables::pages(report) {
         out.push_str("<h2>Pages</h2>");
         out.push_str(&pages);

@@ -147,6 +147,47 @@ pub fn images(report: &Report) -> String {
     )
 }
 
+/// Images that look like text (audit only), one row per file, with the pages that show it.
+pub fn text_images(report: &Report) -> Option<String> {
+    let markup = report.markup.as_ref()?;
+    if markup.text_images.is_empty() {
+        return None;
+    }
+    let mut files: std::collections::BTreeMap<&str, (&crate::rewrite::markup::TextImageRow, u64)> =
+        std::collections::BTreeMap::new();
+    for row in &markup.text_images {
+        files.entry(row.file.as_str()).or_insert((row, 0)).1 += 1;
+    }
+    let keys = [
+        "file", "alt text", "width", "height", "colours", "bytes", "shown",
+    ];
+    let rows = files
+        .values()
+        .map(|(r, shown)| {
+            vec![
+                Cell::long(&r.file),
+                Cell::text(&r.alt),
+                Cell::count(u64::from(r.width)),
+                Cell::count(u64::from(r.height)),
+                Cell::count(r.colors as u64),
+                Cell::count(r.bytes),
+                Cell::count(*shown),
+            ]
+        })
+        .collect();
+    let t = &markup.text_images_total;
+    let foot = vec![vec![
+        Cell::text(&format!("{} files = requests saved", t.files)),
+        Cell::text(""),
+        Cell::text(""),
+        Cell::text(""),
+        Cell::text(""),
+        Cell::count(t.bytes),
+        Cell::count(t.shown as u64),
+    ]];
+    Some(table("text-images", &keys, rows, foot))
+}
+
 /// Per-page markup figures: bytes and presentational constructs before and after.
 pub fn pages(report: &Report) -> Option<String> {
     let markup = report.markup.as_ref()?;
