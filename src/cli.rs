@@ -350,6 +350,7 @@ struct ImageArgs {
     #[arg(long)]
     no_markup: bool,
     /// Where the CSS from presentational markup goes; auto picks the fewest first-visit bytes.
+    /// With classes, one per element or one per declaration is chosen the same way.
     #[arg(long, value_enum, default_value_t = CssArg::Auto)]
     css: CssArg,
 }

@@ -153,6 +153,28 @@ impl Style {
             .join(";")
     }
 
+    /// The rule keys of this element's classes: one combined rule, or with `atomic` one rule
+    /// per declaration (plus one for the nested rules), which more elements share.
+    fn keys(&self, atomic: bool) -> Vec<String> {
+        if !atomic {
+            return vec![self.key()];
+        }
+        let mut keys: Vec<String> = self
+            .own
+            .iter()
+            .map(|(p, v)| format!("{SELF}{{{p}:{v}}}"))
+            .collect();
+        if !self.nested.is_empty() {
+            let nested = Style {
+                own: Vec::new(),
+                nested: self.nested.clone(),
+            };
+            keys.push(nested.key());
+        }
+        keys.sort();
+        keys
+    }
+
     /// The rule key: CSS with `\u{1}` for the class selector.
     fn key(&self) -> String {
         let mut key = String::new();
@@ -661,7 +683,7 @@ impl Converter<'_> {
             .styles
             .iter()
             .filter(|(_, s)| !s.is_empty())
-            .map(|(_, s)| s.key())
+            .flat_map(|(_, s)| s.keys(self.opts.atomic_classes))
             .collect();
         let rules: Vec<String> = keys.into_iter().collect();
         let head = edit::find(&dom.document, "head");
@@ -678,8 +700,15 @@ impl Converter<'_> {
                     edit::set_attr(el, "style", &text);
                 }
                 CssMode::SiteSheet | CssMode::PerPage => {
-                    let i = rules.binary_search(&style.key()).unwrap_or(0);
-                    let slot = format!("{SLOT_OPEN}{i}{SLOT_CLOSE}");
+                    let slot = style
+                        .keys(self.opts.atomic_classes)
+                        .iter()
+                        .map(|k| {
+                            let i = rules.binary_search(k).unwrap_or(0);
+                            format!("{SLOT_OPEN}{i}{SLOT_CLOSE}")
+                        })
+                        .collect::<Vec<_>>()
+                        .join(" ");
                     let class = match edit::attr(el, "class") {
                         Some(old) if !old.trim().is_empty() => format!("{old} {slot}"),
                         _ => slot,

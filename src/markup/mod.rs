@@ -51,6 +51,9 @@ pub struct MarkupOptions {
     /// whose image is one flat fill is a spacer and becomes a sized span. The rewrite fills
     /// this from the files; without it spacers are only counted (by name). Default: empty.
     pub images: BTreeMap<String, ImageFacts>,
+    /// One class per declaration instead of one combined class per element: more classes in
+    /// the HTML, fewer and more shared rules. Default: false.
+    pub atomic_classes: bool,
 }
 
 impl Default for MarkupOptions {
@@ -61,6 +64,7 @@ impl Default for MarkupOptions {
             page_path: "index.html".to_string(),
             phrase_elements: true,
             images: BTreeMap::new(),
+            atomic_classes: false,
         }
     }
 }

@@ -105,3 +105,27 @@ fn inline_and_per_page_modes_are_final_without_a_site_sheet() {
     assert!(per_page.html.contains("<style>"), "{}", per_page.html);
     assert!(!per_page.html.contains(SLOT_OPEN));
 }
+
+#[test]
+fn atomic_classes_give_each_declaration_its_own_shared_rule() {
+    let text =
+        "<table><tr><td valign=top bgcolor=white>a</td><td valign=top width=10>b</td></tr></table>";
+    let combined = convert_page(text, &MarkupOptions::default());
+    assert_eq!(combined.rules.len(), 2, "{:?}", combined.rules);
+    let opts = MarkupOptions {
+        atomic_classes: true,
+        ..MarkupOptions::default()
+    };
+    let atomic = convert_page(text, &opts);
+    // vertical-align:top is one rule used by both cells.
+    assert_eq!(atomic.rules.len(), 3, "{:?}", atomic.rules);
+    let sheet = build_sheet([&atomic]).unwrap();
+    let html = sheet.page_html(&atomic);
+    assert_eq!(html.matches("class=\"").count(), 2, "{html}");
+    assert_eq!(
+        sheet.css.matches("vertical-align:top").count(),
+        1,
+        "{}",
+        sheet.css
+    );
+}

@@ -41,6 +41,9 @@ pub enum CssChoice {
 pub struct MarkupReport {
     /// `site-sheet`, `per-page` or `inline-style`.
     pub css_mode: String,
+    /// `combined` (one class per element), `atomic` (one class per declaration) or `none`
+    /// (inline styles): whichever gave fewer bytes.
+    pub css_classes: String,
     /// Why that mode: the first-visit totals of each mode, or "chosen with --css".
     pub css_mode_reason: String,
     /// Total bytes of all pages plus CSS (plus one request for the shared sheet) per mode,
@@ -112,6 +115,7 @@ pub struct TextImagesTotal {
 struct Candidate {
     total: u64,
     mode: CssMode,
+    atomic: bool,
     pages: Vec<PageMarkup>,
     outputs: Vec<Vec<u8>>,
     css: String,
@@ -224,7 +228,7 @@ pub(super) fn run(
         })
         .collect();
     let sheet_name = free_name(site, "webdiet.css");
-    let convert = |mode: CssMode| -> Vec<PageMarkup> {
+    let convert = |mode: CssMode, atomic_classes: bool| -> Vec<PageMarkup> {
         staged
             .par_iter()
             .map(|p| {
@@ -235,20 +239,27 @@ pub(super) fn run(
                         sheet_name: sheet_name.clone(),
                         page_path: p.path.clone(),
                         images: p.images.clone(),
+                        atomic_classes,
                         ..MarkupOptions::default()
                     },
                 )
             })
             .collect()
     };
+    // Each mode with classes combined per element or one per declaration (`inline-style` has
+    // no classes).
     let modes: Vec<CssMode> = match choice {
         CssChoice::Auto => vec![CssMode::SiteSheet, CssMode::PerPage, CssMode::InlineStyle],
         CssChoice::Fixed(mode) => vec![mode],
     };
+    let candidates = modes.into_iter().flat_map(|mode| match mode {
+        CssMode::InlineStyle => vec![(mode, false)],
+        _ => vec![(mode, false), (mode, true)],
+    });
     let mut best: Option<Candidate> = None;
     let mut totals = BTreeMap::new();
-    for mode in modes {
-        let pages = convert(mode);
+    for (mode, atomic) in candidates {
+        let pages = convert(mode, atomic);
         let (css, names) = if mode == CssMode::SiteSheet {
             match markup::build_sheet(&pages) {
                 Ok(sheet) => (sheet.css.clone(), Some(sheet)),
@@ -280,11 +291,12 @@ pub(super) fn run(
             css.len() as u64 + REQUEST_COST
         };
         let total = outputs.iter().map(|o| o.len() as u64).sum::<u64>() + sheet_cost;
-        totals.insert(mode_name(mode).to_string(), total);
+        totals.insert(candidate_name(mode, atomic), total);
         if best.as_ref().is_none_or(|b| total < b.total) {
             best = Some(Candidate {
                 total,
                 mode,
+                atomic,
                 pages,
                 outputs,
                 css,
@@ -293,6 +305,7 @@ pub(super) fn run(
     }
     let Some(Candidate {
         mode,
+        atomic,
         pages,
         outputs,
         css,
@@ -303,6 +316,12 @@ pub(super) fn run(
     };
     let mut report = MarkupReport {
         css_mode: mode_name(mode).to_string(),
+        css_classes: match (mode, atomic) {
+            (CssMode::InlineStyle, _) => "none",
+            (_, true) => "atomic",
+            (_, false) => "combined",
+        }
+        .to_string(),
         css_mode_reason: match choice {
             CssChoice::Auto => format!(
                 "fewest bytes for a first visit to the whole site (pages + CSS, a shared sheet \
@@ -391,6 +410,14 @@ pub(super) fn run(
         }
     }
     report
+}
+
+/// `site-sheet`, `site-sheet atomic`, …: a key of `mode_totals`.
+fn candidate_name(mode: CssMode, atomic: bool) -> String {
+    match atomic {
+        true => format!("{} atomic", mode_name(mode)),
+        false => mode_name(mode).to_string(),
+    }
 }
 
 fn mode_name(mode: CssMode) -> &'static str {

@@ -57,6 +57,9 @@ pub struct PageResult {
     pub diff_image: Option<PathBuf>,
     /// A screenshot was cut at the size limit, so part of the page was not compared.
     pub truncated: bool,
+    /// The first comparison differed, so both pages were rendered again; the result is the
+    /// attempt with fewer differing pixels.
+    pub retried: bool,
 }
 
 /// The outcome of a render check.
@@ -222,7 +225,20 @@ fn check_page(
     };
     let (a, a_cut) = shoot(browser, before, "original")?;
     let (b, b_cut) = shoot(browser, after, "rewritten")?;
-    let comparison = diff::compare(&a, &b);
+    let mut comparison = diff::compare(&a, &b);
+    // A browser under load now and then paints a glyph run differently (seen once in 380
+    // Space Jam pages while two compilers ran beside it, and never again for the same page);
+    // a real difference comes back every time. So a difference is rendered once more, and
+    // the smaller of the two counts stands.
+    let retried = comparison.differing_pixels > 0;
+    if retried {
+        let (a2, _) = shoot(browser, before, "original")?;
+        let (b2, _) = shoot(browser, after, "rewritten")?;
+        let again = diff::compare(&a2, &b2);
+        if again.differing_pixels < comparison.differing_pixels {
+            comparison = again;
+        }
+    }
     let diff_image = match &comparison.diff_image {
         Some(image) => Some(write_diff(&opts.out_dir, page, image)?),
         None => {
@@ -239,6 +255,7 @@ fn check_page(
         share: comparison.share(),
         diff_image,
         truncated: a_cut || b_cut,
+        retried,
     })
 }
 
