@@ -193,8 +193,9 @@ struct Converter<'a> {
     quirks: bool,
     has_base: bool,
     styles: Vec<(Handle, Style)>,
-    /// Tables whose `border` became CSS: their cells need the inset cell border.
-    bordered: Vec<Handle>,
+    /// Tables whose `border` became CSS, with the style of the 1px border their cells need
+    /// (`inset`, or `solid` with `bordercolor`).
+    bordered: Vec<(Handle, &'static str)>,
     left: Vec<(String, String)>,
     changed: bool,
 }
@@ -411,6 +412,18 @@ impl Converter<'_> {
         let mut text_color = None;
         // Read before the loop removes converted attributes.
         let hspace = edit::attr(el, "hspace");
+        let width = edit::attr(el, "width");
+        let has_color = edit::attr(el, "color").is_some();
+        let frame_rules = tag == "table"
+            && (edit::attr(el, "frame").is_some() || edit::attr(el, "rules").is_some());
+        // A table `border` of at least 1px, and with it a non-empty `bordercolor` turning the
+        // outset/inset borders solid.
+        let table_border = edit::attr(el, "border").filter(|_| tag == "table");
+        let bordered = table_border
+            .as_deref()
+            .and_then(|b| rules::px("border-width", b))
+            .is_some_and(|(_, v)| v != "0");
+        let solid = bordered && edit::attr(el, "bordercolor").is_some_and(|v| !v.is_empty());
         for attr in edit::attr_names(el) {
             if !is_presentational(tag, &attr) {
                 continue;
@@ -470,22 +483,47 @@ impl Converter<'_> {
                 "width" if tag == "hr" => rules::length("width", &value)
                     .map(|d| vec![d])
                     .ok_or("unparsed-value"),
-                "size" => match rules::px("height", &value) {
-                    Some(_) => {
-                        let n: u32 = value.trim().parse().unwrap_or(0);
-                        if n >= 2 {
-                            Ok(vec![("height".to_string(), rules::px_text(n - 2))])
-                        } else {
-                            Err("hr-size-below-2")
-                        }
-                    }
-                    None => Err("unparsed-value"),
-                },
-                "noshade" if edit::attr(el, "color").is_none() => Ok(vec![
+                "size" => rules::hr_size(&value)
+                    .map(|d| vec![d])
+                    .ok_or("unparsed-value"),
+                "color" => Ok(rules::hr_color(&value)),
+                "noshade" if !has_color => Ok(vec![
                     ("border-style".to_string(), "solid".to_string()),
                     ("border-color".to_string(), "gray".to_string()),
                     ("background-color".to_string(), "gray".to_string()),
                 ]),
+                // Chromium: `noshade` adds nothing when the rule has a `color`.
+                "noshade" => Ok(Vec::new()),
+                "align" if tag == "caption" => match rules::caption_align(&value) {
+                    Some(d) => Ok(d.into_iter().collect()),
+                    None => Err("unparsed-value"),
+                },
+                "align" if tag == "legend" => rules::legend_align(&value).ok_or("unparsed-value"),
+                // `applet` is an unknown element in Chromium: only `HTMLElement`'s `text-align`.
+                "align" if tag == "applet" => rules::text_align(&value)
+                    .map(|d| vec![d])
+                    .ok_or("unparsed-value"),
+                "hspace" | "vspace" if tag == "applet" || tag == "iframe" => Ok(Vec::new()),
+                "align" if matches!(tag, "object" | "embed" | "iframe") => {
+                    rules::image_align(&value).ok_or("unparsed-value")
+                }
+                // Chromium respects `align` only on image buttons (no quirks-mode 3px gap: that
+                // UA rule matches `img` only).
+                "align" if tag == "input" => {
+                    let image =
+                        edit::attr(el, "type").is_some_and(|t| t.eq_ignore_ascii_case("image"));
+                    if image {
+                        rules::image_align(&value).ok_or("unparsed-value")
+                    } else {
+                        Ok(Vec::new())
+                    }
+                }
+                // Columns take `text-align`/`vertical-align` from these, but cells do not
+                // inherit from columns: no effect in Chromium.
+                "align" | "valign" if matches!(tag, "col" | "colgroup") => Ok(Vec::new()),
+                "width" if matches!(tag, "col" | "colgroup") => rules::length("width", &value)
+                    .map(|d| vec![d])
+                    .ok_or("unparsed-value"),
                 "align" if cell || part || matches!(tag, "p" | "div") => rules::block_align(&value)
                     .map(|d| vec![d])
                     .ok_or("unparsed-value"),
@@ -505,37 +543,66 @@ impl Converter<'_> {
                         .map(|d| vec![d])
                         .ok_or("unparsed-value")
                 }
-                "border" if tag == "img" => match rules::px("border-width", &value) {
-                    Some((_, v)) if v == "0" => Ok(Vec::new()),
-                    Some((_, v)) => Ok(vec![("border".to_string(), format!("{v} solid"))]),
-                    None => Err("unparsed-value"),
-                },
+                "border" if tag == "img" || tag == "object" => {
+                    match rules::px("border-width", &value) {
+                        Some((_, v)) if v == "0" => Ok(Vec::new()),
+                        Some((_, v)) => Ok(vec![("border".to_string(), format!("{v} solid"))]),
+                        None => Err("unparsed-value"),
+                    }
+                }
+                "border" | "bordercolor" if tag == "table" && frame_rules => {
+                    Err("table-frame-rules")
+                }
+                // Chromium: outset border on the table, 1px inset on each of its cells; with a
+                // non-empty `bordercolor`, solid and 1px solid.
                 "border" if tag == "table" => match rules::px("border-width", &value) {
                     Some((_, v)) if v == "0" => Ok(Vec::new()),
-                    _ if ["frame", "rules", "bordercolor"]
-                        .iter()
-                        .any(|a| edit::attr(el, a).is_some()) =>
-                    {
-                        Err("table-frame-rules-bordercolor")
-                    }
-                    // Chromium: outset border on the table, 1px inset on each of its cells.
                     Some((_, v)) => {
-                        self.bordered.push(el.clone());
+                        let style = if solid { "solid" } else { "outset" };
+                        let cells = if solid { "solid" } else { "inset" };
+                        self.bordered.push((el.clone(), cells));
                         Ok(vec![
                             ("border-width".to_string(), v),
-                            ("border-style".to_string(), "outset".to_string()),
+                            ("border-style".to_string(), style.to_string()),
                         ])
                     }
                     None => Err("unparsed-value"),
                 },
-                "hspace" if tag == "img" => rules::px("margin-left", &value)
-                    .map(|d| vec![d.clone(), ("margin-right".to_string(), d.1)])
-                    .ok_or("unparsed-value"),
-                "vspace" if tag == "img" => rules::px("margin-top", &value)
-                    .map(|d| vec![d.clone(), ("margin-bottom".to_string(), d.1)])
-                    .ok_or("unparsed-value"),
-                "nowrap" if edit::attr(el, "width").is_some() => Err("nowrap-with-width-quirk"),
-                "nowrap" => Ok(vec![("white-space".to_string(), "nowrap".to_string())]),
+                "bordercolor" if tag == "table" => match table_border.as_deref() {
+                    Some(b) if rules::px("border-width", b).is_none() => {
+                        Err("table-border-unparsed")
+                    }
+                    _ => Ok(rules::table_bordercolor(&value, bordered)),
+                },
+                // Chromium maps `bordercolor` on tables only (checked against no attribute).
+                "bordercolor" => Ok(Vec::new()),
+                "hspace" if matches!(tag, "img" | "object" | "embed") => {
+                    rules::px("margin-left", &value)
+                        .map(|d| vec![d.clone(), ("margin-right".to_string(), d.1)])
+                        .ok_or("unparsed-value")
+                }
+                "vspace" if matches!(tag, "img" | "object" | "embed") => {
+                    rules::px("margin-top", &value)
+                        .map(|d| vec![d.clone(), ("margin-bottom".to_string(), d.1)])
+                        .ok_or("unparsed-value")
+                }
+                "nowrap" => {
+                    let mut d = vec![("white-space".to_string(), "nowrap".to_string())];
+                    // Quirks mode: a `nowrap` cell with a fixed width has that width as its
+                    // minimum (Chromium's table-cell-nowrap-minimum-width quirk, keyed on the
+                    // attribute). A percentage width does not trigger it.
+                    match width.as_deref().filter(|_| self.quirks) {
+                        None => Ok(d),
+                        Some(w) => match rules::length("min-width", w) {
+                            Some((p, v)) if v.ends_with("px") => {
+                                d.push((p, v));
+                                Ok(d)
+                            }
+                            Some(_) => Ok(d),
+                            None => Err("nowrap-with-width-quirk"),
+                        },
+                    }
+                }
                 "clear" => rules::clear(&value)
                     .map(|d| vec![d])
                     .ok_or("unparsed-value"),
@@ -642,13 +709,13 @@ impl Converter<'_> {
             edit::remove_attr(&table, "cellpadding");
             self.changed = true;
         }
-        let cell_border = vec![
-            ("border-width".to_string(), "1px".to_string()),
-            ("border-style".to_string(), "inset".to_string()),
-            ("border-color".to_string(), "inherit".to_string()),
-        ];
-        for table in std::mem::take(&mut self.bordered) {
-            self.style_cells(&table, cell_border.clone());
+        for (table, style) in std::mem::take(&mut self.bordered) {
+            let cell_border = vec![
+                ("border-width".to_string(), "1px".to_string()),
+                ("border-style".to_string(), style.to_string()),
+                ("border-color".to_string(), "inherit".to_string()),
+            ];
+            self.style_cells(&table, cell_border);
         }
     }
 

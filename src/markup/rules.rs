@@ -187,6 +187,77 @@ pub fn image_align(value: &str) -> Option<Vec<Decl>> {
     })
 }
 
+/// hr `color` (Chromium `HTMLHRElement`): solid borders, and the colour (when it parses) on the
+/// borders and the background. A colour that does not parse still makes the borders solid.
+pub fn hr_color(value: &str) -> Vec<Decl> {
+    let mut decls = vec![decl("border-style", "solid")];
+    if let Some((_, c)) = color("border-color", value) {
+        decls.push(decl("border-color", c.clone()));
+        decls.push(decl("background-color", c));
+    }
+    decls
+}
+
+/// hr `size` (Chromium parses it with `StringToIntLoose`; we take plain digits only): 0 or 1
+/// removes the bottom border, N ≥ 2 is a `height` of N − 2 pixels.
+pub fn hr_size(value: &str) -> Option<Decl> {
+    let n = pixels(value)?;
+    Some(if n <= 1 {
+        decl("border-bottom-width", "0")
+    } else {
+        decl("height", px_text(n - 2))
+    })
+}
+
+/// `bordercolor` on a table (Chromium `HTMLTableElement`): the colour (when it parses) of the
+/// table's border; with a `border` of at least 1px (`bordered`) a non-empty value also makes the
+/// table's border solid instead of outset (the cells' border is the caller's). Without `border`
+/// Chromium 156 draws no border (checked by rendering, though the source suggests a solid one).
+pub fn table_bordercolor(value: &str, bordered: bool) -> Vec<Decl> {
+    let mut decls = Vec::new();
+    if bordered && !value.is_empty() {
+        decls.push(decl("border-style", "solid"));
+    }
+    decls.extend(color("border-color", value));
+    decls
+}
+
+/// `align` on caption (Chromium `HTMLTableCaptionElement`): the value is parsed as
+/// `caption-side`, which only knows `top` and `bottom`. `Some(None)` for the values that are not
+/// a `caption-side` and so have no effect at all (`left`, `right`, `center`); `None` for anything
+/// else (left as is).
+pub fn caption_align(value: &str) -> Option<Option<Decl>> {
+    match value.to_ascii_lowercase().as_str() {
+        "top" | "bottom" => Some(Some(decl("caption-side", value.to_ascii_lowercase()))),
+        "left" | "right" | "center" => Some(None),
+        _ => None,
+    }
+}
+
+/// `align` on an element without its own mapping (`HTMLElement`'s default, used for `legend`
+/// and for `applet`, which is an unknown element now): `text-align` with `middle` read as
+/// `center`. Only the plain keywords, written without spaces.
+pub fn text_align(value: &str) -> Option<Decl> {
+    let v = value.to_ascii_lowercase();
+    match v.as_str() {
+        "middle" => Some(decl("text-align", "center")),
+        "left" | "right" | "center" | "justify" => Some(decl("text-align", v)),
+        _ => None,
+    }
+}
+
+/// `align` on legend: `HTMLElement`'s `text-align`, plus the UA rules
+/// `legend[align=left i] { justify-self: left }` (and `center`, `right`) that position the legend
+/// on the fieldset's border and stop matching once the attribute is gone.
+pub fn legend_align(value: &str) -> Option<Vec<Decl>> {
+    let mut decls = vec![text_align(value)?];
+    let v = value.to_ascii_lowercase();
+    if matches!(v.as_str(), "left" | "center" | "right") {
+        decls.push(decl("justify-self", v));
+    }
+    Some(decls)
+}
+
 /// `<br clear>`.
 pub fn clear(value: &str) -> Option<Decl> {
     let v = value.trim().to_ascii_lowercase();
@@ -249,5 +320,81 @@ mod tests {
         assert!(length("width", "0").is_none());
         assert!(length("width", "50.5").is_none());
         assert!(length("width", "50px").is_none());
+    }
+
+    #[test]
+    fn hr_size_takes_plain_digits_and_drops_the_bottom_border_up_to_1() {
+        let v = |s: &str| hr_size(s);
+        assert_eq!(v("0"), Some(decl("border-bottom-width", "0")));
+        assert_eq!(v(" 1 "), Some(decl("border-bottom-width", "0")));
+        assert_eq!(v("2"), Some(decl("height", "0")));
+        assert_eq!(v("7"), Some(decl("height", "5px")));
+        assert_eq!(v("-1"), None);
+        assert_eq!(v("1px"), None);
+        assert_eq!(v(""), None);
+    }
+
+    #[test]
+    fn hr_color_is_solid_even_when_the_colour_does_not_parse() {
+        assert_eq!(
+            hr_color("chucknorris"),
+            vec![
+                decl("border-style", "solid"),
+                decl("border-color", "#c00000"),
+                decl("background-color", "#c00000"),
+            ]
+        );
+        assert_eq!(hr_color(""), vec![decl("border-style", "solid")]);
+        assert_eq!(hr_color("transparent"), vec![decl("border-style", "solid")]);
+    }
+
+    #[test]
+    fn table_bordercolor_is_solid_only_with_a_border_and_a_value() {
+        assert_eq!(
+            table_bordercolor("red", true),
+            vec![decl("border-style", "solid"), decl("border-color", "red")]
+        );
+        assert_eq!(
+            table_bordercolor("red", false),
+            vec![decl("border-color", "red")]
+        );
+        assert_eq!(table_bordercolor("", true), Vec::<Decl>::new());
+        assert_eq!(
+            table_bordercolor("transparent", true),
+            vec![decl("border-style", "solid")]
+        );
+    }
+
+    #[test]
+    fn caption_align_knows_only_top_and_bottom_and_ignores_the_horizontal_values() {
+        assert_eq!(
+            caption_align("BOTTOM"),
+            Some(Some(decl("caption-side", "bottom")))
+        );
+        assert_eq!(caption_align("left"), Some(None));
+        assert_eq!(caption_align("center"), Some(None));
+        assert_eq!(caption_align("middle"), None);
+        assert_eq!(caption_align(" top"), None);
+    }
+
+    #[test]
+    fn legend_align_adds_justify_self_only_for_the_ua_keywords() {
+        assert_eq!(
+            legend_align("Right"),
+            Some(vec![
+                decl("text-align", "right"),
+                decl("justify-self", "right")
+            ])
+        );
+        assert_eq!(
+            legend_align("middle"),
+            Some(vec![decl("text-align", "center")])
+        );
+        assert_eq!(
+            legend_align("justify"),
+            Some(vec![decl("text-align", "justify")])
+        );
+        assert_eq!(legend_align("bottom"), None);
+        assert_eq!(legend_align("left "), None);
     }
 }

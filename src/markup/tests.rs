@@ -129,3 +129,65 @@ fn atomic_classes_give_each_declaration_its_own_shared_rule() {
         sheet.css
     );
 }
+
+#[test]
+fn nowrap_with_a_fixed_width_gets_that_minimum_width_in_quirks_mode_only() {
+    let cell = "<table><tr><td width=120 nowrap>x</td><td nowrap width=\"50%\">y</td></tr></table>";
+    let quirks = convert_page(cell, &MarkupOptions::default());
+    let css = build_sheet([&quirks]).unwrap().css;
+    assert!(css.contains("min-width:120px"), "{css}");
+    assert!(!css.contains("min-width:50%"), "{css}");
+    assert!(quirks.left_as_is.is_empty(), "{:?}", quirks.left_as_is);
+    let standards = convert_page(&format!("<!DOCTYPE html>{cell}"), &MarkupOptions::default());
+    let css = build_sheet([&standards]).unwrap().css;
+    assert!(!css.contains("min-width"), "{css}");
+}
+
+#[test]
+fn attribute_order_does_not_change_hr_or_table_results() {
+    let a = convert_page(
+        "<hr color=red noshade><table border=2 bordercolor=red><tr><td>x</table>",
+        &MarkupOptions::default(),
+    );
+    let b = convert_page(
+        "<hr noshade color=red><table bordercolor=red border=2><tr><td>x</table>",
+        &MarkupOptions::default(),
+    );
+    assert_eq!(a.rules, b.rules);
+    let css = build_sheet([&a]).unwrap().css;
+    assert!(!css.contains("gray"), "{css}");
+    assert!(!css.contains("outset") && !css.contains("inset"), "{css}");
+}
+
+#[test]
+fn attributes_chromium_ignores_are_dropped_without_css() {
+    let text = "<table><tr bordercolor=red><td bordercolor=blue>x</td></tr></table>\
+                <input type=text align=right><iframe hspace=9 vspace=9></iframe>\
+                <table><col align=right valign=top><tr><td>y</td></tr></table>";
+    let page = convert_page(text, &MarkupOptions::default());
+    assert!(page.changed);
+    assert!(page.rules.is_empty(), "{:?}", page.rules);
+    assert!(page.left_as_is.is_empty(), "{:?}", page.left_as_is);
+    assert!(
+        page.constructs_after.is_empty(),
+        "{:?}",
+        page.constructs_after
+    );
+}
+
+#[test]
+fn tables_with_frame_or_rules_keep_border_and_bordercolor() {
+    let page = convert_page(
+        "<table border=1 bordercolor=red rules=all><tr><td>x</table>",
+        &MarkupOptions::default(),
+    );
+    let mut left = page.left_as_is.clone();
+    left.sort();
+    assert_eq!(
+        left,
+        vec![
+            ("border".to_string(), "table-frame-rules".to_string()),
+            ("bordercolor".to_string(), "table-frame-rules".to_string()),
+        ]
+    );
+}
