@@ -102,6 +102,14 @@ pub fn markup_number(report: &Report, key: &str) -> Option<u64> {
     }
 }
 
+/// `site-sheet`, `per-page, atomic classes`…: where the CSS went and how it is classed.
+pub fn css_choice(m: &crate::rewrite::markup::MarkupReport) -> String {
+    match m.css_classes.as_str() {
+        "atomic" => format!("{}, atomic classes", m.css_mode),
+        _ => m.css_mode.clone(),
+    }
+}
+
 /// One line on the images that look like text (audit only), or `None` when there are none.
 pub fn text_images_line(report: &Report) -> Option<String> {
     let t = &report.markup.as_ref()?.text_images_total;
@@ -273,6 +281,7 @@ pub fn sample() -> Report {
             constructs_before: 300,
             constructs_after: 10,
             changed: true,
+            ..Default::default()
         }],
         ..Default::default()
     });

@@ -76,13 +76,16 @@ pub fn audit(report: &Report, out: &OutputPaths, config: &Config) -> String {
         Some(m) => {
             let before: usize = m.constructs_before.values().sum();
             let after: usize = m.constructs_after.values().sum();
+            let sheet = match m.css_bytes {
+                0 => "CSS inside the pages".to_string(),
+                n => format!("+ {} bytes of shared CSS", thousands(n)),
+            };
             let _ = writeln!(
                 s,
-                "  markup → CSS ({}): {before} → {after} presentational constructs, HTML {} → {} bytes + {} bytes of CSS ({})",
-                m.css_mode,
+                "  markup → CSS ({}): {before} → {after} presentational constructs, HTML {} → {} bytes, {sheet} ({})",
+                super::figures::css_choice(m),
                 thousands(m.html_bytes_before),
                 thousands(m.html_bytes_after),
-                thousands(m.css_bytes),
                 change(
                     m.html_bytes_before as f64,
                     (m.html_bytes_after + m.css_bytes) as f64

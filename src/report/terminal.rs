@@ -153,13 +153,16 @@ pub fn rewrite(report: &super::Report, json: &std::path::Path, config: &Config) 
         let after: usize = m.constructs_after.values().sum();
         let _ = writeln!(
             out,
-            "  markup → CSS ({}): {before} → {after} presentational constructs in {} page{}, HTML {} → {} bytes + {} bytes of shared CSS",
-            m.css_mode,
+            "  markup → CSS ({}): {before} → {after} presentational constructs in {} page{}, HTML {} → {} bytes, {}",
+            super::figures::css_choice(m),
             m.pages_changed,
             plural(m.pages_changed),
             thousands(m.html_bytes_before),
             thousands(m.html_bytes_after),
-            thousands(m.css_bytes)
+            match m.css_bytes {
+                0 => "CSS inside the pages".to_string(),
+                n => format!("+ {} bytes of shared CSS", thousands(n)),
+            }
         );
     }
     if let Some(line) = super::figures::text_images_line(report) {

@@ -74,17 +74,33 @@ pub struct MarkupReport {
 
 /// One page of the markup pass.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct MarkupPage {
     pub path: String,
     pub bytes_before: u64,
     pub bytes_after: u64,
+    /// The same at zlib level 6.
+    pub deflated_before: u64,
+    pub deflated_after: u64,
     pub constructs_before: usize,
     pub constructs_after: usize,
+    /// Construct name → occurrences before and after.
+    pub by_construct: BTreeMap<String, ConstructCount>,
+    /// Reason → constructs of this page left as they were.
+    pub left_as_is: BTreeMap<String, usize>,
     pub changed: bool,
+}
+
+/// Occurrences of one construct in one page.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConstructCount {
+    pub before: usize,
+    pub after: usize,
 }
 
 /// An image that looks like text, with the request it would save.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct TextImageRow {
     pub page: String,
     pub src: String,
@@ -102,6 +118,7 @@ pub struct TextImageRow {
 /// Totals of [`TextImageRow`]s, each image file counted once: the requests and bytes a first
 /// visit would save if every one were CSS-styled text.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct TextImagesTotal {
     /// Images shown (one per page and `<img>`).
     pub shown: usize,
@@ -347,10 +364,12 @@ pub(super) fn run(
         for (_, reason) in &page.left_as_is {
             *report.left_as_is.entry(reason.clone()).or_default() += 1;
         }
+        let deflated_before = deflate::zlib(&s.before, 6).len() as u64;
+        let deflated_after = deflate::zlib(out, 6).len() as u64;
         report.html_bytes_before += s.before.len() as u64;
         report.html_bytes_after += out.len() as u64;
-        report.html_deflated_before += deflate::zlib(&s.before, 6).len() as u64;
-        report.html_deflated_after += deflate::zlib(out, 6).len() as u64;
+        report.html_deflated_before += deflated_before;
+        report.html_deflated_after += deflated_after;
         let changed = page.changed && *out != s.before;
         if changed {
             report.pages_changed += 1;
@@ -362,8 +381,30 @@ pub(super) fn run(
             path: s.path.clone(),
             bytes_before: s.before.len() as u64,
             bytes_after: out.len() as u64,
+            deflated_before,
+            deflated_after,
             constructs_before: page.constructs_before.values().sum(),
             constructs_after: page.constructs_after.values().sum(),
+            by_construct: page
+                .constructs_before
+                .keys()
+                .chain(page.constructs_after.keys())
+                .map(|k| {
+                    let count = |m: &BTreeMap<String, usize>| m.get(k).copied().unwrap_or(0);
+                    let counts = ConstructCount {
+                        before: count(&page.constructs_before),
+                        after: count(&page.constructs_after),
+                    };
+                    (k.clone(), counts)
+                })
+                .collect(),
+            left_as_is: page
+                .left_as_is
+                .iter()
+                .fold(BTreeMap::new(), |mut m, (_, r)| {
+                    *m.entry(r.clone()).or_default() += 1;
+                    m
+                }),
             changed,
         });
         let audit = markup::audit::AuditOptions::default();
