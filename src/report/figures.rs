@@ -274,6 +274,11 @@ pub fn sample() -> Report {
         html_bytes_before: 40_000,
         html_bytes_after: 30_000,
         css_bytes: 2_000,
+        css_mode: "site-sheet".into(),
+        css_classes: "combined".into(),
+        constructs_before: [("font".to_string(), 300), ("spacer-gif".to_string(), 4)].into(),
+        constructs_after: [("spacer-gif".to_string(), 1)].into(),
+        left_as_is: [("spacer-alt-text".to_string(), 1)].into(),
         pages: vec![crate::rewrite::markup::MarkupPage {
             path: "index.html".into(),
             bytes_before: 40_000,

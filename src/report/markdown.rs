@@ -18,6 +18,7 @@ pub fn render(report: &Report) -> String {
     savings(&mut out, report);
     replay(&mut out, report);
     images(&mut out, report);
+    markup(&mut out, report);
     budgets(&mut out, report);
     let _ = writeln!(
         out,
@@ -222,6 +223,45 @@ fn images(out: &mut String, report: &Report) {
     }
 }
 
+/// Presentational constructs before and after, and why some were left.
+fn markup(out: &mut String, report: &Report) {
+    let Some(m) = &report.markup else {
+        return;
+    };
+    if m.constructs_before.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "### Presentational markup ({})
+
+{}
+
+| Construct | Before | After |
+|---|---:|---:|",
+        figures::css_choice(m),
+        cell(&m.css_mode_reason)
+    );
+    for (name, before) in &m.constructs_before {
+        let after = m.constructs_after.get(name).copied().unwrap_or(0);
+        let _ = writeln!(out, "| {} | {before} | {after} |", cell(name));
+    }
+    if !m.left_as_is.is_empty() {
+        let reasons: Vec<String> = m
+            .left_as_is
+            .iter()
+            .map(|(r, n)| format!("{} × {n}", cell(r)))
+            .collect();
+        let _ = writeln!(
+            out,
+            "
+Left as they were: {}.",
+            reasons.join(", ")
+        );
+    }
+    let _ = writeln!(out);
+}
+
 fn budgets(out: &mut String, report: &Report) {
     if report.budgets.is_empty() {
         return;
@@ -286,6 +326,15 @@ mod tests {
             "| markup → CSS | 8,000 | HTML 40,000 → 30,000 bytes, style sheet 2,000 bytes |"
         ));
         assert!(md.contains("| deflate (level 6) | 23,000 |"));
+    }
+
+    #[test]
+    fn presentational_constructs_are_listed_before_and_after_with_the_reasons_left() {
+        let md = render(&figures::sample());
+        assert!(md.contains("### Presentational markup (site-sheet)"), "{md}");
+        assert!(md.contains("| font | 300 | 0 |"), "{md}");
+        assert!(md.contains("| spacer-gif | 4 | 1 |"), "{md}");
+        assert!(md.contains("Left as they were: spacer-alt-text × 1."), "{md}");
     }
 
     #[test]

@@ -162,6 +162,18 @@ pub fn render(report: &Report) -> String {
 
     out.push_str("<h2>Images</h2>");
     out.push_str(&tables::images(report));
+    if let Some(constructs) = tables::constructs(report) {
+        let _ = write!(
+            out,
+            "<h2>Presentational markup</h2><p>{}</p>",
+            esc(&report.markup.as_ref().map_or(String::new(), |m| format!(
+                "{}: {}",
+                figures::css_choice(m),
+                m.css_mode_reason
+            )))
+        );
+        out.push_str(&constructs);
+    }
     if let Some(text_images) = tables::text_images(report) {
         out.push_str("<h2>Text drawn as images</h2>");
         out.push_str(&text_images);

@@ -147,6 +147,46 @@ pub fn images(report: &Report) -> String {
     )
 }
 
+/// Presentational constructs before and after the markup pass, with the reasons some were left.
+pub fn constructs(report: &Report) -> Option<String> {
+    let m = report.markup.as_ref()?;
+    if m.constructs_before.is_empty() {
+        return None;
+    }
+    let rows = m
+        .constructs_before
+        .iter()
+        .map(|(name, before)| {
+            let after = m.constructs_after.get(name).copied().unwrap_or(0);
+            vec![
+                Cell::text(name),
+                Cell::count(*before as u64),
+                Cell::count(after as u64),
+            ]
+        })
+        .collect();
+    let mut out = table(
+        "constructs",
+        &["construct", "before", "after"],
+        rows,
+        Vec::new(),
+    );
+    if !m.left_as_is.is_empty() {
+        let reasons = m
+            .left_as_is
+            .iter()
+            .map(|(r, n)| vec![Cell::text(r), Cell::count(*n as u64)])
+            .collect();
+        out.push_str(&table(
+            "left-as-is",
+            &["left as is because", "constructs"],
+            reasons,
+            Vec::new(),
+        ));
+    }
+    Some(out)
+}
+
 /// Images that look like text (audit only), one row per file, with the pages that show it.
 pub fn text_images(report: &Report) -> Option<String> {
     let markup = report.markup.as_ref()?;
