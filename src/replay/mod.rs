@@ -332,7 +332,11 @@ fn row(
         }
         .overhead_pct(),
         retransmits: median_counters.retransmits,
-        elapsed_ms: elapsed.get(elapsed.len() / 2).copied().unwrap_or(0.0),
+        // The lower middle, like every counter, so an even `--runs` reports one measured run.
+        elapsed_ms: elapsed
+            .get((elapsed.len().max(1) - 1) / 2)
+            .copied()
+            .unwrap_or(0.0),
         elapsed_ms_range: [
             elapsed.first().copied().unwrap_or(0.0),
             elapsed.last().copied().unwrap_or(0.0),

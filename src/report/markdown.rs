@@ -331,10 +331,16 @@ mod tests {
     #[test]
     fn presentational_constructs_are_listed_before_and_after_with_the_reasons_left() {
         let md = render(&figures::sample());
-        assert!(md.contains("### Presentational markup (site-sheet)"), "{md}");
+        assert!(
+            md.contains("### Presentational markup (site-sheet)"),
+            "{md}"
+        );
         assert!(md.contains("| font | 300 | 0 |"), "{md}");
         assert!(md.contains("| spacer-gif | 4 | 1 |"), "{md}");
-        assert!(md.contains("Left as they were: spacer-alt-text × 1."), "{md}");
+        assert!(
+            md.contains("Left as they were: spacer-alt-text × 1."),
+            "{md}"
+        );
     }
 
     #[test]
