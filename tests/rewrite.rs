@@ -353,3 +353,75 @@ fn spacejam_rewrite_breaks_no_reference() {
         );
     }
 }
+
+/// A `w × h` GIF whose pixels cycle through `colours` palette entries.
+fn gif_of_colours(w: u16, h: u16, colours: usize) -> Vec<u8> {
+    let palette: Vec<u8> = (0..colours.max(2))
+        .flat_map(|i| [(i * 7) as u8, (i * 13 % 256) as u8, (255 - i) as u8])
+        .collect();
+    let pixels: Vec<u8> = (0..usize::from(w) * usize::from(h))
+        .map(|i| (i % colours) as u8)
+        .collect();
+    let mut out = Vec::new();
+    {
+        let mut enc = gif::Encoder::new(&mut out, w, h, &palette).unwrap();
+        let frame = gif::Frame {
+            width: w,
+            height: h,
+            buffer: pixels.into(),
+            ..gif::Frame::default()
+        };
+        enc.write_frame(&frame).unwrap();
+    }
+    out
+}
+
+#[test]
+fn text_drawn_as_images_is_listed_with_colours_bytes_and_one_request_per_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("in");
+    let button = gif_of_colours(120, 20, 4);
+    let strip = gif_of_colours(120, 20, 200);
+    let nav = r#"<a href="b.html"><img src="news.gif" width=120 height=20 alt="News"></a>
+        <a href="c.html"><img src="strip.gif" width=120 height=20 alt="Photo strip"></a>"#;
+    for (name, bytes) in [
+        ("a.html", nav.as_bytes()),
+        ("b.html", nav.as_bytes()),
+        ("news.gif", &button[..]),
+        ("strip.gif", &strip[..]),
+    ] {
+        std::fs::create_dir_all(&site).unwrap();
+        std::fs::write(site.join(name), bytes).unwrap();
+    }
+    let out = tmp.path().join("out");
+    Command::cargo_bin("webdiet")
+        .unwrap()
+        .args([
+            "rewrite",
+            site.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+    let rows = report["markup"]["text_images"].as_array().unwrap();
+    // The 4-colour button on both pages; the 200-colour strip is a picture, not text.
+    assert_eq!(rows.len(), 2, "{rows:#?}");
+    for row in rows {
+        assert_eq!(row["alt"], "News");
+        assert_eq!(row["colors"], 4);
+        let file = row["file"].as_str().unwrap();
+        let on_disk = std::fs::metadata(out.join("site").join(file))
+            .unwrap()
+            .len();
+        assert_eq!(row["bytes"].as_u64(), Some(on_disk), "{row}");
+    }
+    let total = &report["markup"]["text_images_total"];
+    assert_eq!(
+        (total["shown"].as_u64(), total["files"].as_u64()),
+        (Some(2), Some(1))
+    );
+    assert_eq!(total["bytes"], rows[0]["bytes"]);
+}

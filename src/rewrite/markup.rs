@@ -143,39 +143,39 @@ struct Staged {
     encoding: &'static encoding_rs::Encoding,
     before: Vec<u8>,
     text: String,
-    /// Facts about the images its `<img src>` values name, keyed by `src` as written.
-    images: BTreeMap<String, ImageFacts>,
-    /// The file each of those `src` values names.
-    image_files: BTreeMap<String, (String, u64)>,
+    /// The images its `<img src>` values name, keyed by `src` as written.
+    images: BTreeMap<String, FoundImage>,
+}
+
+/// An image a page shows, as the rewritten site serves it.
+struct FoundImage {
+    facts: ImageFacts,
+    /// Site path.
+    file: String,
+    bytes: u64,
 }
 
 /// Reads the images pages show from the staged tree, after the image half (a converted GIF is
 /// read as the PNG it became), each file once.
-struct ImageLookup {
-    site: Option<Site>,
-    site_url: Option<Url>,
+struct ImageLookup<'a> {
+    site: &'a Site,
+    resolver: Resolver<'a>,
     cache: Mutex<HashMap<String, Option<ImageFacts>>>,
 }
 
-impl ImageLookup {
-    fn new(staging: &Staging, site_url: Option<Url>) -> Self {
+impl<'a> ImageLookup<'a> {
+    fn new(staged_site: &'a Site, site_url: Option<Url>) -> Self {
         ImageLookup {
-            site: crate::site::crawl(&staging.dir, &Default::default()).ok(),
-            site_url,
+            site: staged_site,
+            resolver: Resolver::new(staged_site, site_url),
             cache: Mutex::new(HashMap::new()),
         }
     }
 
-    /// `src` (as written) → (facts, file, bytes) for every `<img>` of a page whose file is a
-    /// GIF or PNG small enough to read.
-    #[allow(clippy::type_complexity)]
-    fn page(&self, page: &str, text: &str) -> BTreeMap<String, (ImageFacts, String, u64)> {
-        let Some(site) = &self.site else {
-            return BTreeMap::new();
-        };
-        let resolver = Resolver::new(site, self.site_url.clone());
+    /// Every `<img>` of a page whose file is a GIF or PNG small enough to read, by `src`.
+    fn page(&self, page: &str, text: &str) -> BTreeMap<String, FoundImage> {
         let refs = html::references(text);
-        let base = resolver.base_url(page, refs.base_href.as_deref());
+        let base = self.resolver.base_url(page, refs.base_href.as_deref());
         let srcs: BTreeSet<&str> = refs
             .refs
             .iter()
@@ -184,10 +184,10 @@ impl ImageLookup {
             .collect();
         let mut out = BTreeMap::new();
         for src in srcs {
-            let Target::Local { path, .. } = resolver.resolve(&base, src) else {
+            let Target::Local { path, .. } = self.resolver.resolve(&base, src) else {
                 continue;
             };
-            let Some(file) = site.file(&path) else {
+            let Some(file) = self.site.file(&path) else {
                 continue;
             };
             if file.bytes > image::facts::MAX_BYTES as u64 {
@@ -197,7 +197,7 @@ impl ImageLookup {
             let facts = match cached {
                 Some(facts) => facts,
                 None => {
-                    let facts = site.read(&path).ok().and_then(|b| image::facts(&b));
+                    let facts = self.site.read(&path).ok().and_then(|b| image::facts(&b));
                     if let Ok(mut c) = self.cache.lock() {
                         c.insert(path.clone(), facts);
                     }
@@ -205,7 +205,15 @@ impl ImageLookup {
                 }
             };
             if let Some(facts) = facts {
-                out.insert(src.to_string(), (facts, path, file.bytes));
+                let bytes = file.bytes;
+                out.insert(
+                    src.to_string(),
+                    FoundImage {
+                        facts,
+                        file: path,
+                        bytes,
+                    },
+                );
             }
         }
         out
@@ -221,7 +229,15 @@ pub(super) fn run(
     site_url: Option<Url>,
     problems: &mut Vec<Problem>,
 ) -> MarkupReport {
-    let lookup = ImageLookup::new(staging, site_url);
+    // The staged tree as a site, to resolve `<img src>` against what will be served.
+    let staged_site = match crate::site::crawl(&staging.dir, &Default::default()) {
+        Ok(site) => site,
+        Err(err) => {
+            problems.push(Problem::new("", "unreadable", err.to_string()));
+            Site::from_files(staging.dir.clone(), Vec::new(), Vec::new())
+        }
+    };
+    let lookup = ImageLookup::new(&staged_site, site_url);
     let staged: Vec<Staged> = site
         .files
         .par_iter()
@@ -233,13 +249,11 @@ pub(super) fn run(
             if !decoded.charset.encoding.is_ascii_compatible() || decoded.malformed {
                 return None;
             }
-            let found = lookup.page(&f.path, &decoded.text);
             Some(Staged {
                 path: f.path.clone(),
                 encoding: decoded.charset.encoding,
                 before,
-                images: found.iter().map(|(k, v)| (k.clone(), v.0)).collect(),
-                image_files: found.into_iter().map(|(k, v)| (k, (v.1, v.2))).collect(),
+                images: lookup.page(&f.path, &decoded.text),
                 text: decoded.text,
             })
         })
@@ -255,7 +269,7 @@ pub(super) fn run(
                         css: mode,
                         sheet_name: sheet_name.clone(),
                         page_path: p.path.clone(),
-                        images: p.images.clone(),
+                        images: p.images.iter().map(|(k, v)| (k.clone(), v.facts)).collect(),
                         atomic_classes,
                         ..MarkupOptions::default()
                     },
@@ -410,23 +424,21 @@ pub(super) fn run(
         let audit = markup::audit::AuditOptions::default();
         for image in markup::audit::text_images(&s.text, &audit) {
             // The pixel half of the test: few colours (flat text on a flat ground).
-            let (Some(facts), Some((file, bytes))) =
-                (s.images.get(&image.src), s.image_files.get(&image.src))
-            else {
+            let Some(found) = s.images.get(&image.src) else {
                 continue;
             };
-            if facts.colors > audit.max_colors {
+            if found.facts.colors > audit.max_colors {
                 continue;
             }
             report.text_images.push(TextImageRow {
                 page: s.path.clone(),
                 src: image.src,
-                file: file.clone(),
+                file: found.file.clone(),
                 alt: image.alt,
                 width: image.width,
                 height: image.height,
-                colors: facts.colors,
-                bytes: *bytes,
+                colors: found.facts.colors,
+                bytes: found.bytes,
             });
         }
     }
