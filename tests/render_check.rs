@@ -77,20 +77,9 @@ fn a_sample_of_rewritten_space_jam_pages_renders_pixel_identical() {
 
 /// A GIF of `w × h` pixels, all palette index 0 (`transparent` makes index 0 transparent).
 fn flat_gif(w: u16, h: u16, rgb: [u8; 3], transparent: bool) -> Vec<u8> {
-    let mut out = Vec::new();
-    {
-        let palette = [rgb[0], rgb[1], rgb[2], 255, 255, 255];
-        let mut enc = gif::Encoder::new(&mut out, w, h, &palette).unwrap();
-        let frame = gif::Frame {
-            width: w,
-            height: h,
-            transparent: transparent.then_some(0),
-            buffer: vec![0u8; usize::from(w) * usize::from(h)].into(),
-            ..gif::Frame::default()
-        };
-        enc.write_frame(&frame).unwrap();
-    }
-    out
+    let palette = [rgb[0], rgb[1], rgb[2], 255, 255, 255];
+    let pixels = vec![0u8; usize::from(w) * usize::from(h)];
+    common::still_gif(w, h, &palette, transparent.then_some(0), pixels)
 }
 
 /// Spacers in the places old sites put them: alone in cells, between words, stretched into
@@ -163,22 +152,10 @@ fn golden_image(w: u16, h: u16, fill: &str) -> Vec<u8> {
     match fill {
         "transparent" => flat_gif(w, h, [0, 0, 0], true),
         "-" => {
-            let mut out = Vec::new();
-            {
-                let mut enc =
-                    gif::Encoder::new(&mut out, w, h, &[200, 30, 30, 30, 30, 200]).unwrap();
-                let pixels: Vec<u8> = (0..usize::from(w) * usize::from(h))
-                    .map(|i| ((i / 3) % 2) as u8)
-                    .collect();
-                let frame = gif::Frame {
-                    width: w,
-                    height: h,
-                    buffer: pixels.into(),
-                    ..gif::Frame::default()
-                };
-                enc.write_frame(&frame).unwrap();
-            }
-            out
+            let pixels = (0..usize::from(w) * usize::from(h))
+                .map(|i| ((i / 3) % 2) as u8)
+                .collect();
+            common::still_gif(w, h, &[200, 30, 30, 30, 30, 200], None, pixels)
         }
         hex => {
             let n = u32::from_str_radix(hex.trim_start_matches('#'), 16).unwrap();

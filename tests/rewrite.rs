@@ -359,21 +359,10 @@ fn gif_of_colours(w: u16, h: u16, colours: usize) -> Vec<u8> {
     let palette: Vec<u8> = (0..colours.max(2))
         .flat_map(|i| [(i * 7) as u8, (i * 13 % 256) as u8, (255 - i) as u8])
         .collect();
-    let pixels: Vec<u8> = (0..usize::from(w) * usize::from(h))
+    let pixels = (0..usize::from(w) * usize::from(h))
         .map(|i| (i % colours) as u8)
         .collect();
-    let mut out = Vec::new();
-    {
-        let mut enc = gif::Encoder::new(&mut out, w, h, &palette).unwrap();
-        let frame = gif::Frame {
-            width: w,
-            height: h,
-            buffer: pixels.into(),
-            ..gif::Frame::default()
-        };
-        enc.write_frame(&frame).unwrap();
-    }
-    out
+    common::still_gif(w, h, &palette, None, pixels)
 }
 
 #[test]

@@ -28,6 +28,30 @@ pub const SPACER_GIF: &[u8] = &[
     0x01, 0x00, 0x01, 0x00, 0x00, 0x02, 0x02, 0x44, 0x01, 0x00, 0x3b,
 ];
 
+/// A still `w × h` GIF: `pixels` are palette indices (`palette` is RGB triples), with
+/// `transparent` as the transparent index if given.
+pub fn still_gif(
+    w: u16,
+    h: u16,
+    palette: &[u8],
+    transparent: Option<u8>,
+    pixels: Vec<u8>,
+) -> Vec<u8> {
+    let mut out = Vec::new();
+    {
+        let mut enc = gif::Encoder::new(&mut out, w, h, palette).unwrap();
+        let frame = gif::Frame {
+            width: w,
+            height: h,
+            transparent,
+            buffer: pixels.into(),
+            ..gif::Frame::default()
+        };
+        enc.write_frame(&frame).unwrap();
+    }
+    out
+}
+
 /// A corpus from `../shared/corpora`, or `None` (with a note) when it is absent on a user's
 /// machine. In CI (`CI=true`) a missing corpus fails the test.
 /// `WEBDIET_SHARED` names another place for `shared/` (a git worktree elsewhere).
