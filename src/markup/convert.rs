@@ -829,6 +829,10 @@ fn spacer_box(el: &Handle, facts: &ImageFacts, decls: &[Decl]) -> Result<Vec<Dec
     {
         return Err("spacer-attributes");
     }
+    // A `<picture>` chooses among its sources for the `<img>`: it may show something else.
+    if edit::parent(el).is_some_and(|p| edit::tag(&p) == Some("picture")) {
+        return Err("spacer-in-picture");
+    }
     // The alt text is not shown while the image loads, but it is what a screen reader or a
     // text browser says: keep a spacer whose alt says something.
     if edit::attr(el, "alt").is_some_and(|a| !a.trim().is_empty()) {

@@ -191,3 +191,38 @@ fn tables_with_frame_or_rules_keep_border_and_bordercolor() {
         ]
     );
 }
+
+#[test]
+fn a_spacer_becomes_a_sized_span_unless_something_may_still_read_the_image() {
+    use crate::image::{Fill, ImageFacts};
+    let facts = ImageFacts {
+        width: 1,
+        height: 1,
+        frames: 1,
+        colors: 1,
+        fill: Some(Fill::Transparent),
+    };
+    let opts = MarkupOptions {
+        images: [("s.gif".to_string(), facts)].into(),
+        ..MarkupOptions::default()
+    };
+    let page = convert_page(
+        "<p><img src=s.gif width=7 height=3 alt=\"\">\
+         <picture><source srcset=big.png><img src=s.gif width=7 height=3></picture>\
+         <img src=s.gif width=7 height=3 onclick=go()>",
+        &opts,
+    );
+    let sheet = build_sheet([&page]).unwrap();
+    let html = sheet.page_html(&page);
+    assert_eq!(html.matches("<img").count(), 2, "{html}");
+    assert!(
+        sheet
+            .css
+            .contains("width:7px;height:3px;display:inline-block"),
+        "{}",
+        sheet.css
+    );
+    let mut reasons: Vec<&str> = page.left_as_is.iter().map(|(_, r)| r.as_str()).collect();
+    reasons.sort();
+    assert_eq!(reasons, ["spacer-attributes", "spacer-in-picture"]);
+}
