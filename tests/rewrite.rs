@@ -414,3 +414,35 @@ fn text_drawn_as_images_is_listed_with_colours_bytes_and_one_request_per_file() 
     );
     assert_eq!(total["bytes"], rows[0]["bytes"]);
 }
+
+#[test]
+fn a_missing_background_moved_into_the_shared_sheet_is_not_broken_by_the_rewrite() {
+    let tmp = tempfile::tempdir().unwrap();
+    let site_dir = tmp.path().join("in");
+    let page = br#"<body background="img/missing.gif"><font color=red>x</font>
+        <img src="img/also-missing.gif">"#;
+    std::fs::create_dir_all(site_dir.join("sub")).unwrap();
+    std::fs::write(site_dir.join("sub/page.html"), page).unwrap();
+    std::fs::write(site_dir.join("index.html"), b"<a href=sub/page.html>in</a>").unwrap();
+    let site = site::crawl(&site_dir, &Default::default()).unwrap();
+    let inv = inventory::analyze(&site, &AnalyzeOptions::default());
+    assert_eq!(inv.broken_references.len(), 2);
+    let opts = RewriteOptions {
+        out_site: tmp.path().join("out"),
+        image: Default::default(),
+        keep_originals: false,
+        analyze: AnalyzeOptions::default(),
+        precompress: false,
+        markup: Some(rewrite::markup::CssChoice::Fixed(
+            webdiet::markup::CssMode::SiteSheet,
+        )),
+    };
+    let done = rewrite::rewrite(&site, &inv, &opts).unwrap();
+    let sheet = std::fs::read_to_string(tmp.path().join("out/webdiet.css")).unwrap();
+    assert!(sheet.contains("sub/img/missing.gif"), "{sheet}");
+    assert!(
+        done.broken_by_rewrite.is_empty(),
+        "{:?}",
+        done.broken_by_rewrite
+    );
+}

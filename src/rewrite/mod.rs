@@ -384,11 +384,36 @@ fn broken_by_rewrite(
         .iter()
         .map(|b| (b.page.as_str(), b.reference.as_str()))
         .collect();
-    Ok(after
+    // Missing files the original already named: a reference to one that moved (a `background`
+    // attribute now in the shared sheet) was broken before the rewrite, not by it.
+    let missing_before: BTreeSet<&str> = before
+        .documents
+        .iter()
+        .flat_map(|d| &d.references)
+        .filter_map(|r| match &r.target {
+            Target::Broken { path, .. } => Some(path.as_str()),
+            _ => None,
+        })
+        .collect();
+    let moved: BTreeSet<(&str, &str)> = after
+        .documents
+        .iter()
+        .flat_map(|d| d.references.iter().map(move |r| (d, r)))
+        .filter(|(_, r)| {
+            matches!(&r.target, Target::Broken { path, .. } if missing_before.contains(path.as_str()))
+        })
+        .map(|(d, r)| (d.path.as_str(), r.value.as_str()))
+        .collect();
+    let newly_broken = after
         .broken_references
-        .into_iter()
-        .filter(|b| !was_broken.contains(&(b.page.as_str(), b.reference.as_str())))
-        .collect())
+        .iter()
+        .filter(|b| {
+            let key = (b.page.as_str(), b.reference.as_str());
+            !was_broken.contains(&key) && !moved.contains(&key)
+        })
+        .cloned()
+        .collect();
+    Ok(newly_broken)
 }
 
 #[cfg(test)]
