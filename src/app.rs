@@ -183,6 +183,7 @@ impl crate::audit::Progress for StageProgress {
 /// missing or could not be rendered, 2 (an `Err`) when Chromium is missing or a tree is unusable.
 fn run_verify(cfg: &VerifyConfig, config: &Config) -> Result<Status> {
     let report = crate::verify::verify(&cfg.original, &cfg.rewritten, &cfg.verify)?;
+    print_problems(&report.listing_problems, Path::new(""), config);
     print_problems(&report.problems, Path::new(""), config);
     let text = if cfg.json {
         report::json::to_string(&report)

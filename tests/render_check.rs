@@ -1,5 +1,6 @@
-//! The rewrite must not change how pages look: the default corpus and a sample of Space Jam
-//! pages, rewritten (images and markup), render pixel-identical in headless Chromium.
+//! The rewrite must not change how pages look: the default corpus, samples of Space Jam and of
+//! HTML Tidy's clean-mode regression cases, a page of spacer GIFs and every golden markup case,
+//! rewritten (images and markup), render pixel-identical in headless Chromium.
 
 mod common;
 
@@ -206,4 +207,14 @@ fn every_golden_markup_case_renders_like_its_input() {
     }
     assert!(cases > 0, "no golden cases under {}", golden.display());
     assert_eq!(verify_trees(&before, &after, tmp.path(), None), cases);
+}
+
+#[test]
+fn a_sample_of_html_tidys_clean_mode_cases_renders_pixel_identical() {
+    let Some(cases) = shared_corpus("tidy-clean") else {
+        return;
+    };
+    if chromium_available() {
+        rewrite_and_verify(&cases, Some(48));
+    }
 }

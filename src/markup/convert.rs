@@ -222,6 +222,11 @@ pub fn convert_page(text: &str, opts: &MarkupOptions) -> PageMarkup {
     if text.contains([SLOT_OPEN, SLOT_CLOSE, SELF]) {
         return unchanged("private-use-characters");
     }
+    if is_xml_syntax(&opts.page_path) {
+        // Served as application/xhtml+xml, the page is parsed as XML: the HTML serializer's
+        // unquoted attributes would be a well-formedness error.
+        return unchanged("xhtml-syntax");
+    }
     if has_author_css(&dom) {
         // Author rules beat presentational hints whatever their specificity; classes would
         // change that order.
@@ -290,6 +295,13 @@ pub fn convert_page(text: &str, opts: &MarkupOptions) -> PageMarkup {
         constructs_after,
         left_as_is: c.left,
     }
+}
+
+/// Whether a page's name makes servers send it as `application/xhtml+xml`.
+fn is_xml_syntax(page_path: &str) -> bool {
+    page_path.rsplit_once('.').is_some_and(|(_, ext)| {
+        ext.eq_ignore_ascii_case("xhtml") || ext.eq_ignore_ascii_case("xht")
+    })
 }
 
 fn has_author_css(dom: &RcDom) -> bool {

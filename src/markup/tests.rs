@@ -226,3 +226,19 @@ fn a_spacer_becomes_a_sized_span_unless_something_may_still_read_the_image() {
     reasons.sort();
     assert_eq!(reasons, ["spacer-attributes", "spacer-in-picture"]);
 }
+
+#[test]
+fn xhtml_pages_are_left_alone_because_browsers_parse_them_as_xml() {
+    let opts = MarkupOptions {
+        page_path: "doc/page.xhtml".to_string(),
+        ..MarkupOptions::default()
+    };
+    let text = "<html xmlns=\"http://www.w3.org/1999/xhtml\"><body><u>x</u></body></html>";
+    let page = convert_page(text, &opts);
+    assert!(!page.changed);
+    assert_eq!(page.html, text);
+    assert_eq!(
+        page.left_as_is,
+        [("u".to_string(), "xhtml-syntax".to_string())]
+    );
+}

@@ -146,6 +146,7 @@ pub fn content_type(path: &str) -> &'static str {
     let ext = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
     match ext.as_deref() {
         Some("html" | "htm" | "shtml") => "text/html",
+        Some("xhtml" | "xht") => "application/xhtml+xml",
         Some("css") => "text/css",
         Some("js" | "mjs") => "application/javascript",
         Some("json") => "application/json",
@@ -166,7 +167,11 @@ pub fn is_text(content_type: &str) -> bool {
     content_type.starts_with("text/")
         || matches!(
             content_type,
-            "application/javascript" | "application/json" | "application/xml" | "image/svg+xml"
+            "application/javascript"
+                | "application/json"
+                | "application/xml"
+                | "application/xhtml+xml"
+                | "image/svg+xml"
         )
 }
 

@@ -73,8 +73,11 @@ pub struct VerifyReport {
     pub pages: Vec<PageResult>,
     /// Pages only the original has (the rewrite lost them).
     pub missing_in_rewritten: Vec<String>,
-    /// Pages that could not be rendered or compared, and crawl problems.
+    /// Pages that could not be rendered or compared.
     pub problems: Vec<Problem>,
+    /// What listing the two trees found (unreadable files, binary files named `.html`…):
+    /// reported, but not a rendering difference.
+    pub listing_problems: Vec<Problem>,
 }
 
 impl VerifyReport {
@@ -123,8 +126,11 @@ pub fn verify(original: &Path, rewritten: &Path, opts: &VerifyOptions) -> Result
     }
     let chosen = sample(&in_both, opts.pages);
 
-    let mut problems: Vec<Problem> = before.problems.clone();
-    problems.extend(after.problems.iter().cloned());
+    let mut listing_problems: Vec<Problem> = before.problems.clone();
+    listing_problems.extend(after.problems.iter().cloned());
+    listing_problems.sort();
+    listing_problems.dedup();
+    let mut problems = Vec::new();
     let results = render_all(&chosen, &before, &after, opts)?;
     let mut pages = Vec::new();
     for (page, result) in chosen.iter().zip(results) {
@@ -141,6 +147,7 @@ pub fn verify(original: &Path, rewritten: &Path, opts: &VerifyOptions) -> Result
         pages,
         missing_in_rewritten: missing,
         problems,
+        listing_problems,
     })
 }
 
