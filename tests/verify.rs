@@ -496,3 +496,25 @@ fn an_animated_png_is_frozen_on_its_first_frame() {
         assert_eq!(diff::compare(&first, &again).differing_pixels, 0);
     }
 }
+
+#[test]
+fn pages_are_rendered_as_a_server_sends_them_so_an_extensionless_image_loads() {
+    if !chromium_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b, out) = trees(dir.path());
+    let red = common::still_gif(60, 60, &[200, 0, 0, 0, 0, 0], None, vec![0; 3600]);
+    // `logo` is `logo.gif` to a server (content negotiation), nothing at all to a file: URL.
+    let body = page("<h1>Logo</h1><img src=\"logo\" width=60 height=60 alt=\"\">");
+    write(&a, "index.html", &body);
+    write(&a, "logo.gif", &red);
+    write(&b, "index.html", &body);
+    let report = verify::verify(&a, &b, &options(&out)).unwrap();
+    assert_eq!(report.pages.len(), 1);
+    assert!(
+        report.pages[0].differing_pixels >= 60 * 60,
+        "{:?}",
+        report.pages[0]
+    );
+}

@@ -1,7 +1,9 @@
 //! Serializes an edited DOM back to HTML without the html5ever serializer's two rendering
 //! traps: the page's own doctype is written back (html5ever always writes `<!DOCTYPE html>`,
 //! which would switch a quirks-mode page to standards mode), and a leading newline in
-//! `<pre>`, `<listing>` and `<textarea>` survives (the parser drops the first one).
+//! `<pre>`, `<listing>` and `<textarea>` survives (the parser drops the first one). A page that
+//! was pure ASCII stays pure ASCII: characters its entities stood for are written as numeric
+//! references, so the page reads the same whatever charset a browser guesses for it.
 
 use html5ever::serialize::{serialize as html5ever_serialize, SerializeOpts};
 use markup5ever_rcdom::{NodeData, RcDom, SerializableHandle};
@@ -135,8 +137,40 @@ pub fn original_doctype(source: &str) -> Option<&str> {
     }
 }
 
-/// Serializes `dom`, writing `source`'s doctype back in place of html5ever's.
+/// Serializes `dom`, writing `source`'s doctype back in place of html5ever's; an ASCII `source`
+/// gives ASCII output.
 pub fn serialize(dom: &RcDom, source: &str) -> String {
+    let out = serialize_text(dom, source);
+    if source.is_ascii() {
+        ascii_only(out)
+    } else {
+        out
+    }
+}
+
+/// Writes every non-ASCII character as a numeric character reference. Safe on the whole output
+/// of an ASCII source: its comments and raw text (`<script>`, `<style>`) were ASCII, so
+/// non-ASCII characters can only be decoded entities in text and attribute values, where a
+/// reference means the same. The private-use characters the markup stage uses as slots
+/// (U+E000, U+E001) are left for it to replace.
+fn ascii_only(text: String) -> String {
+    if text.is_ascii() {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if c.is_ascii() || matches!(c, '\u{e000}' | '\u{e001}') {
+            out.push(c);
+        } else if c == '\u{a0}' {
+            out.push_str("&nbsp;");
+        } else {
+            out.push_str(&format!("&#{};", u32::from(c)));
+        }
+    }
+    out
+}
+
+fn serialize_text(dom: &RcDom, source: &str) -> String {
     for el in edit::elements(&dom.document) {
         if matches!(edit::tag(&el), Some("pre" | "listing" | "textarea")) {
             let first = el.children.borrow().first().cloned();

@@ -222,6 +222,9 @@ pub fn convert_page(text: &str, opts: &MarkupOptions) -> PageMarkup {
     if text.contains([SLOT_OPEN, SLOT_CLOSE, SELF]) {
         return unchanged("private-use-characters");
     }
+    if !opts.charset_declared && !text.is_ascii() {
+        return unchanged("charset-undeclared");
+    }
     if is_xml_syntax(&opts.page_path) {
         // Served as application/xhtml+xml, the page is parsed as XML: the HTML serializer's
         // unquoted attributes would be a well-formedness error.

@@ -54,6 +54,11 @@ pub struct MarkupOptions {
     /// One class per declaration instead of one combined class per element: more classes in
     /// the HTML, fewer and more shared rules. Default: false.
     pub atomic_classes: bool,
+    /// Whether the page declares its charset (byte order mark or `<meta>`). A page with
+    /// non-ASCII text and no declaration is left alone: a browser guesses its charset, and the
+    /// characters the rewrite writes out where the page had entities could be guessed
+    /// differently. Default: true.
+    pub charset_declared: bool,
 }
 
 impl Default for MarkupOptions {
@@ -65,6 +70,7 @@ impl Default for MarkupOptions {
             phrase_elements: true,
             images: BTreeMap::new(),
             atomic_classes: false,
+            charset_declared: true,
         }
     }
 }

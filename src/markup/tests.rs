@@ -242,3 +242,31 @@ fn xhtml_pages_are_left_alone_because_browsers_parse_them_as_xml() {
         [("u".to_string(), "xhtml-syntax".to_string())]
     );
 }
+
+#[test]
+fn an_ascii_page_stays_ascii_so_any_charset_guess_reads_its_entities_the_same() {
+    let (_, html, _) = site("<center><a title=\"Fran&ccedil;ais\">Fran&ccedil;ais &eacute;t&eacute;&nbsp;&#8212;</a></center>");
+    assert!(html.is_ascii(), "{html}");
+    assert!(
+        html.contains("Fran&#231;ais &#233;t&#233;&nbsp;&#8212;"),
+        "{html}"
+    );
+    assert!(html.contains("title=Fran&#231;ais"), "{html}");
+}
+
+#[test]
+fn a_page_with_non_ascii_text_and_no_declared_charset_is_left_alone() {
+    let opts = MarkupOptions {
+        charset_declared: false,
+        ..MarkupOptions::default()
+    };
+    let text = "<center>caf\u{e9}</center>";
+    let page = convert_page(text, &opts);
+    assert!(!page.changed);
+    assert_eq!(
+        page.left_as_is,
+        [("center".to_string(), "charset-undeclared".to_string())]
+    );
+    // ASCII pages are safe either way.
+    assert!(convert_page("<center>cafe</center>", &opts).changed);
+}

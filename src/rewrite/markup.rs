@@ -141,6 +141,8 @@ struct Candidate {
 struct Staged {
     path: String,
     encoding: &'static encoding_rs::Encoding,
+    /// Declared by a byte order mark or `<meta>`, not guessed.
+    charset_declared: bool,
     before: Vec<u8>,
     text: String,
     /// The images its `<img src>` values name, keyed by `src` as written.
@@ -252,6 +254,7 @@ pub(super) fn run(
             Some(Staged {
                 path: f.path.clone(),
                 encoding: decoded.charset.encoding,
+                charset_declared: decoded.charset.source != charset::CharsetSource::Sniffed,
                 before,
                 images: lookup.page(&f.path, &decoded.text),
                 text: decoded.text,
@@ -271,6 +274,7 @@ pub(super) fn run(
                         page_path: p.path.clone(),
                         images: p.images.iter().map(|(k, v)| (k.clone(), v.facts)).collect(),
                         atomic_classes,
+                        charset_declared: p.charset_declared,
                         ..MarkupOptions::default()
                     },
                 )

@@ -13,8 +13,9 @@
 //! set the image animation policy to `none` (GIF/APNG/WebP show their first frame and never
 //! advance), CSS animations and transitions are paused at their start with
 //! `Animation.setPlaybackRate 0`, the device scale factor is 1, the colour profile sRGB, and
-//! scrollbars are hidden. Each page gets a new tab. Network: host names never resolve and
-//! every HTTP(S) request goes to a closed loopback proxy port, so a page can only load files.
+//! scrollbars are hidden. Each page gets a new tab. Network: host names never resolve, 127.0.0.1
+//! (where `verify` serves the two trees) is the only address reachable directly (Chromium never
+//! proxies loopback), and every other HTTP(S) request goes to a closed loopback proxy port.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
@@ -236,6 +237,12 @@ impl Browser {
             .map_err(|e| RenderError::new("protocol", format!("no absolute path: {e}")))?;
         let url = url::Url::from_file_path(&absolute)
             .map_err(|()| RenderError::new("protocol", "not a file URL"))?;
+        self.render_url(url.as_str())
+    }
+
+    /// Renders a URL (a `file:` URL, or `http://127.0.0.1:…` from webdiet's own server; every
+    /// other host is unreachable by construction) in a new tab and captures the whole page.
+    pub fn render_url(&mut self, url: &str) -> Result<Screenshot, RenderError> {
         let deadline = Instant::now() + self.opts.timeout;
         let target = self.call(
             "Target.createTarget",
@@ -244,7 +251,7 @@ impl Browser {
             deadline,
         )?;
         let target_id = target["targetId"].as_str().unwrap_or_default().to_string();
-        let result = self.render_in_target(&target_id, url.as_str(), deadline);
+        let result = self.render_in_target(&target_id, url, deadline);
         // A fresh deadline: closing must be tried even when rendering ran out of time.
         let close_by = Instant::now() + Duration::from_secs(5);
         let _ = self.call(
@@ -490,7 +497,7 @@ fn chromium_args(profile: &Path, opts: &RenderOptions) -> Vec<String> {
         "--disable-default-apps".into(),
         "--force-color-profile=srgb".into(),
         "--force-device-scale-factor=1".into(),
-        "--host-resolver-rules=MAP * ~NOTFOUND".into(),
+        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1".into(),
         "--proxy-server=http://127.0.0.1:9".into(),
         "--remote-debugging-pipe".into(),
         format!("--user-data-dir={}", profile.display()),

@@ -3,6 +3,11 @@
 //! Every page present in both trees is rendered in headless Chromium ([`browser`]) and the two
 //! full-page screenshots are compared pixel by pixel ([`diff`]). A page that differs gets a
 //! diff image (original greyed, differing pixels red) in the output directory.
+//!
+//! Both trees are served by webdiet's own HTTP server on loopback (the one the replay uses),
+//! not opened as `file:` URLs: a site is written for a server, which finds `w3c_home` as
+//! `w3c_home.gif`, a directory's index page and a name in the wrong case, and sends `.xhtml`
+//! as XML. Rendered from disk, the original would show broken images the rewrite has fixed.
 
 pub mod browser;
 pub mod diff;
@@ -14,6 +19,9 @@ use std::sync::Mutex;
 use serde::Serialize;
 
 use crate::error::{Error, Problem, Result};
+use crate::replay::server::{Control, Server};
+use crate::replay::{ServedSite, ServerOptions};
+use crate::site::resolve::Resolver;
 use crate::site::{self, CrawlOptions, FileKind};
 pub use browser::{render_file, Browser, RenderOptions, Screenshot};
 
@@ -128,10 +136,52 @@ pub fn verify(original: &Path, rewritten: &Path, opts: &VerifyOptions) -> Result
 
     let mut listing_problems: Vec<Problem> = before.problems.clone();
     listing_problems.extend(after.problems.iter().cloned());
+    let (served_before, unread) = ServedSite::from_site(&before);
+    listing_problems.extend(unread);
+    let (served_after, unread) = ServedSite::from_site(&after);
+    listing_problems.extend(unread);
     listing_problems.sort();
     listing_problems.dedup();
     let mut problems = Vec::new();
-    let results = render_all(&chosen, &before, &after, opts)?;
+
+    let (resolve_before, resolve_after) = (
+        Resolver::new(&served_before.site, None),
+        Resolver::new(&served_after.site, None),
+    );
+    // Chromium keeps connections open between pages; a short idle timeout lets the server's
+    // threads end soon after the last page.
+    let server_opts = ServerOptions {
+        idle_timeout: std::time::Duration::from_secs(2),
+        delayed_acks: false,
+        ..ServerOptions::default()
+    };
+    let (control_before, control_after) = (Control::default(), Control::default());
+    let results = std::thread::scope(|scope| {
+        let start = |site, resolver, control| {
+            Server::start(scope, site, resolver, &server_opts, control)
+                .map_err(|e| Error::io("a loopback port for the render check", e))
+        };
+        let server_before = start(&served_before, &resolve_before, &control_before)?;
+        let server_after = match start(&served_after, &resolve_after, &control_after) {
+            Ok(server) => server,
+            Err(e) => {
+                server_before.stop();
+                return Err(e);
+            }
+        };
+        let urls = |page: &str| {
+            // The same encoding the resolver reads back.
+            let path = resolve_before.page_url(page).path().to_string();
+            (
+                format!("http://{}{path}", server_before.addr),
+                format!("http://{}{path}", server_after.addr),
+            )
+        };
+        let results = render_all(&chosen, &urls, opts);
+        server_before.stop();
+        server_after.stop();
+        results
+    })?;
     let mut pages = Vec::new();
     for (page, result) in chosen.iter().zip(results) {
         match result {
@@ -165,8 +215,7 @@ type PageOutcome = std::result::Result<PageResult, (&'static str, String)>;
 /// Renders the chosen pages with a few browsers at once; results come back in page order.
 fn render_all(
     chosen: &[String],
-    before: &site::Site,
-    after: &site::Site,
+    urls: &(dyn Fn(&str) -> (String, String) + Sync),
     opts: &VerifyOptions,
 ) -> Result<Vec<PageOutcome>> {
     let slots: Vec<Mutex<Option<PageOutcome>>> = chosen.iter().map(|_| Mutex::new(None)).collect();
@@ -195,7 +244,7 @@ fn render_all(
                             }
                         }
                     }
-                    let outcome = check_page(&mut browser, page, before, after, opts);
+                    let outcome = check_page(&mut browser, page, urls(page), opts);
                     *slots[i].lock().expect("not poisoned") = Some(outcome);
                 }
             });
@@ -218,20 +267,19 @@ fn render_all(
 fn check_page(
     browser: &mut Browser,
     page: &str,
-    before: &site::Site,
-    after: &site::Site,
+    (before, after): (String, String),
     opts: &VerifyOptions,
 ) -> PageOutcome {
-    let shoot = |browser: &mut Browser, tree: &site::Site, side: &str| {
+    let shoot = |browser: &mut Browser, url: &str, side: &str| {
         let shot = browser
-            .render(&tree.disk_path(page))
+            .render_url(url)
             .map_err(|e| (e.code, format!("{side}: {}", e.message)))?;
         let image =
             diff::decode_png(&shot.png).map_err(|e| ("bad-screenshot", format!("{side}: {e}")))?;
         Ok::<_, (&'static str, String)>((image, shot.truncated))
     };
-    let (a, a_cut) = shoot(browser, before, "original")?;
-    let (b, b_cut) = shoot(browser, after, "rewritten")?;
+    let (a, a_cut) = shoot(browser, &before, "original")?;
+    let (b, b_cut) = shoot(browser, &after, "rewritten")?;
     let mut comparison = diff::compare(&a, &b);
     // A browser under load now and then paints a glyph run differently (seen once in 380
     // Space Jam pages while two compilers ran beside it, and never again for the same page);
@@ -239,8 +287,8 @@ fn check_page(
     // the smaller of the two counts stands.
     let retried = comparison.differing_pixels > 0;
     if retried {
-        let (a2, _) = shoot(browser, before, "original")?;
-        let (b2, _) = shoot(browser, after, "rewritten")?;
+        let (a2, _) = shoot(browser, &before, "original")?;
+        let (b2, _) = shoot(browser, &after, "rewritten")?;
         let again = diff::compare(&a2, &b2);
         if again.differing_pixels < comparison.differing_pixels {
             comparison = again;
