@@ -42,6 +42,23 @@ fn small_site(root: &Path, heading_colour: &str) {
     write(root, "img/dot.gif", animated_gif(&[[0, 0, 255]], 4, 4));
 }
 
+/// Renders `file`, then again after each pause (in ms): every render must equal the first,
+/// which is returned.
+fn same_after_pauses(file: &Path, pauses: &[u64]) -> diff::Image {
+    let mut browser = verify::Browser::launch(&RenderOptions::default()).unwrap();
+    let first = diff::decode_png(&browser.render(file).unwrap().png).unwrap();
+    for &pause in pauses {
+        std::thread::sleep(std::time::Duration::from_millis(pause));
+        let again = diff::decode_png(&browser.render(file).unwrap().png).unwrap();
+        assert_eq!(
+            diff::compare(&first, &again).differing_pixels,
+            0,
+            "after {pause} ms"
+        );
+    }
+    first
+}
+
 /// A GIF89a with one frame per colour (each a solid `w × h` block), looping forever,
 /// 50 ms per frame.
 fn animated_gif(colours: &[[u8; 3]], w: u16, h: u16) -> Vec<u8> {
@@ -404,13 +421,7 @@ fn a_focused_text_field_renders_identically_every_time() {
         "<html><body><form><input name=q autofocus value=abc>\
          <textarea autofocus>text</textarea></form></body></html>",
     );
-    let mut browser = verify::Browser::launch(&RenderOptions::default()).unwrap();
-    let first = diff::decode_png(&browser.render(&file).unwrap().png).unwrap();
-    for pause in [150, 320, 530] {
-        std::thread::sleep(std::time::Duration::from_millis(pause));
-        let again = diff::decode_png(&browser.render(&file).unwrap().png).unwrap();
-        assert_eq!(diff::compare(&first, &again).differing_pixels, 0);
-    }
+    same_after_pauses(&file, &[150, 320, 530]);
 }
 
 /// What the audit report's test will do: render one local HTML file and look at the pixels.
@@ -487,14 +498,8 @@ fn an_animated_png_is_frozen_on_its_first_frame() {
         "<html><body style=\"margin:0\"><img src=spin.png></body></html>",
     );
     let file = dir.path().join("index.html");
-    let mut browser = verify::Browser::launch(&RenderOptions::default()).unwrap();
-    let first = diff::decode_png(&browser.render(&file).unwrap().png).unwrap();
+    let first = same_after_pauses(&file, &[40, 90]);
     assert_eq!(first.get(60, 60), Some([255, 0, 0, 255]), "first frame");
-    for pause in [40, 90] {
-        std::thread::sleep(std::time::Duration::from_millis(pause));
-        let again = diff::decode_png(&browser.render(&file).unwrap().png).unwrap();
-        assert_eq!(diff::compare(&first, &again).differing_pixels, 0);
-    }
 }
 
 #[test]

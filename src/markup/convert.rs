@@ -225,7 +225,7 @@ pub fn convert_page(text: &str, opts: &MarkupOptions) -> PageMarkup {
     if !opts.charset_declared && !text.is_ascii() {
         return unchanged("charset-undeclared");
     }
-    if is_xml_syntax(&opts.page_path) {
+    if crate::site::media_type(&opts.page_path) == "application/xhtml+xml" {
         // Served as application/xhtml+xml, the page is parsed as XML: the HTML serializer's
         // unquoted attributes would be a well-formedness error.
         return unchanged("xhtml-syntax");
@@ -298,13 +298,6 @@ pub fn convert_page(text: &str, opts: &MarkupOptions) -> PageMarkup {
         constructs_after,
         left_as_is: c.left,
     }
-}
-
-/// Whether a page's name makes servers send it as `application/xhtml+xml`.
-fn is_xml_syntax(page_path: &str) -> bool {
-    page_path.rsplit_once('.').is_some_and(|(_, ext)| {
-        ext.eq_ignore_ascii_case("xhtml") || ext.eq_ignore_ascii_case("xht")
-    })
 }
 
 fn has_author_css(dom: &RcDom) -> bool {

@@ -141,27 +141,6 @@ pub fn parse_response(buf: &[u8]) -> Parsed<ResponseHead> {
     Parsed::Complete(out, n)
 }
 
-/// The media type a static server would send for a path, by extension.
-pub fn content_type(path: &str) -> &'static str {
-    let ext = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
-    match ext.as_deref() {
-        Some("html" | "htm" | "shtml") => "text/html",
-        Some("xhtml" | "xht") => "application/xhtml+xml",
-        Some("css") => "text/css",
-        Some("js" | "mjs") => "application/javascript",
-        Some("json") => "application/json",
-        Some("xml" | "xsl") => "application/xml",
-        Some("svg") => "image/svg+xml",
-        Some("txt" | "text" | "md") => "text/plain",
-        Some("gif") => "image/gif",
-        Some("png" | "apng") => "image/png",
-        Some("jpg" | "jpeg") => "image/jpeg",
-        Some("ico") => "image/x-icon",
-        Some("webp") => "image/webp",
-        _ => "application/octet-stream",
-    }
-}
-
 /// Whether a media type is text that deflate shrinks.
 pub fn is_text(content_type: &str) -> bool {
     content_type.starts_with("text/")

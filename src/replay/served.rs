@@ -119,7 +119,7 @@ impl ServedSite {
 }
 
 fn kind_of(path: &str) -> FileKind {
-    match http::content_type(path) {
+    match crate::site::media_type(path) {
         "text/html" => FileKind::Html,
         "text/css" => FileKind::Css,
         "application/javascript" => FileKind::Js,
@@ -132,7 +132,7 @@ fn kind_of(path: &str) -> FileKind {
 
 impl Resource {
     fn new(path: &str, body: Vec<u8>, mtime: SystemTime) -> Self {
-        let content_type = http::content_type(path);
+        let content_type = crate::site::media_type(path);
         let (deflated, gzipped) = if http::is_text(content_type) {
             let smaller = |v: Vec<u8>| (v.len() < body.len()).then_some(v);
             (

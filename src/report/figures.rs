@@ -110,6 +110,14 @@ pub fn css_choice(m: &crate::rewrite::markup::MarkupReport) -> String {
     }
 }
 
+/// Where the generated CSS is: `+ N bytes of shared CSS`, or inside the pages.
+pub fn css_placement(m: &crate::rewrite::markup::MarkupReport) -> String {
+    match m.css_bytes {
+        0 => "CSS inside the pages".to_string(),
+        n => format!("+ {} bytes of shared CSS", thousands(n)),
+    }
+}
+
 /// One line on the images that look like text (audit only), or `None` when there are none.
 pub fn text_images_line(report: &Report) -> Option<String> {
     let t = &report.markup.as_ref()?.text_images_total;

@@ -76,10 +76,7 @@ pub fn audit(report: &Report, out: &OutputPaths, config: &Config) -> String {
         Some(m) => {
             let before: usize = m.constructs_before.values().sum();
             let after: usize = m.constructs_after.values().sum();
-            let sheet = match m.css_bytes {
-                0 => "CSS inside the pages".to_string(),
-                n => format!("+ {} bytes of shared CSS", thousands(n)),
-            };
+            let sheet = super::figures::css_placement(m);
             let _ = writeln!(
                 s,
                 "  markup → CSS ({}): {before} → {after} presentational constructs, HTML {} → {} bytes, {sheet} ({})",

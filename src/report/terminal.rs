@@ -159,10 +159,7 @@ pub fn rewrite(report: &super::Report, json: &std::path::Path, config: &Config) 
             plural(m.pages_changed),
             thousands(m.html_bytes_before),
             thousands(m.html_bytes_after),
-            match m.css_bytes {
-                0 => "CSS inside the pages".to_string(),
-                n => format!("+ {} bytes of shared CSS", thousands(n)),
-            }
+            super::figures::css_placement(m)
         );
     }
     if let Some(line) = super::figures::text_images_line(report) {

@@ -235,7 +235,8 @@ pub(super) fn run(
     let staged_site = match crate::site::crawl(&staging.dir, &Default::default()) {
         Ok(site) => site,
         Err(err) => {
-            problems.push(Problem::new("", "unreadable", err.to_string()));
+            let dir = staging.dir.display().to_string();
+            problems.push(Problem::new(dir, "unreadable", err.to_string()));
             Site::from_files(staging.dir.clone(), Vec::new(), Vec::new())
         }
     };
@@ -379,7 +380,9 @@ pub(super) fn run(
         for (k, n) in &page.constructs_after {
             *report.constructs_after.entry(k.clone()).or_default() += n;
         }
+        let mut left: BTreeMap<String, usize> = BTreeMap::new();
         for (_, reason) in &page.left_as_is {
+            *left.entry(reason.clone()).or_default() += 1;
             *report.left_as_is.entry(reason.clone()).or_default() += 1;
         }
         let deflated_before = deflate::zlib(&s.before, 6).len() as u64;
@@ -416,13 +419,7 @@ pub(super) fn run(
                     (k.clone(), counts)
                 })
                 .collect(),
-            left_as_is: page
-                .left_as_is
-                .iter()
-                .fold(BTreeMap::new(), |mut m, (_, r)| {
-                    *m.entry(r.clone()).or_default() += 1;
-                    m
-                }),
+            left_as_is: left,
             changed,
         });
         let audit = markup::audit::AuditOptions::default();

@@ -17,7 +17,7 @@ use serde::Serialize;
 use walkdir::WalkDir;
 
 use crate::error::{Error, Problem, Result};
-pub use sniff::FileKind;
+pub use sniff::{media_type, FileKind};
 
 /// Options for [`crawl`].
 #[derive(Debug, Clone)]

@@ -171,6 +171,28 @@ fn starts_like_html(head: &[u8]) -> bool {
     })
 }
 
+/// The media type a static server would send for a path, by extension.
+pub fn media_type(path: &str) -> &'static str {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let ext = Some(extension(name)).filter(|e| !e.is_empty());
+    match ext.as_deref() {
+        Some("html" | "htm" | "shtml") => "text/html",
+        Some("xhtml" | "xht") => "application/xhtml+xml",
+        Some("css") => "text/css",
+        Some("js" | "mjs") => "application/javascript",
+        Some("json") => "application/json",
+        Some("xml" | "xsl") => "application/xml",
+        Some("svg") => "image/svg+xml",
+        Some("txt" | "text" | "md") => "text/plain",
+        Some("gif") => "image/gif",
+        Some("png" | "apng") => "image/png",
+        Some("jpg" | "jpeg") => "image/jpeg",
+        Some("ico") => "image/x-icon",
+        Some("webp") => "image/webp",
+        _ => "application/octet-stream",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -198,6 +220,13 @@ mod tests {
     fn extensionless_html_is_sniffed() {
         assert_eq!(classify("README", b"  <HTML>\n<head>").0, FileKind::Html);
         assert_eq!(classify("notes", b"plain words").0, FileKind::Other);
+    }
+
+    #[test]
+    fn media_types_follow_the_file_name_not_its_directory() {
+        assert_eq!(media_type("a/page.XHTML"), "application/xhtml+xml");
+        assert_eq!(media_type("v1.2/readme"), "application/octet-stream");
+        assert_eq!(media_type("img/logo.gif"), "image/gif");
     }
 
     #[test]
