@@ -234,7 +234,7 @@ fn run_replay(cfg: &ReplayConfig, config: &Config) -> Result<Status> {
         let mut text = report::replay::table(&replay.rows);
         text.push_str(&format!("\n  {}\n", replay.method.detail));
         let rule = crate::deflate::WorthRule::default();
-        let estimate = crate::replay::compression(&served, &rule);
+        let estimate = crate::deflate::estimate(served.text_files(), &rule);
         let t = estimate.totals;
         text.push_str(&format!(
             "\n  text resources: {} files, {} bytes raw; deflate level 6 {}, level 9 {}, best {}, \

@@ -75,8 +75,11 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
     report.problems.extend(problems);
     report.compression = Some(CompressionReport {
         rule: opts.worth.describe(),
-        original: replay::compression(&served_original, &opts.worth),
-        rewritten: Some(replay::compression(&served_rewritten, &opts.worth)),
+        original: crate::deflate::estimate(served_original.text_files(), &opts.worth),
+        rewritten: Some(crate::deflate::estimate(
+            served_rewritten.text_files(),
+            &opts.worth,
+        )),
     });
     timed.lap(&mut report, "compression");
 

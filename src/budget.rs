@@ -13,7 +13,7 @@ use serde::Deserialize;
 
 use crate::error::{Error, Result};
 use crate::image::Outcome;
-use crate::report::replay::ReplayRow;
+use crate::replay::ReplayRow;
 use crate::report::{BudgetResult, Report};
 
 /// The limits; every one is optional.
@@ -147,17 +147,12 @@ mod tests {
     use super::*;
 
     fn row(site: &str, mode: &str, bytes: u64, packets: u64) -> ReplayRow {
-        let json = serde_json::json!({
-            "site": site, "page": "index.html", "mode": mode, "test": "first", "runs": 1,
-            "requests": 43, "connections": 1, "bytes_up": 0, "bytes_down": bytes,
-            "packets_up": 0, "packets_down": packets, "packets": packets,
-            "packets_range": {"min": packets, "max": packets},
-            "data_segments_up": 0, "data_segments_down": 0,
-            "data_segments_range": {"min": 0, "max": 0}, "min_packets": packets,
-            "efficiency": 1.0, "overhead_pct": 1.0, "retransmits": 0, "elapsed_ms": 1.0,
-            "elapsed_ms_range": [1.0, 1.0], "method": "netns", "mss": 1460
-        });
-        serde_json::from_value(json).expect("a replay row")
+        ReplayRow {
+            requests: 43,
+            bytes_up: 0,
+            bytes_down: bytes,
+            ..crate::replay::row::sample_row(site, mode, "first", packets, bytes)
+        }
     }
 
     fn report() -> Report {

@@ -121,23 +121,18 @@ enum Sub {
 }
 
 // ---- replay (begin) ----
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum ModeArg {
-    Http10,
-    Persistent,
-    Pipelined,
-    PipelinedDeflate,
+/// `--modes`: a mode of the replay's table, or `all`.
+fn parse_mode(text: &str) -> std::result::Result<ModeChoice, String> {
+    if text.eq_ignore_ascii_case("all") {
+        return Ok(ModeChoice::All);
+    }
+    text.parse::<Mode>().map(ModeChoice::One)
 }
 
-impl From<ModeArg> for Mode {
-    fn from(mode: ModeArg) -> Mode {
-        match mode {
-            ModeArg::Http10 => Mode::Http10,
-            ModeArg::Persistent => Mode::Persistent,
-            ModeArg::Pipelined => Mode::Pipelined,
-            ModeArg::PipelinedDeflate => Mode::PipelinedDeflate,
-        }
-    }
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ModeChoice {
+    All,
+    One(Mode),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -171,8 +166,8 @@ struct AuditArgs {
     #[arg(long)]
     no_verify_failures: bool,
     /// The mode whose first visit the byte and request budgets read [default: pipelined].
-    #[arg(long, value_enum)]
-    budget_mode: Option<ModeArg>,
+    #[arg(long, value_parser = |s: &str| s.parse::<Mode>())]
+    budget_mode: Option<Mode>,
 }
 
 impl AuditArgs {
@@ -180,18 +175,18 @@ impl AuditArgs {
         let mut max_packets = std::collections::BTreeMap::new();
         for spec in &self.max_packets {
             let parsed = spec.split_once('=').and_then(|(mode, n)| {
-                let mode = <ModeArg as ValueEnum>::from_str(mode.trim(), true).ok()?;
+                let mode = mode.trim().parse::<Mode>().ok()?;
                 Some((mode, n.trim().parse::<u64>().ok()?))
             });
             let Some((mode, n)) = parsed else {
                 return Err(Error::Usage {
                     message: format!(
-                        "--max-packets {spec}: expected MODE=N with MODE one of http10, \
-                         persistent, pipelined, pipelined-deflate"
+                        "--max-packets {spec}: expected MODE=N with MODE one of {}",
+                        Mode::names().join(", ")
                     ),
                 });
             };
-            max_packets.insert(mode_name(mode), n);
+            max_packets.insert(mode.as_str().to_string(), n);
         }
         Ok(crate::budget::Budgets {
             max_first_visit_bytes: self.max_first_visit_bytes,
@@ -199,14 +194,9 @@ impl AuditArgs {
             max_packets,
             min_saving_percent: self.min_saving_percent,
             no_verify_failures: self.no_verify_failures,
-            budget_mode: self.budget_mode.map(mode_name),
+            budget_mode: self.budget_mode.map(|m| m.as_str().to_string()),
         })
     }
-}
-
-/// A mode's name as the report spells it (`pipelined-deflate`).
-fn mode_name(mode: ModeArg) -> String {
-    Mode::from(mode).as_str().to_string()
 }
 
 #[derive(Debug, Args)]
@@ -217,9 +207,10 @@ struct ReplayArgs {
     /// Visit every page of the site in turn.
     #[arg(long)]
     all_pages: bool,
-    /// Modes to replay, comma-separated [default: all].
-    #[arg(long, value_enum, value_delimiter = ',')]
-    modes: Vec<ModeArg>,
+    /// Modes to replay, comma-separated, or `all` [default: all]: http10, persistent,
+    /// pipelined, pipelined-deflate.
+    #[arg(long, value_delimiter = ',', value_parser = parse_mode, value_name = "MODE")]
+    modes: Vec<ModeChoice>,
     /// Tests to run, comma-separated [default: both]. A validation always follows a first visit.
     #[arg(long, value_enum, value_delimiter = ',')]
     tests: Vec<TestArg>,
@@ -268,10 +259,10 @@ impl ReplayArgs {
             capture: self.capture,
             ..ReplayOptions::default()
         };
-        if !self.modes.is_empty() {
-            opts.modes = Mode::ALL
+        if !self.modes.is_empty() && !self.modes.contains(&ModeChoice::All) {
+            opts.modes = Mode::all()
                 .into_iter()
-                .filter(|m| self.modes.iter().any(|&arg| Mode::from(arg) == *m))
+                .filter(|m| self.modes.contains(&ModeChoice::One(*m)))
                 .collect();
         }
         if !self.tests.is_empty() {
@@ -286,11 +277,14 @@ impl ReplayArgs {
                 .collect();
         }
         opts.client.connections = self.connections as usize;
-        opts.client.nagle = self.nagle;
         opts.client.buffer = self.client_buffer as usize;
-        opts.client.delayed_acks = !self.quick_acks;
-        opts.server.delayed_acks = !self.quick_acks;
-        opts.server.nagle = self.nagle;
+        let tcp = crate::replay::transport::TcpOptions {
+            nagle: self.nagle,
+            delayed_acks: !self.quick_acks,
+            tcp_maxseg: None,
+        };
+        opts.client.tcp = tcp;
+        opts.server.tcp = tcp;
         opts.server.port = self.port.unwrap_or(0);
         opts
     }

@@ -95,16 +95,27 @@ fn pipelining_beats_http10_as_in_the_1997_study() {
             "packets_up",
             "packets_down",
             "packets",
-            "min_packets",
-            "elapsed_ms",
+            "lower_bound",
+            "kernel",
+            "time",
         ] {
             assert!(!row[key].is_null(), "{key} missing in {row}");
         }
         assert_eq!(row["site"], "original");
         assert_eq!(n(row, "runs"), 5, "five runs, as in the paper");
-        let range = &row["packets_range"];
-        assert!(n(range, "min") <= n(row, "packets") && n(row, "packets") <= n(range, "max"));
-        assert!(n(row, "min_packets") > 0);
+        assert!(n(row, "lower_bound") > 0 && n(row, "lower_bound") <= n(row, "packets"));
+        let kernel = &row["kernel"]["packets"];
+        let k = |key: &str| kernel[key].as_f64().unwrap();
+        assert!(k("min") <= k("median") && k("median") <= k("max"), "{row}");
+        // The model's data segments are the kernel's on a lossless link, but for the odd
+        // flush the server makes early because the rest of a pipelined batch had not yet
+        // arrived (docs/packets.md).
+        let model = n(row, "data_segments_up") + n(row, "data_segments_down");
+        let kernel = row["kernel"]["data_segments"]["median"].as_f64().unwrap() as u64;
+        assert!(
+            model.abs_diff(kernel) <= 1 + model / 100,
+            "data segments: model {model}, kernel {kernel}: {row}"
+        );
     }
     let http10 = |t| n(cell(&rows, "http10", t), "packets");
     let pipelined = cell(&rows, "pipelined", "first");
@@ -127,10 +138,10 @@ fn pipelining_beats_http10_as_in_the_1997_study() {
         n(pipelined_validate, "packets")
     );
     assert!(
-        2 * n(pipelined_validate, "packets") <= 3 * n(pipelined_validate, "min_packets"),
-        "pipelined validation {} packets, physical minimum {}",
+        2 * n(pipelined_validate, "packets") <= 3 * n(pipelined_validate, "lower_bound"),
+        "pipelined validation {} packets, lower bound {}",
         n(pipelined_validate, "packets"),
-        n(pipelined_validate, "min_packets")
+        n(pipelined_validate, "lower_bound")
     );
     let bytes = |m| {
         let row = cell(&rows, m, "first");
@@ -242,8 +253,9 @@ fn kernel_counts_agree_with_a_packet_capture() {
             eprintln!("note: no private network namespace here; capture comparison skipped");
             return;
         }
-        let up: u64 = rows.iter().map(|r| n(r, "packets_up")).sum();
-        let down: u64 = rows.iter().map(|r| n(r, "packets_down")).sum();
+        let kernel = |r: &Value, key: &str| r["kernel"][key]["median"].as_f64().unwrap() as u64;
+        let up: u64 = rows.iter().map(|r| kernel(r, "packets_up")).sum();
+        let down: u64 = rows.iter().map(|r| kernel(r, "packets_down")).sum();
         let (cap_up, cap_down) = count_capture(&pcap);
         assert_eq!(
             (up, down),

@@ -13,7 +13,7 @@ use crate::deflate;
 use crate::error::{Error, Problem, Result};
 use crate::site::{FileKind, Site, SiteFile};
 
-use super::http;
+use super::protocol::http1::message as http;
 
 /// One file as the server sends it.
 #[derive(Debug, Clone)]
@@ -103,6 +103,13 @@ impl ServedSite {
     /// Every site path with its bytes.
     pub fn files(&self) -> impl Iterator<Item = (&str, &Resource)> {
         self.resources.iter().map(|(p, r)| (p.as_str(), r))
+    }
+
+    /// Every text resource (HTML, CSS, scripts…) with its bytes: what deflate estimates cover.
+    pub fn text_files(&self) -> impl Iterator<Item = (&str, &[u8])> {
+        self.files()
+            .filter(|(_, r)| http::is_text(r.content_type))
+            .map(|(p, r)| (p, r.body.as_slice()))
     }
 
     /// Writes the site to a directory (for the namespace child, which reads a directory).

@@ -2,11 +2,9 @@
 //! headline, where the savings come from, the replay matrix. One place, so the two agree.
 
 use super::model::Report;
-use super::replay::ReplayRow;
 use super::thousands;
+use crate::replay::{ReplayRow, Spread};
 
-/// The protocol modes in the order the paper lists them.
-pub const MODES: [&str; 4] = ["http10", "persistent", "pipelined", "pipelined-deflate"];
 /// The two tests: an empty cache, then revalidating everything.
 pub const TESTS: [&str; 2] = ["first", "validate"];
 
@@ -61,9 +59,10 @@ pub fn headline(report: &Report) -> Option<Headline> {
         })
 }
 
-/// The modes that have at least one replay row, in [`MODES`] order, then any unknown ones.
+/// The modes that have at least one replay row, in the replay's table order, then any unknown
+/// ones (a report written by another version).
 pub fn modes(report: &Report) -> Vec<String> {
-    let mut out: Vec<String> = MODES
+    let mut out: Vec<String> = crate::replay::Mode::names()
         .iter()
         .filter(|m| report.replay.iter().any(|r| r.mode == **m))
         .map(|m| m.to_string())
@@ -74,6 +73,22 @@ pub fn modes(report: &Report) -> Vec<String> {
         }
     }
     out
+}
+
+/// A measured figure as `median (low–high)`, the range the report uses for it.
+pub fn spread_text(s: &Spread, digits: usize) -> String {
+    let (lo, hi) = s.range();
+    format!("{:.digits$} ({lo:.digits$}–{hi:.digits$})", s.median)
+}
+
+/// The reduction between two measured figures, or "no measurable change" when their ranges
+/// overlap.
+pub fn measured_reduction_text(before: &Spread, after: &Spread) -> String {
+    if before.overlaps(after) {
+        "no measurable change".into()
+    } else {
+        reduction_text(before.median, after.median)
+    }
 }
 
 /// `100 × (1 − after / before)`, `None` when `before` is 0.
@@ -184,7 +199,6 @@ pub fn signed(n: i64) -> String {
 #[cfg(test)]
 pub fn sample() -> Report {
     use super::model::{BudgetResult, CompressionReport, ImageRow, ImagesTotal};
-    use super::replay::Range;
     use crate::deflate::{Estimate, Sizes};
     use crate::error::Problem;
     use crate::image::Outcome;
@@ -221,35 +235,7 @@ pub fn sample() -> Report {
             "kept:png-larger(+37 B)",
         ),
     ];
-    let replay_row = |site: &str, mode: &str, test: &str, packets: u64, bytes: u64| ReplayRow {
-        site: site.into(),
-        page: "index.html".into(),
-        mode: mode.into(),
-        test: test.into(),
-        runs: 5,
-        requests: 10,
-        connections: 1,
-        bytes_up: bytes / 10,
-        bytes_down: bytes - bytes / 10,
-        packets_up: packets / 2,
-        packets_down: packets - packets / 2,
-        packets,
-        packets_range: Range {
-            min: packets,
-            max: packets + 2,
-        },
-        data_segments_up: 10,
-        data_segments_down: packets / 2,
-        data_segments_range: Range { min: 20, max: 20 },
-        min_packets: packets * 3 / 4,
-        efficiency: 0.75,
-        overhead_pct: 3.5,
-        retransmits: 0,
-        elapsed_ms: 12.5,
-        elapsed_ms_range: [11.0, 14.0],
-        method: "netns".into(),
-        mss: 1460,
-    };
+    let replay_row = crate::replay::row::sample_row;
     let mut replay = Vec::new();
     for (site, scale) in [("original", 4u64), ("rewritten", 3)] {
         for mode in ["http10", "pipelined"] {

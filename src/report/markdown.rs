@@ -133,17 +133,19 @@ fn replay(out: &mut String, report: &Report) {
     if let Some(r) = report.replay.first() {
         let _ = writeln!(
             out,
-            "Page {}, MSS {}, medians over {} run(s), method {}.\n",
+            "Page {}, MSS {}, method {}. Packets by the paper's rules are the same on every \
+             run; the kernel's count is the median of {} run(s) with its range (\"no measurable \
+             change\" when the two ranges overlap).\n",
             cell(&r.page),
             r.mss,
-            r.runs,
-            cell(&r.method)
+            cell(&r.method),
+            r.runs
         );
     }
     let _ = writeln!(
         out,
-        "| Mode | Test | Packets original | Packets rewritten | Δ packets | Bytes original | Bytes rewritten | Δ bytes |\n\
-         |---|---|---:|---:|---:|---:|---:|---:|"
+        "| Mode | Test | Packets original | Packets rewritten | Δ packets | Kernel original | Kernel rewritten | Δ kernel | Bytes original | Bytes rewritten | Δ bytes |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     );
     for mode in figures::modes(report) {
         for test in TESTS {
@@ -152,23 +154,35 @@ fn replay(out: &mut String, report: &Report) {
             if before.is_none() && after.is_none() {
                 continue;
             }
-            let num = |r: Option<&super::replay::ReplayRow>,
-                       f: fn(&super::replay::ReplayRow) -> u64| {
+            let num = |r: Option<&crate::replay::ReplayRow>,
+                       f: fn(&crate::replay::ReplayRow) -> u64| {
                 r.map_or("—".into(), |r| thousands(f(r)))
             };
-            let delta = |f: fn(&super::replay::ReplayRow) -> u64| match (before, after) {
+            let delta = |f: fn(&crate::replay::ReplayRow) -> u64| match (before, after) {
                 (Some(b), Some(a)) => figures::reduction_text(f(b) as f64, f(a) as f64),
                 _ => "—".into(),
             };
-            let packets = |r: &super::replay::ReplayRow| r.packets;
-            let bytes = |r: &super::replay::ReplayRow| r.bytes_up + r.bytes_down;
+            let packets = |r: &crate::replay::ReplayRow| r.packets;
+            let bytes = |r: &crate::replay::ReplayRow| r.bytes_up + r.bytes_down;
+            let kernel = |r: Option<&crate::replay::ReplayRow>| {
+                r.map_or("—".into(), |r| figures::spread_text(&r.kernel.packets, 0))
+            };
+            let kernel_delta = match (before, after) {
+                (Some(b), Some(a)) => {
+                    figures::measured_reduction_text(&b.kernel.packets, &a.kernel.packets)
+                }
+                _ => "—".into(),
+            };
             let _ = writeln!(
                 out,
-                "| {} | {test} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {test} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 cell(&mode),
                 num(before, packets),
                 num(after, packets),
                 delta(packets),
+                kernel(before),
+                kernel(after),
+                kernel_delta,
                 num(before, bytes),
                 num(after, bytes),
                 delta(bytes),
@@ -344,10 +358,27 @@ mod tests {
     }
 
     #[test]
+    fn a_measured_change_inside_the_noise_is_no_measurable_change() {
+        let mut report = figures::sample();
+        for row in &mut report.replay {
+            // Both versions' kernel counts spread over the same range.
+            row.kernel.packets = crate::replay::Spread::of([100.0, 130.0, 160.0]);
+        }
+        let md = render(&report);
+        assert!(
+            md.contains("| http10 | first | 160 | 120 | -25.0% | 130 (100–160) | 130 (100–160) | no measurable change |"),
+            "{md}"
+        );
+    }
+
+    #[test]
     fn replay_matrix_has_a_row_per_mode_and_test() {
         let md = render(&figures::sample());
         assert!(
-            md.contains("| http10 | first | 160 | 120 | -25.0% | 200,000 | 150,000 | -25.0% |"),
+            md.contains(
+                "| http10 | first | 160 | 120 | -25.0% | 161 (160–162) | 121 (120–122) | -24.8% \
+                 | 200,000 | 150,000 | -25.0% |"
+            ),
             "{md}"
         );
         assert!(md.contains("| pipelined | validate | 40 | 30 |"));

@@ -10,10 +10,10 @@ use crate::deflate::Estimate;
 use crate::error::Problem;
 use crate::image::Outcome;
 use crate::inventory::{BrokenReference, Inventory, TypeStats};
-use crate::report::replay::ReplayRow;
+use crate::replay::ReplayRow;
 
 /// The version of the `report.json` layout; bumped whenever a key changes meaning or goes away.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Everything `report.json` holds (documented field by field in `docs/report-schema.md`).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

@@ -3,10 +3,10 @@
 
 use std::fmt::Write;
 
-use super::replay::ReplayRow;
 use super::{thousands, Report};
 use crate::config::{Config, OutputPaths};
 use crate::image::Outcome;
+use crate::replay::{ReplayRow, Spread};
 
 fn paint(text: &str, code: &str, config: &Config) -> String {
     if config.color {
@@ -22,6 +22,16 @@ fn change(before: f64, after: f64) -> String {
         return "n/a".to_string();
     }
     format!("{:+.1}%", 100.0 * (after - before) / before)
+}
+
+/// The change between two measured figures, or "no measurable change" when their ranges over
+/// the runs overlap.
+pub fn measured_change(before: &Spread, after: &Spread) -> String {
+    if before.overlaps(after) {
+        "no measurable change".to_string()
+    } else {
+        change(before.median, after.median)
+    }
 }
 
 fn row<'a>(report: &'a Report, site: &str, mode: &str, test: &str) -> Option<&'a ReplayRow> {
@@ -110,47 +120,62 @@ pub fn audit(report: &Report, out: &OutputPaths, config: &Config) -> String {
         );
     }
 
-    // The replay matrix.
+    // The replay matrix: the deterministic packets, and the kernel's count with its noise.
     if !report.replay.is_empty() {
+        let runs = report.replay[0].runs;
         let _ = writeln!(s);
         let _ = writeln!(
             s,
-            "  packets, median of {} run{} — {}",
-            report.replay[0].runs,
-            if report.replay[0].runs == 1 { "" } else { "s" },
+            "  packets by the paper's rules (the same on every run); kernel count: median of {runs} \
+             run{} — {}",
+            if runs == 1 { "" } else { "s" },
             report.replay_method.as_deref().unwrap_or("")
         );
         let _ = writeln!(
             s,
-            "  {:<18} {:>30}   {:>28}",
+            "  {:<18} {:>30}   {:>30}",
             "mode", "first visit: original → rewritten", "validation: original → rewritten"
         );
-        for mode in ["http10", "persistent", "pipelined", "pipelined-deflate"] {
-            let cell = |test: &str| -> String {
-                match (
-                    row(report, "original", mode, test),
-                    row(report, "rewritten", mode, test),
-                ) {
-                    (Some(o), Some(r)) => format!(
-                        "{:>4} → {:>4} ({:>6})",
-                        o.packets,
-                        r.packets,
-                        change(o.packets as f64, r.packets as f64)
-                    ),
-                    _ => "-".to_string(),
-                }
+        for mode in super::figures::modes(report) {
+            let pair = |test: &str| {
+                Some((
+                    row(report, "original", &mode, test)?,
+                    row(report, "rewritten", &mode, test)?,
+                ))
             };
-            if row(report, "original", mode, "first").is_none()
-                && row(report, "original", mode, "validate").is_none()
-            {
+            let cell = |test: &str| match pair(test) {
+                Some((o, r)) => format!(
+                    "{:>5} → {:>5} ({:>6})",
+                    o.packets,
+                    r.packets,
+                    change(o.packets as f64, r.packets as f64)
+                ),
+                None => "-".to_string(),
+            };
+            let kernel = |test: &str| match pair(test) {
+                Some((o, r)) => format!(
+                    "{:>5} → {:>5} ({})",
+                    o.kernel.packets.median,
+                    r.kernel.packets.median,
+                    measured_change(&o.kernel.packets, &r.kernel.packets)
+                ),
+                None => "-".to_string(),
+            };
+            if pair("first").is_none() && pair("validate").is_none() {
                 continue;
             }
             let _ = writeln!(
                 s,
-                "  {:<18} {:>30}   {:>28}",
-                mode,
+                "  {mode:<18} {:>30}   {:>30}",
                 cell("first"),
                 cell("validate")
+            );
+            let _ = writeln!(
+                s,
+                "  {:<18} {:>30}   {:>30}",
+                "  kernel",
+                kernel("first"),
+                kernel("validate")
             );
         }
     }

@@ -19,7 +19,9 @@ use std::sync::Mutex;
 use serde::Serialize;
 
 use crate::error::{Error, Problem, Result};
-use crate::replay::server::{Control, Server};
+use crate::replay::protocol::http1;
+use crate::replay::server::{Control, ServeContext, Server};
+use crate::replay::transport::TcpOptions;
 use crate::replay::{ServedSite, ServerOptions};
 use crate::site::resolve::Resolver;
 use crate::site::{self, CrawlOptions, FileKind};
@@ -152,17 +154,30 @@ pub fn verify(original: &Path, rewritten: &Path, opts: &VerifyOptions) -> Result
     // threads end soon after the last page.
     let server_opts = ServerOptions {
         idle_timeout: std::time::Duration::from_secs(2),
-        delayed_acks: false,
+        tcp: TcpOptions {
+            delayed_acks: false,
+            ..TcpOptions::default()
+        },
         ..ServerOptions::default()
     };
     let (control_before, control_after) = (Control::default(), Control::default());
+    let cx_before = ServeContext {
+        site: &served_before,
+        resolver: &resolve_before,
+        opts: &server_opts,
+    };
+    let cx_after = ServeContext {
+        site: &served_after,
+        resolver: &resolve_after,
+        opts: &server_opts,
+    };
     let results = std::thread::scope(|scope| {
-        let start = |site, resolver, control| {
-            Server::start(scope, site, resolver, &server_opts, control)
+        let start = |cx, control| {
+            Server::start(scope, cx, control, &http1::SERVER)
                 .map_err(|e| Error::io("a loopback port for the render check", e))
         };
-        let server_before = start(&served_before, &resolve_before, &control_before)?;
-        let server_after = match start(&served_after, &resolve_after, &control_after) {
+        let server_before = start(&cx_before, &control_before)?;
+        let server_after = match start(&cx_after, &control_after) {
             Ok(server) => server,
             Err(e) => {
                 server_before.stop();

@@ -253,8 +253,8 @@ fn cards(report: &Report) -> String {
 /// `(label, original row, rewritten row)` for each mode × test that was replayed.
 type ReplayGroup<'a> = (
     String,
-    Option<&'a super::replay::ReplayRow>,
-    Option<&'a super::replay::ReplayRow>,
+    Option<&'a crate::replay::ReplayRow>,
+    Option<&'a crate::replay::ReplayRow>,
 );
 
 fn replay_groups(report: &Report) -> Vec<ReplayGroup<'_>> {
@@ -271,7 +271,7 @@ fn replay_groups(report: &Report) -> Vec<ReplayGroup<'_>> {
     out
 }
 
-fn groups_of(groups: &[ReplayGroup], f: fn(&super::replay::ReplayRow) -> f64) -> Vec<Group> {
+fn groups_of(groups: &[ReplayGroup], f: fn(&crate::replay::ReplayRow) -> f64) -> Vec<Group> {
     groups
         .iter()
         .map(|(label, b, a)| Group {
@@ -392,7 +392,10 @@ mod tests {
     fn numbers_have_separators_and_ranges() {
         let html = render(&sample());
         assert!(html.contains("200,000 → 150,000"));
-        assert!(html.contains("160 (160–162)"), "packets median with range");
+        assert!(
+            html.contains("161 (160–162)"),
+            "kernel packets: median with range"
+        );
         assert!(html.contains("12.5 (11.0–14.0)"));
         assert!(html.contains(">FAIL<"));
     }
