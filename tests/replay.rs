@@ -264,3 +264,53 @@ fn kernel_counts_agree_with_a_packet_capture() {
         );
     }
 }
+
+#[test]
+fn other_clients_holding_connections_cannot_knock_the_replay_over() {
+    let (site, _guard) = microscape();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut child = Command::new(BIN)
+        .arg("replay")
+        .arg(&site)
+        .args(["--json", "--no-netns", "--runs", "3", "--port"])
+        .arg(port.to_string())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // More idle connections than the server serves from others (128), kept up for the whole
+    // replay: the server starts anew for every mode.
+    let mut held: Vec<std::net::TcpStream> = Vec::new();
+    let mut most = 0;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        held.retain(|s| {
+            let mut probe = [0u8; 1];
+            s.set_nonblocking(true).unwrap();
+            !matches!(std::io::Read::read(&mut &*s, &mut probe), Ok(0))
+        });
+        while held.len() < 160 {
+            match std::net::TcpStream::connect(("127.0.0.1", port)) {
+                Ok(s) => held.push(s),
+                Err(_) => break,
+            }
+        }
+        most = most.max(held.len());
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        status.success(),
+        "the replay failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(most >= 129, "the test held {most} connections at most");
+    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows.len(), 8);
+}

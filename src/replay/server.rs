@@ -4,7 +4,8 @@
 //! admitted; others beyond `max_connections` get the protocol's refusal (503).
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::thread::Scope;
 use std::time::Duration;
 
@@ -80,6 +81,25 @@ pub struct Control {
     others: AtomicUsize,
     /// The replay's own client's connections (always admitted).
     pub own: OwnClients,
+    /// A handle on every connection being served, so that stopping ends them at once instead
+    /// of waiting for an idle client's timeout.
+    open: Mutex<Vec<(u64, TcpStream)>>,
+    next_id: AtomicU64,
+}
+
+impl Control {
+    fn track(&self, stream: &TcpStream) -> Option<u64> {
+        let id = self.next_id.fetch_add(1, Ordering::SeqCst);
+        let clone = stream.try_clone().ok()?;
+        self.open.lock().ok()?.push((id, clone));
+        Some(id)
+    }
+
+    fn untrack(&self, id: Option<u64>) {
+        if let (Some(id), Ok(mut open)) = (id, self.open.lock()) {
+            open.retain(|(i, _)| *i != id);
+        }
+    }
 }
 
 /// A running server; [`Server::stop`] ends its accept loop.
@@ -114,12 +134,14 @@ impl Server<'_> {
                     half.refuse(stream);
                     continue;
                 }
+                let id = control.track(&stream);
                 scope.spawn(move || {
                     if let Ok(wire) =
                         Wire::new(stream, &opts.tcp, opts.idle_timeout, opts.write_timeout)
                     {
                         half.serve(wire, cx);
                     }
+                    control.untrack(id);
                     if !own {
                         control.others.fetch_sub(1, Ordering::SeqCst);
                     }
@@ -129,9 +151,15 @@ impl Server<'_> {
         Ok(Server { addr, control })
     }
 
-    /// Stops accepting: sets the flag and wakes the accept loop with one connection.
+    /// Stops: no new connection is accepted (the accept loop is woken with one), and every
+    /// connection still open — an idle one from elsewhere, say — is shut down.
     pub fn stop(&self) {
         self.control.stop.store(true, Ordering::SeqCst);
         let _ = TcpStream::connect_timeout(&self.addr, Duration::from_secs(1));
+        if let Ok(open) = self.control.open.lock() {
+            for (_, stream) in open.iter() {
+                let _ = stream.shutdown(std::net::Shutdown::Both);
+            }
+        }
     }
 }
