@@ -71,6 +71,7 @@ fn run_rewrite(cfg: &RewriteConfig, config: &Config) -> Result<Status> {
     let mut report = report::Report::new(&cfg.site);
     report.inventory = Some((&inventory).into());
     report.add_rewrite(done, &inventory);
+    report.opportunities = report::opportunities::rank(&report);
     report::json::write(&cfg.out.report_json(), &report)?;
     print_problems(&report.problems, &cfg.site, config);
     print_stdout(&report::terminal::rewrite(

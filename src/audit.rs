@@ -103,6 +103,7 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
         std::fs::remove_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
     }
     report.budgets = budget::check(&opts.budgets, &report);
+    report.opportunities = crate::report::opportunities::rank(&report);
     report.problems.sort();
     report.problems.dedup();
     Ok(report)

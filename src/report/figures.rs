@@ -125,12 +125,51 @@ pub fn css_choice(m: &crate::rewrite::markup::MarkupReport) -> String {
     }
 }
 
-/// Where the generated CSS is: `+ N bytes of shared CSS`, or inside the pages.
+/// Where the generated CSS went, in words that agree with the mode.
 pub fn css_placement(m: &crate::rewrite::markup::MarkupReport) -> String {
-    match m.css_bytes {
-        0 => "CSS inside the pages".to_string(),
-        n => format!("+ {} bytes of shared CSS", thousands(n)),
+    match (m.css_mode.as_str(), &m.css_path) {
+        ("site-sheet", Some(path)) => format!(
+            "CSS in the shared sheet {path} ({} bytes)",
+            thousands(m.css_bytes)
+        ),
+        ("site-sheet", None) => "no shared sheet was needed".to_string(),
+        ("per-page", _) => "CSS in a <style> block per page".to_string(),
+        ("inline-style", _) => "CSS in style attributes".to_string(),
+        (other, _) => format!("CSS placed by mode {other}"),
     }
+}
+
+/// The markup stage in one line: constructs, pages, and its effect on bytes raw and deflated
+/// (the shared sheet counted with the pages), which need not agree in sign.
+pub fn markup_line(m: &crate::rewrite::markup::MarkupReport) -> String {
+    let before: usize = m.constructs_before.values().sum();
+    let after: usize = m.constructs_after.values().sum();
+    let what = if m.css_bytes > 0 {
+        "HTML + sheet"
+    } else {
+        "HTML"
+    };
+    let raw_after = m.html_bytes_after + m.css_bytes;
+    let deflated_after = m.html_deflated_after + m.css_deflated;
+    let change = |b: u64, a: u64| match reduction_pct(b as f64, a as f64) {
+        Some(p) if p == 0.0 => "±0.0%".to_string(),
+        Some(p) => format!("{:+.1}%", -p),
+        None => "n/a".to_string(),
+    };
+    format!(
+        "markup → CSS ({}): {before} → {after} presentational constructs in {} page{}; {what} \
+         {} → {} bytes ({}), deflated {} → {} ({}); {}",
+        css_choice(m),
+        m.pages_changed,
+        if m.pages_changed == 1 { "" } else { "s" },
+        thousands(m.html_bytes_before),
+        thousands(raw_after),
+        change(m.html_bytes_before, raw_after),
+        thousands(m.html_deflated_before),
+        thousands(deflated_after),
+        change(m.html_deflated_before, deflated_after),
+        css_placement(m)
+    )
 }
 
 /// One line on the images that look like text (audit only), or `None` when there are none.
@@ -249,16 +288,24 @@ pub fn sample() -> Report {
             ));
         }
     }
-    let estimate = |raw: u64, d6: u64| Estimate {
-        rule: "saves at least 100 bytes".into(),
-        totals: Sizes {
+    let estimate = |raw: u64, d6: u64| {
+        let sizes = Sizes {
             raw,
             deflate6: d6,
             deflate9: d6,
             best: d6,
             gzip6: d6 + 12,
-        },
-        ..Estimate::default()
+        };
+        Estimate {
+            rule: "saves at least 100 bytes".into(),
+            files: vec![crate::deflate::FileEstimate {
+                path: "index.html".into(),
+                sizes,
+                worth_it: true,
+            }],
+            totals: sizes,
+            ..Estimate::default()
+        }
     };
     let mut report = Report::new(std::path::Path::new("sites/demo & co"));
     report.images_total = ImagesTotal::of(&images);
@@ -295,12 +342,14 @@ pub fn sample() -> Report {
             limit: 100_000.0,
             actual: Some(150_000.0),
             passed: false,
+            unmeasured: None,
         },
         BudgetResult {
             name: "max-packets(pipelined, first)".into(),
             limit: 200.0,
             actual: Some(120.0),
             passed: true,
+            unmeasured: None,
         },
     ];
     report.problems = vec![Problem::new("a<b>.html", "unreadable", "bad & worse")];

@@ -5,6 +5,7 @@ pub mod html;
 pub mod json;
 pub mod markdown;
 mod model;
+pub mod opportunities;
 pub mod replay;
 pub mod summary;
 pub mod terminal;

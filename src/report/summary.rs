@@ -84,20 +84,7 @@ pub fn audit(report: &Report, out: &OutputPaths, config: &Config) -> String {
     );
     match &report.markup {
         Some(m) => {
-            let before: usize = m.constructs_before.values().sum();
-            let after: usize = m.constructs_after.values().sum();
-            let sheet = super::figures::css_placement(m);
-            let _ = writeln!(
-                s,
-                "  markup → CSS ({}): {before} → {after} presentational constructs, HTML {} → {} bytes, {sheet} ({})",
-                super::figures::css_choice(m),
-                thousands(m.html_bytes_before),
-                thousands(m.html_bytes_after),
-                change(
-                    m.html_bytes_before as f64,
-                    (m.html_bytes_after + m.css_bytes) as f64
-                )
-            );
+            let _ = writeln!(s, "  {}", super::figures::markup_line(m));
         }
         None => {
             let _ = writeln!(s, "  markup → CSS: not run");
@@ -180,6 +167,25 @@ pub fn audit(report: &Report, out: &OutputPaths, config: &Config) -> String {
         }
     }
 
+    if !report.opportunities.is_empty() {
+        let _ = writeln!(s);
+        let _ = writeln!(
+            s,
+            "  opportunities, ranked (first visit: bytes, requests, packets saved)"
+        );
+        for o in report.opportunities.iter().take(6) {
+            let n = |v: Option<i64>| v.map_or("—".to_string(), super::figures::signed);
+            let _ = writeln!(
+                s,
+                "  {:<9} {:>9} B {:>4} req {:>5} pkts  {}",
+                o.status,
+                n(o.bytes),
+                n(o.requests),
+                n(o.packets),
+                o.title
+            );
+        }
+    }
     if !report.rewrite.broken_by_rewrite.is_empty() {
         let _ = writeln!(
             s,
@@ -221,10 +227,11 @@ pub fn budgets(report: &Report, config: &Config) -> String {
         }
     );
     for b in &report.budgets {
-        let actual = b
-            .actual
-            .map(|a| format!("{a:.0}"))
-            .unwrap_or_else(|| "not measured".to_string());
+        let actual = match (b.actual, &b.unmeasured) {
+            (Some(a), _) => format!("measured {a:.0}"),
+            (None, Some(why)) => format!("not measured: {why}"),
+            (None, None) => "not measured".to_string(),
+        };
         let verdict = if b.passed {
             paint("ok", "32", config)
         } else {
@@ -232,7 +239,7 @@ pub fn budgets(report: &Report, config: &Config) -> String {
         };
         let _ = writeln!(
             s,
-            "    {verdict:<6} {}: limit {:.0}, measured {actual}",
+            "    {verdict:<6} {}: limit {:.0}, {actual}",
             b.name, b.limit
         );
     }

@@ -149,18 +149,7 @@ pub fn rewrite(report: &super::Report, json: &std::path::Path, config: &Config) 
         report.rewrite.documents_changed, report.rewrite.documents_copied
     );
     if let Some(m) = &report.markup {
-        let before: usize = m.constructs_before.values().sum();
-        let after: usize = m.constructs_after.values().sum();
-        let _ = writeln!(
-            out,
-            "  markup → CSS ({}): {before} → {after} presentational constructs in {} page{}, HTML {} → {} bytes, {}",
-            super::figures::css_choice(m),
-            m.pages_changed,
-            plural(m.pages_changed),
-            thousands(m.html_bytes_before),
-            thousands(m.html_bytes_after),
-            super::figures::css_placement(m)
-        );
+        let _ = writeln!(out, "  {}", super::figures::markup_line(m));
     }
     if let Some(line) = super::figures::text_images_line(report) {
         let _ = writeln!(out, "  {line}");

@@ -119,11 +119,12 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
         .map(|file| rewrite_document(site, file, &resolver, &converted, opts, &staging))
         .collect();
     let mut still_named: BTreeSet<String> = BTreeSet::new();
-    let (mut changed, mut copied) = (0, 0);
+    // Documents whose bytes differ from the original's, by either half of the rewrite.
+    let mut changed: BTreeSet<String> = BTreeSet::new();
+    let documents = docs.len();
     for doc in docs {
-        match doc.changed {
-            true => changed += 1,
-            false => copied += 1,
+        if doc.changed {
+            changed.insert(doc.path.to_string());
         }
         still_named.extend(doc.still_named);
         problems.extend(doc.problem);
@@ -168,6 +169,10 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
         )
     });
 
+    if let Some(m) = &markup {
+        changed.extend(m.pages.iter().filter(|p| p.changed).map(|p| p.path.clone()));
+    }
+
     let precompressed = if opts.precompress {
         precompress::precompress(site, &staging, &WorthRule::default(), &mut problems)
     } else {
@@ -185,8 +190,8 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
         out_site: opts.out_site.clone(),
         images,
         images_total,
-        documents_changed: changed,
-        documents_copied: copied,
+        documents_changed: changed.len(),
+        documents_copied: documents - changed.len(),
         broken_by_rewrite,
         precompressed,
         markup,
@@ -292,28 +297,31 @@ fn convert_one(
     (row, None)
 }
 
-struct DocResult {
+struct DocResult<'a> {
+    path: &'a str,
     changed: bool,
     /// Converted GIFs this document still refers to after its edits.
     still_named: Vec<String>,
     problem: Option<Problem>,
 }
 
-fn rewrite_document(
+fn rewrite_document<'f>(
     site: &Site,
-    file: &SiteFile,
+    file: &'f SiteFile,
     resolver: &Resolver<'_>,
     converted: &BTreeMap<String, Rename>,
     opts: &RewriteOptions,
     staging: &output::Staging,
-) -> DocResult {
+) -> DocResult<'f> {
     let fail = |code, err: &dyn std::fmt::Display| DocResult {
+        path: &file.path,
         changed: false,
         still_named: Vec::new(),
         problem: Some(problem(&file.path, code, err)),
     };
     let copy = |still_named: Vec<String>| match staging.copy(site, &file.path) {
         Ok(()) => DocResult {
+            path: &file.path,
             changed: false,
             still_named,
             problem: None,
@@ -363,6 +371,7 @@ fn rewrite_document(
     }
     match staging.write(&file.path, &new_bytes) {
         Ok(()) => DocResult {
+            path: &file.path,
             changed: true,
             still_named,
             problem: None,

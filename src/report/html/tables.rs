@@ -383,6 +383,43 @@ pub fn replay_runs(report: &Report) -> String {
     )
 }
 
+/// What the rewrite saved and what it only reports, ranked.
+pub fn opportunities(report: &Report) -> String {
+    let n = |v: Option<i64>| match v {
+        Some(v) => Cell::number(v as f64, &crate::report::figures::signed(v)),
+        None => Cell::text("—"),
+    };
+    let rows = report
+        .opportunities
+        .iter()
+        .map(|o| {
+            vec![
+                Cell::long(&o.title),
+                Cell::text(&o.status),
+                n(o.bytes),
+                n(o.requests),
+                n(o.packets),
+                Cell::long(&o.files.join(", ")),
+                Cell::long(&o.basis),
+            ]
+        })
+        .collect();
+    table(
+        "opportunities",
+        &[
+            "Opportunity",
+            "Status",
+            "Bytes saved",
+            "Requests saved",
+            "Packets saved",
+            "Files",
+            "Basis",
+        ],
+        rows,
+        Vec::new(),
+    )
+}
+
 pub fn budgets(report: &Report) -> String {
     if report.budgets.is_empty() {
         return "<p class=\"note\">No budgets were set.</p>".into();
@@ -396,7 +433,10 @@ pub fn budgets(report: &Report) -> String {
                 Cell::number(b.limit, &crate::report::markdown::number(b.limit)),
                 match b.actual {
                     Some(actual) => Cell::number(actual, &crate::report::markdown::number(actual)),
-                    None => Cell::text("not measured"),
+                    None => Cell::text(&format!(
+                        "not measured: {}",
+                        b.unmeasured.as_deref().unwrap_or("no figure")
+                    )),
                 },
                 if b.passed {
                     Cell::text("pass").with_class("ok")
