@@ -152,7 +152,7 @@ pub fn markup_line(m: &crate::rewrite::markup::MarkupReport) -> String {
     let raw_after = m.html_bytes_after + m.css_bytes;
     let deflated_after = m.html_deflated_after + m.css_deflated;
     let change = |b: u64, a: u64| match reduction_pct(b as f64, a as f64) {
-        Some(p) if p == 0.0 => "±0.0%".to_string(),
+        Some(0.0) => "±0.0%".to_string(),
         Some(p) => format!("{:+.1}%", -p),
         None => "n/a".to_string(),
     };
