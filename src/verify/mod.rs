@@ -316,7 +316,7 @@ fn check_page(
 
 /// Where a page's diff image goes: `<out>/<page path>.png`.
 pub fn diff_path(out_dir: &Path, page: &str) -> PathBuf {
-    out_dir.join(format!("{page}.png"))
+    out_dir.join(crate::site::name::to_path(&format!("{page}.png")))
 }
 
 /// Writes the diff image through a temporary name.

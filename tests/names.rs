@@ -1,0 +1,358 @@
+//! File names that are not UTF-8 (Latin-1 names from old FTP uploads) are bytes from end to
+//! end: crawled, listed, converted, copied, referenced by percent-encoded links, served by the
+//! replay's server and fetched by its client, and never merged with another name, not even with
+//! a name that is their lossy UTF-8 form.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ffi::OsStr;
+use std::io::{Read, Write};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use common::{analyze_json, webdiet};
+
+/// A 64×48, 16-colour GIF that converts to a smaller PNG; `seed` makes each one different.
+fn gif(seed: usize) -> Vec<u8> {
+    let palette: Vec<u8> = (0..16u8)
+        .flat_map(|i| [i * 16, 255 - i * 8, i * 5])
+        .collect();
+    let pixels: Vec<u8> = (0..64 * 48)
+        .map(|i| (((i % 64) / 4 + (i / 64) / 3 + seed) % 16) as u8)
+        .collect();
+    let mut out = Vec::new();
+    {
+        let mut enc = gif::Encoder::new(&mut out, 64, 48, &palette).unwrap();
+        let frame = gif::Frame {
+            width: 64,
+            height: 48,
+            buffer: pixels.into(),
+            ..gif::Frame::default()
+        };
+        enc.write_frame(&frame).unwrap();
+    }
+    out
+}
+
+fn path_of(root: &Path, name: &[u8]) -> PathBuf {
+    root.join(OsStr::from_bytes(name))
+}
+
+fn write(root: &Path, name: &[u8], bytes: &[u8]) {
+    let path = path_of(root, name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, bytes).unwrap();
+}
+
+/// The GIFs of the hostile site, by byte name: two that differ only in a Latin-1 byte, one
+/// whose (valid UTF-8) name is what a lossy conversion makes of both, one in a directory whose
+/// name is Latin-1, one named only by a Latin-1-named style sheet.
+const GIFS: [&[u8]; 5] = [
+    b"caf\xe9.gif",
+    b"caf\xe8.gif",
+    b"caf\xef\xbf\xbd.gif",
+    b"r\xe9p/image.gif",
+    b"fond\xe9.gif",
+];
+
+/// Writes the site: pages (one with a Latin-1 name, one in a Latin-1 directory), a Latin-1
+/// style sheet and the GIFs, every reference to them percent-encoded as Apache expects.
+fn hostile_site(root: &Path) {
+    write(
+        root,
+        b"index.html",
+        b"<html><head><title>noms</title><link rel=stylesheet href=\"styl%E9.css\"></head>\n\
+          <body><img src=\"caf%E9.gif\" alt=a><img src=\"caf%E8.gif\" alt=b>\n\
+          <img src=\"caf%EF%BF%BD.gif\" alt=c><img src=\"r%E9p/image.gif\" alt=d>\n\
+          <a href=\"p%E1gina.html\">p\xc3\xa1gina</a> <a href=\"r%E9p/page.html\">r</a></body></html>\n",
+    );
+    write(
+        root,
+        b"p\xe1gina.html",
+        b"<html><head><meta charset=windows-1252><title>p\xe1gina</title></head>\n\
+          <body><p>caf\xe9 <img src=\"caf%E9.gif\" alt=e></p></body></html>\n",
+    );
+    write(
+        root,
+        b"r\xe9p/page.html",
+        b"<html><head><title>r</title></head><body><img src=\"image.gif\" alt=f>\n\
+          <img src=\"../caf%E8.gif\" alt=g><a href=\"../index.html\">up</a></body></html>\n",
+    );
+    write(
+        root,
+        b"styl\xe9.css",
+        b"body { background: url(fond%E9.gif) }\n",
+    );
+    for (i, name) in GIFS.iter().enumerate() {
+        write(root, name, &gif(i));
+    }
+}
+
+/// Every file and link under `root`, as relative byte names.
+fn tree(root: &Path) -> BTreeSet<Vec<u8>> {
+    let mut out = BTreeSet::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            if meta.is_dir() {
+                stack.push(path);
+            } else {
+                let rel = path.strip_prefix(root).unwrap();
+                out.insert(rel.as_os_str().as_bytes().to_vec());
+            }
+        }
+    }
+    out
+}
+
+fn with_png(name: &[u8]) -> Vec<u8> {
+    let mut png = name[..name.len() - 4].to_vec();
+    png.extend_from_slice(b".png");
+    png
+}
+
+fn pixels(bytes: &[u8]) -> Vec<u8> {
+    image::load_from_memory(bytes)
+        .unwrap()
+        .into_rgba8()
+        .into_raw()
+}
+
+fn rewrite(site: &Path, out: &Path) -> String {
+    let run = webdiet()
+        .arg("rewrite")
+        .arg(site)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
+    assert!(run.status.success(), "rewrite failed: {stderr}");
+    stderr
+}
+
+#[test]
+fn every_non_utf8_name_survives_the_rewrite_under_its_byte_name() {
+    let site = tempfile::tempdir().unwrap();
+    hostile_site(site.path());
+    let out = tempfile::tempdir().unwrap();
+    let stderr = rewrite(site.path(), out.path());
+    let written = out.path().join("site");
+
+    let mut expected: BTreeSet<Vec<u8>> = [
+        b"index.html".as_slice(),
+        b"p\xe1gina.html",
+        b"r\xe9p/page.html",
+        b"styl\xe9.css",
+    ]
+    .iter()
+    .map(|n| n.to_vec())
+    .collect();
+    expected.extend(GIFS.iter().map(|g| with_png(g)));
+    let got = tree(&written);
+    let missing: Vec<_> = expected.difference(&got).collect();
+    assert!(missing.is_empty(), "missing from the output: {missing:?}");
+    // Nothing else but what the markup pass may add (its style sheet).
+    for extra in got.difference(&expected) {
+        assert!(extra.ends_with(b".css"), "unexpected {extra:?} in {got:?}");
+    }
+    // Each PNG shows its own GIF: no two names were merged into one file.
+    for (i, name) in GIFS.iter().enumerate() {
+        let png = std::fs::read(path_of(&written, &with_png(name))).unwrap();
+        assert_eq!(pixels(&png), pixels(&gif(i)), "{name:?}");
+    }
+    // Every reference still resolves in the rewritten site, and nothing was reported.
+    let after = analyze_json(&written);
+    assert_eq!(after["broken_references"], serde_json::json!([]));
+    assert_eq!(after["problems"], serde_json::json!([]));
+    assert!(!stderr.contains("webdiet: "), "problems reported: {stderr}");
+    // The Latin-1 page's own bytes are still Latin-1.
+    let page = std::fs::read(path_of(&written, b"p\xe1gina.html")).unwrap();
+    assert!(page.windows(4).any(|w| w == b"caf\xe9"), "{page:?}");
+    assert!(
+        page.windows(14).any(|w| w == b"\"caf%E9.png\" a"),
+        "{page:?}"
+    );
+}
+
+#[test]
+fn analyze_lists_each_non_utf8_name_once_escaped_and_resolves_percent_escapes_to_it() {
+    let site = tempfile::tempdir().unwrap();
+    hostile_site(site.path());
+    let inv = analyze_json(site.path());
+
+    let files = 4 + GIFS.len();
+    assert_eq!(inv["pages"].as_u64().unwrap() as usize, 3);
+    assert_eq!(
+        (inv["pages"].as_u64().unwrap() + inv["resources"].as_u64().unwrap()) as usize,
+        files,
+        "every file counted once, none merged"
+    );
+    assert_eq!(inv["broken_references"], serde_json::json!([]));
+    assert_eq!(inv["problems"], serde_json::json!([]));
+    assert_eq!(inv["orphans"], serde_json::json!([]));
+
+    let documents: BTreeSet<&str> = inv["documents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["path"].as_str().unwrap())
+        .collect();
+    let expected: BTreeSet<&str> = [
+        "index.html",
+        r"p\xe1gina.html",
+        r"r\xe9p/page.html",
+        r"styl\xe9.css",
+    ]
+    .into();
+    assert_eq!(documents, expected);
+
+    let targets: BTreeMap<&str, &str> = inv["documents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|d| d["references"].as_array().unwrap())
+        .map(|r| {
+            (
+                r["value"].as_str().unwrap(),
+                r["target"]["path"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    for (value, path) in [
+        ("caf%E9.gif", r"caf\xe9.gif"),
+        ("caf%E8.gif", r"caf\xe8.gif"),
+        ("caf%EF%BF%BD.gif", "caf\u{fffd}.gif"),
+        ("r%E9p/image.gif", r"r\xe9p/image.gif"),
+        ("fond%E9.gif", r"fond\xe9.gif"),
+        ("styl%E9.css", r"styl\xe9.css"),
+        ("p%E1gina.html", r"p\xe1gina.html"),
+    ] {
+        assert_eq!(targets.get(value), Some(&path), "{value}");
+    }
+}
+
+#[test]
+fn a_raw_latin1_byte_in_a_link_is_sent_as_utf8_so_only_a_percent_escape_reaches_a_latin1_name() {
+    let site = tempfile::tempdir().unwrap();
+    let root = site.path();
+    // A windows-1252 page names `café.gif` twice: as a raw Latin-1 byte and percent-encoded.
+    // A browser sends the first as UTF-8 (`caf%C3%A9.gif`), the second as the byte 0xE9.
+    write(
+        root,
+        b"index.html",
+        b"<meta charset=windows-1252><img src=\"caf\xe9.gif\" alt=raw>\
+          <img src=\"caf%E9.gif\" alt=escaped>",
+    );
+    write(root, b"caf\xe9.gif", &gif(1));
+    write(root, "café.gif".as_bytes(), &gif(2));
+    let inv = analyze_json(root);
+    let refs = &inv["documents"][0]["references"];
+    assert_eq!(refs[0]["value"], "café.gif");
+    assert_eq!(refs[0]["target"]["path"], "café.gif", "the UTF-8 name");
+    assert_eq!(
+        refs[1]["target"]["path"], r"caf\xe9.gif",
+        "the Latin-1 name"
+    );
+
+    // Without the UTF-8 file, the raw reference is broken, as it is on Apache.
+    std::fs::remove_file(root.join("café.gif")).unwrap();
+    let inv = analyze_json(root);
+    let broken = inv["broken_references"].as_array().unwrap();
+    assert_eq!(broken.len(), 1, "{broken:?}");
+    assert_eq!(broken[0]["reference"], "café.gif");
+}
+
+#[test]
+fn problems_name_a_non_utf8_file_once_escaped() {
+    let site = tempfile::tempdir().unwrap();
+    write(site.path(), b"index.html", b"<p>x");
+    write(site.path(), b"vac\xeda.html", b"");
+    let run = webdiet().arg("analyze").arg(site.path()).output().unwrap();
+    let stderr = String::from_utf8(run.stderr).expect("stderr is UTF-8");
+    assert!(
+        stderr.contains(r"/vac\xeda.html: the file is empty"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains('\u{fffd}'), "{stderr}");
+}
+
+#[test]
+fn the_replay_server_answers_a_percent_encoded_latin1_request_with_that_file() {
+    use webdiet::replay::server::{Control, Server, ServerOptions};
+    use webdiet::replay::ServedSite;
+    use webdiet::site::resolve::Resolver;
+
+    let site = tempfile::tempdir().unwrap();
+    hostile_site(site.path());
+    let crawled = webdiet::site::crawl(site.path(), &Default::default()).unwrap();
+    let (served, problems) = ServedSite::from_site(&crawled);
+    assert!(problems.is_empty(), "{problems:?}");
+    let resolver = Resolver::new(&served.site, None);
+    let (opts, control) = (ServerOptions::default(), Control::default());
+    std::thread::scope(|scope| {
+        let server = Server::start(scope, &served, &resolver, &opts, &control).unwrap();
+        for (i, (target, name)) in [
+            ("/caf%E9.gif", GIFS[0]),
+            ("/caf%E8.gif", GIFS[1]),
+            ("/caf%EF%BF%BD.gif", GIFS[2]),
+            ("/r%E9p/image.gif", GIFS[3]),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let mut stream = std::net::TcpStream::connect(server.addr).unwrap();
+            write!(stream, "GET {target} HTTP/1.0\r\n\r\n").unwrap();
+            let mut response = Vec::new();
+            stream.read_to_end(&mut response).unwrap();
+            assert!(response.starts_with(b"HTTP/1.0 200"), "{target}");
+            assert!(response.ends_with(&gif(i)), "{target} is {name:?}");
+        }
+        server.stop();
+    });
+}
+
+/// Runs `webdiet replay` for a first visit and returns the rows.
+fn replay(site: &Path, extra: &[&str]) -> Vec<serde_json::Value> {
+    let run = webdiet()
+        .arg("replay")
+        .arg(site)
+        .args([
+            "--json",
+            "--runs",
+            "1",
+            "--modes",
+            "http10,pipelined",
+            "--tests",
+            "first",
+        ])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "replay failed: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    serde_json::from_slice(&run.stdout).unwrap()
+}
+
+#[test]
+fn the_replay_fetches_every_image_of_a_page_whose_images_have_non_utf8_names() {
+    let site = tempfile::tempdir().unwrap();
+    hostile_site(site.path());
+    // The page, its style sheet, four images and the sheet's background image.
+    let rows = replay(site.path(), &[]);
+    assert_eq!(rows.len(), 2);
+    for row in &rows {
+        assert_eq!(row["requests"], 7, "{row}");
+    }
+    // A page with a Latin-1 name, named on the command line by its site path.
+    let rows = replay(site.path(), &["--page", r"p\xe1gina.html"]);
+    for row in &rows {
+        assert_eq!(row["requests"], 2, "{row}");
+    }
+}
