@@ -56,37 +56,84 @@ const GIFS: [&[u8]; 5] = [
     b"fond\xe9.gif",
 ];
 
-/// Writes the site: pages (one with a Latin-1 name, one in a Latin-1 directory), a Latin-1
-/// style sheet and the GIFs, every reference to them percent-encoded as Apache expects.
-fn hostile_site(root: &Path) {
-    write(
-        root,
-        b"index.html",
-        b"<html><head><title>noms</title><link rel=stylesheet href=\"styl%E9.css\"></head>\n\
-          <body><img src=\"caf%E9.gif\" alt=a><img src=\"caf%E8.gif\" alt=b>\n\
-          <img src=\"caf%EF%BF%BD.gif\" alt=c><img src=\"r%E9p/image.gif\" alt=d>\n\
-          <a href=\"p%E1gina.html\">p\xc3\xa1gina</a> <a href=\"r%E9p/page.html\">r</a></body></html>\n",
+/// How a site built by [`build`] names its GIFs and its style sheet.
+struct Names {
+    /// Each GIF's file name and the href that reaches it from the root.
+    gifs: [(&'static [u8], &'static str); 5],
+    /// The href of the fourth GIF from `r\xe9p/page.html`.
+    from_subdir: &'static str,
+    /// The style sheet's file name and href.
+    sheet: (&'static [u8], &'static str),
+}
+
+/// Every name of the hostile site, every href percent-encoded as Apache expects.
+const HOSTILE: Names = Names {
+    gifs: [
+        (GIFS[0], "caf%E9.gif"),
+        (GIFS[1], "caf%E8.gif"),
+        (GIFS[2], "caf%EF%BF%BD.gif"),
+        (GIFS[3], "r%E9p/image.gif"),
+        (GIFS[4], "fond%E9.gif"),
+    ],
+    from_subdir: "image.gif",
+    sheet: (b"styl\xe9.css", "styl%E9.css"),
+};
+
+/// The same site with ASCII names for the GIFs and the sheet (its pages keep their names).
+const ASCII: Names = Names {
+    gifs: [
+        (b"g0.gif", "g0.gif"),
+        (b"g1.gif", "g1.gif"),
+        (b"g2.gif", "g2.gif"),
+        (b"g3.gif", "g3.gif"),
+        (b"g4.gif", "g4.gif"),
+    ],
+    from_subdir: "../g3.gif",
+    sheet: (b"style.css", "style.css"),
+};
+
+fn concat(parts: &[&[u8]]) -> Vec<u8> {
+    parts.concat()
+}
+
+/// Writes a site: three pages (one with a Latin-1 name, one in a Latin-1 directory), a style
+/// sheet and five GIFs, named by `names`.
+fn build(root: &Path, names: &Names) {
+    let img = |(_, href): (&[u8], &str), alt: &str| format!("<img src=\"{href}\" alt={alt}>");
+    let g = &names.gifs;
+    let index = format!(
+        "<html><head><title>noms</title><link rel=stylesheet href=\"{}\"></head>\n\
+         <body>{}{}\n{}{}\n\
+         <a href=\"p%E1gina.html\">p\u{e1}gina</a> <a href=\"r%E9p/page.html\">r</a></body></html>\n",
+        names.sheet.1,
+        img(g[0], "a"),
+        img(g[1], "b"),
+        img(g[2], "c"),
+        img(g[3], "d"),
     );
-    write(
-        root,
-        b"p\xe1gina.html",
-        b"<html><head><meta charset=windows-1252><title>p\xe1gina</title></head>\n\
-          <body><p>caf\xe9 <img src=\"caf%E9.gif\" alt=e></p></body></html>\n",
+    write(root, b"index.html", index.as_bytes());
+    let latin1_page = concat(&[
+        b"<html><head><meta charset=windows-1252><title>p\xe1gina</title></head>\n<body><p>caf\xe9 ",
+        img(g[0], "e").as_bytes(),
+        b"</p></body></html>\n",
+    ]);
+    write(root, b"p\xe1gina.html", &latin1_page);
+    let sub_page = format!(
+        "<html><head><title>r</title></head><body>{}\n{}<a href=\"../index.html\">up</a>\
+         </body></html>\n",
+        img((b"", names.from_subdir), "f"),
+        img((b"", &format!("../{}", g[1].1)), "g"),
     );
-    write(
-        root,
-        b"r\xe9p/page.html",
-        b"<html><head><title>r</title></head><body><img src=\"image.gif\" alt=f>\n\
-          <img src=\"../caf%E8.gif\" alt=g><a href=\"../index.html\">up</a></body></html>\n",
-    );
-    write(
-        root,
-        b"styl\xe9.css",
-        b"body { background: url(fond%E9.gif) }\n",
-    );
-    for (i, name) in GIFS.iter().enumerate() {
+    write(root, b"r\xe9p/page.html", sub_page.as_bytes());
+    let sheet = format!("body {{ background: url({}) }}\n", g[4].1);
+    write(root, names.sheet.0, sheet.as_bytes());
+    for (i, (name, _)) in g.iter().enumerate() {
         write(root, name, &gif(i));
     }
+}
+
+fn hostile_site(root: &Path) {
+    build(root, &HOSTILE);
 }
 
 /// Every file and link under `root`, as relative byte names.
@@ -355,4 +402,52 @@ fn the_replay_fetches_every_image_of_a_page_whose_images_have_non_utf8_names() {
     for row in &rows {
         assert_eq!(row["requests"], 2, "{row}");
     }
+}
+
+#[test]
+fn chromium_shows_the_rewritten_hostile_site_exactly_as_the_same_site_with_ascii_names() {
+    if !common::chromium_available() {
+        return;
+    }
+    // The twin with ASCII names certainly shows its images; a Latin-1 name that the server,
+    // the resolver or the rewrite lost would show its alt text instead.
+    let twin = tempfile::tempdir().unwrap();
+    build(twin.path(), &ASCII);
+    let site = tempfile::tempdir().unwrap();
+    hostile_site(site.path());
+    let out = tempfile::tempdir().unwrap();
+    rewrite(site.path(), out.path());
+    let run = webdiet()
+        .arg("verify")
+        .arg(twin.path())
+        .arg(out.path().join("site"))
+        .arg("--json")
+        .arg("--out")
+        .arg(out.path().join("verify"))
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}", String::from_utf8_lossy(&run.stderr));
+    });
+    let pages: Vec<(&str, u64)> = report["pages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["page"].as_str().unwrap(),
+                p["differing_pixels"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        pages,
+        [
+            ("index.html", 0),
+            (r"p\xe1gina.html", 0),
+            (r"r\xe9p/page.html", 0)
+        ],
+        "{report}"
+    );
+    assert!(run.status.success(), "{report}");
 }
