@@ -451,3 +451,44 @@ fn chromium_shows_the_rewritten_hostile_site_exactly_as_the_same_site_with_ascii
     );
     assert!(run.status.success(), "{report}");
 }
+
+#[test]
+fn a_page_with_a_latin1_name_that_renders_differently_gets_a_diff_image_named_readably() {
+    if !common::chromium_available() {
+        return;
+    }
+    let site = tempfile::tempdir().unwrap();
+    hostile_site(site.path());
+    let changed = tempfile::tempdir().unwrap();
+    hostile_site(changed.path());
+    // The Latin-1 page's image now shows another picture.
+    write(changed.path(), GIFS[0], &gif(7));
+    let out = tempfile::tempdir().unwrap();
+    let run = webdiet()
+        .arg("verify")
+        .arg(site.path())
+        .arg(changed.path())
+        .arg("--json")
+        .arg("--out")
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        run.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}", String::from_utf8_lossy(&run.stderr));
+    });
+    let page = report["pages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["page"] == r"p\xe1gina.html")
+        .unwrap();
+    let diff = page["diff_image"].as_str().unwrap();
+    assert!(diff.ends_with(r"p\xe1gina.html.png"), "{diff}");
+    assert!(Path::new(diff).is_file());
+}
