@@ -273,6 +273,13 @@ fn a_file_that_a_link_also_reaches_is_counted_once() {
         ]
         .into()
     );
+    let text = webdiet().arg("analyze").arg(site.path()).output().unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.contains(": 2 pages, 3 other files, "), "{text}");
+    assert!(
+        text.contains("and 6 symbolic links inside the site"),
+        "{text}"
+    );
 }
 
 #[test]
