@@ -118,7 +118,7 @@ fn without_sidecars(site: &Site) -> Site {
         .filter(|f| !(f.path.ends_with(".gz") && site.file(&f.path[..f.path.len() - 3]).is_some()))
         .cloned()
         .collect();
-    Site::from_files(site.root.clone(), files, site.problems.clone())
+    site.with_files(files)
 }
 
 /// Wall-clock time per stage, into `report.timings_ms`.

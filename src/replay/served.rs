@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::deflate;
 use crate::error::{Error, Problem, Result};
-use crate::site::{FileKind, Site, SiteFile};
+use crate::site::{name, FileKind, Site, SiteFile};
 
 use super::protocol::http1::message as http;
 
@@ -64,7 +64,8 @@ impl ServedSite {
             resources.insert(file.path.clone(), Resource::new(&file.path, body, mtime));
         }
         let served = ServedSite {
-            site: Site::from_files(site.root.clone(), files, Vec::new()),
+            site: Site::from_files(site.root.clone(), files, Vec::new())
+                .with_links(site.links.clone()),
             dir: Some(site.root.clone()),
             resources,
         };
@@ -112,14 +113,23 @@ impl ServedSite {
             .map(|(p, r)| (p, r.body.as_slice()))
     }
 
-    /// Writes the site to a directory (for the namespace child, which reads a directory).
+    /// Writes the site to a directory (for the namespace child, which reads a directory):
+    /// every file under its byte name ([`name::to_path`]), every link as a link.
     pub fn write_to(&self, dir: &std::path::Path) -> Result<()> {
+        let create_parent = |target: &std::path::Path| match target.parent() {
+            Some(parent) => std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e)),
+            None => Ok(()),
+        };
         for (path, res) in &self.resources {
-            let target = dir.join(path);
-            if let Some(parent) = target.parent() {
-                std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
-            }
-            std::fs::write(&target, &res.body).map_err(|e| Error::io(&target, e))?;
+            let target = dir.join(name::to_path(path));
+            create_parent(&target)?;
+            std::fs::write(&target, &res.body).map_err(|e| Error::io(dir.join(path), e))?;
+        }
+        for link in &self.site.links {
+            let target = dir.join(name::to_path(&link.path));
+            create_parent(&target)?;
+            std::os::unix::fs::symlink(name::to_path(&link.target), &target)
+                .map_err(|e| Error::io(dir.join(&link.path), e))?;
         }
         Ok(())
     }

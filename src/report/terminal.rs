@@ -32,6 +32,14 @@ pub fn inventory(inv: &Inventory, config: &Config) -> String {
         plural(inv.resources),
         thousands(inv.bytes)
     );
+    if !inv.symlinks.is_empty() {
+        let _ = writeln!(
+            out,
+            "  and {} symbolic link{} inside the site (what they lead to is counted once)",
+            inv.symlinks.len(),
+            plural(inv.symlinks.len())
+        );
+    }
     let _ = writeln!(out);
     let _ = writeln!(
         out,

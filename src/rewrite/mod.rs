@@ -10,6 +10,7 @@
 //! old complete copy or the new one. The input is never written.
 
 mod leftovers;
+mod links;
 pub mod markup;
 mod output;
 pub mod pages;
@@ -29,7 +30,7 @@ use crate::inventory::{self, AnalyzeOptions, BrokenReference, Inventory};
 use crate::report::{ImageRow, ImagesTotal};
 use crate::site::charset;
 use crate::site::resolve::{Resolver, Target};
-use crate::site::{FileKind, Site, SiteFile};
+use crate::site::{FileKind, Site, SiteFile, SiteLink};
 use pages::{Context, Rename};
 
 /// Options for [`rewrite`].
@@ -90,6 +91,7 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
         gifs.iter()
             .copied()
             .filter(|f| referenced.contains(f.path.as_str())),
+        &links::file_links(site),
     );
 
     // Convert, in parallel; each PNG is written as soon as it is verified.
@@ -135,6 +137,7 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
         &staging,
         opts.analyze.max_parse_bytes,
     ));
+    still_named.extend(links::needing_original(site, &converted));
 
     // Everything else, byte for byte.
     let copy_results: Vec<Option<Problem>> = site
@@ -152,6 +155,12 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
         })
         .collect();
     problems.extend(copy_results.into_iter().flatten());
+    let kept: BTreeSet<String> = converted
+        .keys()
+        .filter(|p| opts.keep_originals || still_named.contains(*p))
+        .cloned()
+        .collect();
+    problems.extend(links::write(site, &converted, &kept, &staging));
     for row in &mut images {
         if row.outcome == Outcome::Converted {
             row.original_kept = opts.keep_originals || still_named.contains(&row.path);
@@ -204,34 +213,58 @@ fn is_gif(file: &SiteFile) -> bool {
     file.kind == FileKind::Gif || file.path.to_ascii_lowercase().ends_with(".gif")
 }
 
-/// New names for GIFs: `a.gif` → `a.png`, or, when a file of that name (in any case) exists
-/// or is already planned, `a.gif.png`, `a-2.png`, `a-3.png` …
+/// New names for GIFs: `a.gif` → `a.png`, or, when a file or link of that name (in any case)
+/// exists or is already planned, `a.gif.png`, `a-2.png`, `a-3.png` … The new name must be free
+/// for every name of the GIF: its own, and those of the links to it (which follow it, see
+/// `links`).
 fn plan_names<'a>(
     site: &Site,
     gifs: impl Iterator<Item = &'a SiteFile>,
+    links_to: &BTreeMap<&str, Vec<&SiteLink>>,
 ) -> BTreeMap<String, Rename> {
-    let mut taken: BTreeSet<String> = site.files.iter().map(|f| f.path.to_lowercase()).collect();
+    let mut taken: BTreeSet<String> = site
+        .files
+        .iter()
+        .map(|f| f.path.to_lowercase())
+        .chain(site.links.iter().map(|l| l.path.to_lowercase()))
+        .collect();
     let mut renames = BTreeMap::new();
     for gif in gifs {
         let lower = gif.path.to_ascii_lowercase();
-        let (stem_len, old_tail) = if lower.ends_with(".gif") {
-            (
-                gif.path.len() - 4,
-                gif.path[gif.path.len() - 4..].to_string(),
-            )
+        let old_tail = if lower.ends_with(".gif") {
+            gif.path[gif.path.len() - 4..].to_string()
         } else {
-            (gif.path.len(), String::new())
+            String::new()
         };
-        let stem = &gif.path[..stem_len];
         let tails = [
             ".png".to_string(),
             format!("{}.png", old_tail.to_ascii_lowercase()),
         ]
         .into_iter()
         .chain((2..).map(|n| format!("-{n}.png")));
+        let names: Vec<&str> = std::iter::once(gif.path.as_str())
+            .chain(
+                links_to
+                    .get(gif.path.as_str())
+                    .into_iter()
+                    .flatten()
+                    .map(|l| l.path.as_str()),
+            )
+            .collect();
         for new_tail in tails {
-            if taken.insert(format!("{stem}{new_tail}").to_lowercase()) {
-                renames.insert(gif.path.clone(), Rename { old_tail, new_tail });
+            let rename = Rename {
+                old_tail: old_tail.clone(),
+                new_tail,
+            };
+            // Names of one file that differ only in case may share a new name: same content.
+            let new_names: BTreeSet<String> = names
+                .iter()
+                .filter_map(|n| links::renamed(n, &rename))
+                .map(|n| n.to_lowercase())
+                .collect();
+            if new_names.iter().all(|n| !taken.contains(n)) {
+                taken.extend(new_names);
+                renames.insert(gif.path.clone(), rename);
                 break;
             }
         }

@@ -6,7 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::site::Site;
+use crate::site::{name, Site};
 
 /// A tree being built.
 pub(super) struct Staging {
@@ -43,10 +43,23 @@ impl Staging {
         Ok(Staging { dir, done: false })
     }
 
+    /// Where a site path of the staged tree is on disk (through [`name::to_path`], so that a
+    /// name keeps its bytes).
+    pub fn path(&self, path: &str) -> PathBuf {
+        self.dir.join(name::to_path(path))
+    }
+
+    /// Where to write a site path, its directories made. Never through a link already written
+    /// there: that would change the file the link leads to.
     fn dest(&self, path: &str) -> std::io::Result<PathBuf> {
-        let dest = self.dir.join(path);
+        let dest = self.path(path);
         if let Some(parent) = dest.parent() {
             fs::create_dir_all(parent)?;
+        }
+        if fs::symlink_metadata(&dest).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(std::io::Error::other(
+                "a symbolic link of the site has this name; not written through it",
+            ));
         }
         Ok(dest)
     }
@@ -59,6 +72,18 @@ impl Staging {
     /// Copies a file of the input site unchanged.
     pub fn copy(&self, site: &Site, path: &str) -> std::io::Result<()> {
         fs::copy(site.disk_path(path), self.dest(path)?).map(|_| ())
+    }
+
+    /// Makes a symbolic link at a site-relative path; `target` is written into it as it is
+    /// (a relative path, escaped like a site path).
+    pub fn link(&self, path: &str, target: &str) -> std::io::Result<()> {
+        std::os::unix::fs::symlink(name::to_path(target), self.dest(path)?)
+    }
+
+    /// Makes sure a directory of the staged tree exists (the target of a link to a directory
+    /// that holds no file of the output).
+    pub fn make_dir(&self, path: &str) -> std::io::Result<()> {
+        fs::create_dir_all(self.path(path))
     }
 
     /// Moves the finished tree to `out_site`, replacing what was there.

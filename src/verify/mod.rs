@@ -329,7 +329,9 @@ fn check_page(
     })
 }
 
-/// Where a page's diff image goes: `<out>/<page path>.png`.
+/// Where a page's diff image goes: `<out>/<page path>.png`, named by the page's site path as
+/// printed (`p\xe1gina.html.png` for a Latin-1 name), not by its bytes: the image is ours, not
+/// a file of the site, and its name must be a string in the JSON report.
 pub fn diff_path(out_dir: &Path, page: &str) -> PathBuf {
     out_dir.join(format!("{page}.png"))
 }
