@@ -141,6 +141,26 @@ enum TestArg {
     Validate,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum TlsArg {
+    #[value(name = "1.3")]
+    V13,
+    #[value(name = "1.2")]
+    V12,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum OnOff {
+    On,
+    Off,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum CipherArg {
+    AesGcm,
+    Chacha20,
+}
+
 /// `audit` only: dry run and budgets.
 #[derive(Debug, Args)]
 struct AuditArgs {
@@ -208,9 +228,20 @@ struct ReplayArgs {
     #[arg(long)]
     all_pages: bool,
     /// Modes to replay, comma-separated, or `all` [default: all]: http10, persistent,
-    /// pipelined, pipelined-deflate.
+    /// pipelined, pipelined-deflate, and the same over TLS: https10, https-persistent,
+    /// https-pipelined, https-pipelined-deflate.
     #[arg(long, value_delimiter = ',', value_parser = parse_mode, value_name = "MODE")]
     modes: Vec<ModeChoice>,
+    /// TLS version of the https modes.
+    #[arg(long, value_enum, default_value_t = TlsArg::V13)]
+    tls: TlsArg,
+    /// In the https modes, every connection of a visit after the first resumes the session
+    /// (TLS 1.3 tickets, TLS 1.2 session IDs), as a browser does.
+    #[arg(long, value_enum, default_value_t = OnOff::On)]
+    resumption: OnOff,
+    /// Cipher suite of the https modes: AES-128-GCM or ChaCha20-Poly1305.
+    #[arg(long, value_enum, default_value_t = CipherArg::AesGcm)]
+    cipher: CipherArg,
     /// Tests to run, comma-separated [default: both]. A validation always follows a first visit.
     #[arg(long, value_enum, value_delimiter = ',')]
     tests: Vec<TestArg>,
@@ -286,6 +317,18 @@ impl ReplayArgs {
         opts.client.tcp = tcp;
         opts.server.tcp = tcp;
         opts.server.port = self.port.unwrap_or(0);
+        opts.tls = crate::replay::TlsOptions {
+            version: match self.tls {
+                TlsArg::V13 => crate::replay::TlsVersion::V13,
+                TlsArg::V12 => crate::replay::TlsVersion::V12,
+            },
+            resumption: self.resumption == OnOff::On,
+            cipher: match self.cipher {
+                CipherArg::AesGcm => crate::replay::Cipher::AesGcm,
+                CipherArg::Chacha20 => crate::replay::Cipher::Chacha20,
+            },
+            ..opts.tls
+        };
         opts
     }
 }

@@ -347,7 +347,7 @@ fn the_replay_server_answers_a_percent_encoded_latin1_request_with_that_file() {
         opts: &opts,
     };
     std::thread::scope(|scope| {
-        let server = Server::start(scope, &cx, &control, &http1::SERVER).unwrap();
+        let server = Server::start(scope, &cx, &control, &http1::SERVER, None).unwrap();
         for (i, (target, name)) in [
             ("/caf%E9.gif", GIFS[0]),
             ("/caf%E8.gif", GIFS[1]),

@@ -15,6 +15,18 @@
 //!   agree with the model; pure ACKs depend on when the receiving process was scheduled, so
 //!   they vary between runs, and the report shows their range.
 //!
+//! Over TLS ([`Framing`], [`Handshake`]) the same rules apply to TLS records, which are TCP
+//! payload: each write of `p` plaintext bytes leaves as `p + ceil(p / 16384) × overhead` bytes
+//! (the AEAD's record overhead), the server's flushes likewise. The handshake is counted from
+//! the flights the client recorded (bytes per flight, each way): each flight is one burst,
+//! `ceil(bytes / MSS)` segments, answered at once by the other side (so `floor(n/2)` pure
+//! ACKs, the odd tail carried by the answer). TLS 1.3 session tickets, which the server sends
+//! after the client's Finished, are one more burst of the server's. The client's close_notify
+//! is one data segment sent before its FIN, so it counts; the server's answer comes after the
+//! FIN and does not. When the server closes first (HTTP/1.0) its close_notify leaves in the
+//! same write as its last response, and the client's close_notify carries the ACK of the
+//! server's FIN. docs/tls.md has the figures.
+//!
 //! Counters are plain values with `AddAssign`: a run's totals are sums.
 
 use std::ops::AddAssign;
@@ -106,6 +118,50 @@ impl AddAssign for Kernel {
     }
 }
 
+/// The TLS part of what one connection, or a sum of them, cost.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TlsCounters {
+    /// Connections that made a full handshake / resumed a session.
+    pub full: u64,
+    pub resumed: u64,
+    /// Handshake flights and session tickets, by the model (TCP's SYN and SYN-ACK are not
+    /// here: they are the `control` segments of [`Counters::model`]).
+    pub handshake: Packets,
+    /// TCP payload bytes of the handshake flights and tickets, each way.
+    pub handshake_bytes_up: u64,
+    pub handshake_bytes_down: u64,
+    /// Round trips the TLS handshake added before the first request could be sent (TCP's own
+    /// is not counted): 1 for TLS 1.3 and resumed TLS 1.2, 2 for a full TLS 1.2 handshake.
+    pub round_trips: u64,
+    /// Of the handshake's data segments, those of the session tickets.
+    pub ticket_segments: u64,
+    /// Data segments the kernel had sent and received when the client's handshake completed
+    /// (`TCP_INFO`), so tickets excluded: equal to the model's handshake data segments less
+    /// `ticket_segments`.
+    pub kernel_data_segments: u64,
+    /// Bytes the record layer added to the HTTP exchange (headers, tags, close_notify).
+    pub record_overhead: u64,
+    /// Time from the first SYN to the end of the client's TLS handshake, summed over
+    /// connections.
+    #[serde(skip)]
+    pub connect: std::time::Duration,
+}
+
+impl AddAssign for TlsCounters {
+    fn add_assign(&mut self, o: Self) {
+        self.full += o.full;
+        self.resumed += o.resumed;
+        self.handshake += o.handshake;
+        self.handshake_bytes_up += o.handshake_bytes_up;
+        self.handshake_bytes_down += o.handshake_bytes_down;
+        self.round_trips += o.round_trips;
+        self.ticket_segments += o.ticket_segments;
+        self.kernel_data_segments += o.kernel_data_segments;
+        self.record_overhead += o.record_overhead;
+        self.connect += o.connect;
+    }
+}
+
 /// What one connection, or a sum of them, cost on the wire.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counters {
@@ -119,6 +175,8 @@ pub struct Counters {
     pub model: Packets,
     /// The kernel's figure for the same connections.
     pub kernel: Kernel,
+    /// The TLS part (zero over cleartext TCP).
+    pub tls: TlsCounters,
 }
 
 impl AddAssign for Counters {
@@ -129,6 +187,7 @@ impl AddAssign for Counters {
         self.bytes_down += o.bytes_down;
         self.model += o.model;
         self.kernel += o.kernel;
+        self.tls += o.tls;
     }
 }
 
@@ -157,6 +216,76 @@ pub struct Model {
     pub mss: u64,
     /// The server's response buffer: a batch's answers are flushed when it holds this much.
     pub server_buffer: u64,
+    /// How the transport frames each write: none over TCP, TLS records over TLS.
+    pub framing: Framing,
+}
+
+/// How a transport turns a write of plaintext into TCP payload: records of at most
+/// `max_record` plaintext bytes, each `overhead` bytes longer than what it carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Framing {
+    pub overhead: u64,
+    pub max_record: u64,
+    /// A close_notify alert on the wire (a record of 2 plaintext bytes); 0 over TCP.
+    pub alert: u64,
+}
+
+impl Framing {
+    /// Cleartext TCP: the bytes as they are.
+    pub const NONE: Framing = Framing {
+        overhead: 0,
+        max_record: u64::MAX,
+        alert: 0,
+    };
+
+    /// A TLS record layer with `overhead` bytes per record of at most 16 KiB.
+    pub const fn tls(overhead: u64) -> Framing {
+        Framing {
+            overhead,
+            max_record: 16 << 10,
+            alert: 2 + overhead,
+        }
+    }
+
+    /// The bytes one write of `plain` bytes puts on the wire.
+    pub fn wire(&self, plain: u64) -> u64 {
+        plain + plain.div_ceil(self.max_record.max(1)) * self.overhead
+    }
+
+    /// The most plaintext one write may carry to fill `wire` bytes (at least 1).
+    pub fn fitting(&self, wire: u64) -> u64 {
+        if self.overhead == 0 {
+            return wire.max(1);
+        }
+        let records = wire.div_ceil(self.max_record + self.overhead).max(1);
+        wire.saturating_sub(records * self.overhead).max(1)
+    }
+}
+
+/// One burst of the TLS handshake, in TCP payload bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flight {
+    /// Client → server.
+    Up(u64),
+    /// Server → client.
+    Down(u64),
+}
+
+/// What the client recorded of one TLS session.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Handshake {
+    /// The handshake's flights in order, up to the client's last one.
+    pub flights: Vec<Flight>,
+    /// Records that arrived after the handshake and carried no data and no close: TLS 1.3
+    /// session tickets (one write of the server's), in TCP payload bytes.
+    pub tickets: u64,
+    pub resumed: bool,
+    /// The client sent its close_notify before its FIN.
+    pub close_notify: bool,
+    /// Data segments the kernel had counted both ways when the handshake completed.
+    pub kernel_data_segments: u64,
+    /// From the first SYN to the end of the client's handshake.
+    pub connect: std::time::Duration,
 }
 
 /// One write the client made.
@@ -181,6 +310,10 @@ pub struct Meter {
     pub requests: u64,
     /// Requests written whose last byte has not gone out yet.
     pending_requests: u64,
+    /// Plaintext bytes the client wrote (equal to `bytes_up` over TCP).
+    plain_up: u64,
+    /// The TLS session, when the connection has one.
+    pub tls: Option<Handshake>,
 }
 
 impl Meter {
@@ -190,10 +323,12 @@ impl Meter {
         self.pending_requests += 1;
     }
 
-    /// The client wrote `bytes` in one call; every pending request is then complete when
-    /// `all_sent` (the last chunk of the output buffer).
-    pub fn wrote(&mut self, bytes: u64, all_sent: bool) {
-        self.bytes_up += bytes;
+    /// The client wrote `bytes` of its protocol's data in one call, which put `wire` bytes
+    /// on the TCP connection; every pending request is then complete when `all_sent` (the
+    /// last chunk of the output buffer).
+    pub fn wrote(&mut self, bytes: u64, wire: u64, all_sent: bool) {
+        self.bytes_up += wire;
+        self.plain_up += bytes;
         let requests = if all_sent {
             std::mem::take(&mut self.pending_requests)
         } else {
@@ -206,12 +341,12 @@ impl Meter {
         });
     }
 
-    /// The client read `bytes` more.
+    /// The client read `bytes` more from the TCP connection.
     pub fn read(&mut self, bytes: u64) {
         self.bytes_down += bytes;
     }
 
-    /// A whole response of `bytes` on the wire (head and body) arrived.
+    /// A whole response of `bytes` (head and body, as the protocol sent them) arrived.
     pub fn response(&mut self, bytes: u64) {
         self.responses.push(bytes);
     }
@@ -224,12 +359,20 @@ impl Meter {
         model: Model,
         server_closed_first: bool,
     ) -> Counters {
+        let http = self.model(model, server_closed_first);
+        let (handshake, tls) = match &self.tls {
+            Some(h) => self.tls_model(h, model),
+            None => (Packets::default(), TlsCounters::default()),
+        };
+        let mut packets = http;
+        packets += handshake;
         Counters {
             requests: self.requests,
             connections: 1,
             bytes_up: self.bytes_up,
             bytes_down: self.bytes_down,
-            model: self.model(model, server_closed_first),
+            model: packets,
+            tls,
             kernel: Kernel {
                 packets_up: info.segs_out,
                 packets_down: info.segs_in,
@@ -240,15 +383,69 @@ impl Meter {
         }
     }
 
-    /// The deterministic segment count of this connection (see the module notes).
-    fn model(&self, m: Model, server_closed_first: bool) -> Packets {
+    /// The TLS handshake's segments (flights and tickets, with their ACKs) and the TLS
+    /// counters of this connection (see the module notes).
+    fn tls_model(&self, h: &Handshake, m: Model) -> (Packets, TlsCounters) {
         let segs = |bytes: u64| bytes.div_ceil(m.mss.max(1));
         let mut p = Packets::default();
+        let mut t = TlsCounters {
+            full: u64::from(!h.resumed),
+            resumed: u64::from(h.resumed),
+            kernel_data_segments: h.kernel_data_segments,
+            connect: h.connect,
+            ..TlsCounters::default()
+        };
+        for flight in &h.flights {
+            match *flight {
+                Flight::Up(bytes) => {
+                    p.up.data += segs(bytes);
+                    p.down.acks += segs(bytes) / 2;
+                    t.handshake_bytes_up += bytes;
+                }
+                Flight::Down(bytes) => {
+                    p.down.data += segs(bytes);
+                    p.up.acks += segs(bytes) / 2;
+                    t.handshake_bytes_down += bytes;
+                    t.round_trips += 1;
+                }
+            }
+        }
+        if h.tickets > 0 {
+            t.ticket_segments = segs(h.tickets);
+            p.down.data += segs(h.tickets);
+            p.up.acks += segs(h.tickets) / 2;
+            t.handshake_bytes_down += h.tickets;
+        }
+        t.handshake = p;
+        // The record layer's share of the HTTP exchange: what the client wrote and read
+        // beyond its plaintext, the handshake's bytes and the close_notify alerts aside.
+        let plain_down: u64 = self.responses.iter().sum();
+        t.record_overhead = self
+            .bytes_up
+            .saturating_sub(t.handshake_bytes_up + self.plain_up)
+            + self
+                .bytes_down
+                .saturating_sub(t.handshake_bytes_down + plain_down);
+        (p, t)
+    }
+
+    /// The deterministic segment count of the HTTP exchange of this connection, with the TCP
+    /// handshake and teardown (see the module notes).
+    fn model(&self, m: Model, server_closed_first: bool) -> Packets {
+        let segs = |bytes: u64| bytes.div_ceil(m.mss.max(1));
+        let wire = |plain: u64| m.framing.wire(plain);
+        let tls = self.tls.as_ref();
+        let mut p = Packets::default();
         // Handshake: SYN and the final ACK up, SYN-ACK down. Teardown: only the server's FIN
-        // counts, when it comes before the client's, and the client ACKs it at once.
+        // counts, when it comes before the client's, and the client ACKs it at once (over
+        // TLS its close_notify, sent at once, carries that ACK).
         p.up.control = 2;
         p.down.control = 1 + u64::from(server_closed_first);
-        p.up.acks = u64::from(server_closed_first);
+        p.up.acks = u64::from(server_closed_first && tls.is_none());
+        // The client's close_notify: one segment before its FIN.
+        if tls.is_some_and(|h| h.close_notify) {
+            p.up.data += 1;
+        }
 
         // Client bursts: the writes made between two reads. The server answers each at once,
         // so its ACK of an odd burst's tail rides on the answer: floor(n/2) pure ACKs.
@@ -260,7 +457,7 @@ impl Meter {
                 last_mark = Some(w.after_responses);
             }
             let b = batches.last_mut().expect("just pushed");
-            b.0 += segs(w.bytes);
+            b.0 += segs(wire(w.bytes));
             b.1 += w.requests;
         }
         for (segments, _) in &batches {
@@ -300,7 +497,13 @@ impl Meter {
         }
         let last = flushes.len();
         for (i, (bytes, received)) in flushes.into_iter().enumerate() {
-            let n = segs(bytes);
+            // A server that closes first sends its close_notify with its last write.
+            let alert = if i + 1 == last && server_closed_first {
+                m.framing.alert
+            } else {
+                0
+            };
+            let n = segs(wire(bytes) + alert);
             p.down.data += n;
             p.up.acks += n / 2;
             let answered = wrote_after.contains(&received);
@@ -319,6 +522,7 @@ mod tests {
     const M: Model = Model {
         mss: 1460,
         server_buffer: 64 << 10,
+        framing: Framing::NONE,
     };
 
     fn info() -> super::super::sys::TcpInfo {
@@ -329,7 +533,7 @@ mod tests {
     fn a_tiny_http10_exchange_is_handshake_data_and_the_servers_acked_fin() {
         let mut m = Meter::default();
         m.request();
-        m.wrote(100, true);
+        m.wrote(100, 100, true);
         m.read(200);
         m.response(200);
         let c = m.finish(info(), M, true);
@@ -358,7 +562,7 @@ mod tests {
     fn a_long_response_is_acked_every_second_segment() {
         let mut m = Meter::default();
         m.request();
-        m.wrote(100, true);
+        m.wrote(100, 100, true);
         m.response(5 * 1460);
         let c = m.finish(info(), M, false);
         assert_eq!(c.model.down.data, 5);
@@ -371,7 +575,7 @@ mod tests {
         let mut m = Meter::default();
         for i in 0..3 {
             m.request();
-            m.wrote(100, true);
+            m.wrote(100, 100, true);
             assert_eq!(m.writes[i].after_responses, i);
             m.response(3 * 1460);
         }
@@ -388,14 +592,14 @@ mod tests {
         let mut m = Meter::default();
         // The page, then 40 small requests in one burst of three writes.
         m.request();
-        m.wrote(60, true);
+        m.wrote(60, 60, true);
         m.response(3000);
         for _ in 0..40 {
             m.request();
         }
-        m.wrote(1460, false);
-        m.wrote(1460, false);
-        m.wrote(600, true);
+        m.wrote(1460, 1460, false);
+        m.wrote(1460, 1460, false);
+        m.wrote(600, 600, true);
         for _ in 0..40 {
             m.response(300);
         }
@@ -415,13 +619,14 @@ mod tests {
         for _ in 0..3 {
             m.request();
         }
-        m.wrote(300, true);
+        m.wrote(300, 300, true);
         for _ in 0..3 {
             m.response(40_000);
         }
         let small = Model {
             mss: 1460,
             server_buffer: 50_000,
+            framing: Framing::NONE,
         };
         let c = m.finish(info(), small, false);
         // Flushes of 80,000 and 40,000 bytes: 55 + 28 segments.
@@ -434,11 +639,73 @@ mod tests {
     fn the_lower_bound_never_exceeds_the_model() {
         let mut m = Meter::default();
         m.request();
-        m.wrote(5000, true);
+        m.wrote(5000, 5000, true);
         m.response(100_000);
         let c = m.finish(info(), M, true);
         assert!(c.model.lower_bound() <= c.model.total());
         assert!(c.model.lower_bound() < c.model.total(), "there are ACKs");
+    }
+
+    #[test]
+    fn tls_records_add_their_overhead_per_16_kib_and_fitting_fills_a_segment() {
+        let tls13 = Framing::tls(22);
+        assert_eq!(tls13.wire(1438), 1460);
+        assert_eq!(tls13.wire(16 << 10), (16 << 10) + 22);
+        assert_eq!(tls13.wire((16 << 10) + 1), (16 << 10) + 1 + 2 * 22);
+        assert_eq!(tls13.wire(0), 0);
+        assert_eq!(tls13.fitting(1460), 1438);
+        assert_eq!(tls13.wire(tls13.fitting(40_000)), 40_000);
+        assert_eq!(tls13.alert, 24);
+        assert_eq!(Framing::NONE.wire(1460), 1460);
+        assert_eq!(Framing::NONE.fitting(1460), 1460);
+    }
+
+    /// A TLS 1.3 connection as the client records it: ClientHello, the server's flight, the
+    /// client's Finished, then one request and its 5,000-byte answer, tickets, close_notify.
+    fn tls_exchange(server_closes: bool) -> Counters {
+        let mut m = Meter {
+            tls: Some(Handshake {
+                flights: vec![Flight::Up(222), Flight::Down(1600), Flight::Up(64)],
+                tickets: 184,
+                close_notify: true,
+                ..Handshake::default()
+            }),
+            ..Meter::default()
+        };
+        m.request();
+        m.wrote(100, 122, true);
+        m.response(5000);
+        let tls = Model {
+            framing: Framing::tls(22),
+            ..M
+        };
+        m.finish(info(), tls, server_closes)
+    }
+
+    #[test]
+    fn a_tls_handshake_is_counted_from_its_flights_and_tickets() {
+        let c = tls_exchange(false);
+        let h = c.tls.handshake;
+        // ClientHello and Finished up; the 1,600-byte flight (2 segments) and tickets down.
+        assert_eq!((h.up.data, h.down.data), (2, 3));
+        assert_eq!((h.up.acks, h.down.acks), (1, 0));
+        assert_eq!(c.tls.ticket_segments, 1);
+        assert_eq!(c.tls.round_trips, 1);
+        assert_eq!(c.tls.handshake_bytes_down, 1600 + 184);
+        // The exchange: the request, the close_notify before the FIN; 5,022 bytes down.
+        assert_eq!(c.model.up.data, 2 + 1 + 1);
+        assert_eq!(c.model.down.data, 3 + 4);
+    }
+
+    #[test]
+    fn a_server_that_closes_first_sends_its_close_notify_with_its_last_write() {
+        let open = tls_exchange(false);
+        let closed = tls_exchange(true);
+        // 5,000 + 22 + 24 bytes are still 4 segments; the server's FIN is one more, and the
+        // client's close_notify carries the ACK of it.
+        assert_eq!(closed.model.down.data, open.model.down.data);
+        assert_eq!(closed.model.down.control, open.model.down.control + 1);
+        assert_eq!(closed.model.up.acks, open.model.up.acks);
     }
 
     #[test]

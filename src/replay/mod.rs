@@ -8,7 +8,7 @@
 //! - the *link* carries the packets: a private network namespace whose loopback behaves like
 //!   Ethernet ([`netns`]), or, where namespaces are unavailable, the host loopback with
 //!   `TCP_MAXSEG` clamped;
-//! - the *transport* on top ([`transport`]: TCP);
+//! - the *transport* on top ([`transport`]: TCP, or TLS over TCP for the `https*` modes);
 //! - the *protocols* ([`protocol`]: HTTP/1.x), each a client half and a server half; the table
 //!   [`protocol::MODES`] names the modes.
 //!
@@ -31,15 +31,17 @@ pub use meter::Counters;
 pub use protocol::http1::message as http;
 pub use protocol::Mode;
 pub use robot::{ClientOptions, Test, Visit};
-pub use row::{ReplayRow, Spread};
+pub use row::{ReplayRow, Spread, TlsRow};
 pub use served::ServedSite;
 pub use server::ServerOptions;
+pub use transport::{Cipher, TlsOptions, TlsVersion};
 
 use crate::error::{Error, Result};
 use crate::site::resolve::Resolver;
 use crate::site::FileKind;
-use meter::Model;
-use transport::Connector;
+use meter::{Framing, Model};
+use transport::tls::TlsSetup;
+use transport::{Connector, ServerTls};
 
 /// Which pages the robot visits.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -76,6 +78,9 @@ pub struct ReplayOptions {
     pub capture: Option<std::path::PathBuf>,
     pub server: ServerOptions,
     pub client: ClientOptions,
+    /// TLS for the modes over TLS (`https*`). Default: TLS 1.3, resumption on, AES-GCM.
+    #[serde(default)]
+    pub tls: TlsOptions,
 }
 
 impl Default for ReplayOptions {
@@ -91,6 +96,7 @@ impl Default for ReplayOptions {
             capture: None,
             server: ServerOptions::default(),
             client: ClientOptions::default(),
+            tls: TlsOptions::default(),
         }
     }
 }
@@ -168,10 +174,16 @@ pub fn run_here(site: &ServedSite, opts: &ReplayOptions, method: Method) -> Resu
     server_opts.tcp.tcp_maxseg = method.tcp_maxseg;
     let mut client_opts = opts.client.clone();
     client_opts.tcp.tcp_maxseg = method.tcp_maxseg;
-    let model = Model {
-        mss: u64::from(opts.mss),
-        server_buffer: server_opts.buffer as u64,
+    // Certificates and configs for this run only, in memory, when a mode needs them.
+    let tls = if opts.modes.iter().any(|m| m.is_tls()) {
+        Some(TlsSetup::new(&opts.tls).map_err(fail)?)
+    } else {
+        None
     };
+    let server_tls = tls.as_ref().map(|t| ServerTls {
+        config: t.server.clone(),
+        handshake_timeout: opts.tls.handshake_timeout,
+    });
     let robot = robot::Robot::new(site, &resolver, &client_opts);
     let cx = server::ServeContext {
         site,
@@ -186,11 +198,20 @@ pub fn run_here(site: &ServedSite, opts: &ReplayOptions, method: Method) -> Resu
     let mut rows = Vec::new();
     for &mode in &opts.modes {
         let spec = mode.spec();
+        let (client_tls, mode_server_tls) = match (mode.is_tls(), &tls) {
+            (true, Some(t)) => (Some(&t.client), server_tls.as_ref()),
+            _ => (None, None),
+        };
+        let model = Model {
+            mss: u64::from(opts.mss),
+            server_buffer: server_opts.buffer as u64,
+            framing: client_tls.map_or(Framing::NONE, |t| t.framing),
+        };
         // measured[test] = one visit (summed over the pages) per run.
         let mut measured: Vec<Vec<Visit>> = vec![Vec::new(); Test::ALL.len()];
         let control = server::Control::default();
         std::thread::scope(|scope| -> Result<()> {
-            let server = server::Server::start(scope, &cx, &control, spec.server)
+            let server = server::Server::start(scope, &cx, &control, spec.server, mode_server_tls)
                 .map_err(|e| fail(format!("cannot start the server: {e}")))?;
             let connector = Connector {
                 addr: server.addr,
@@ -198,6 +219,7 @@ pub fn run_here(site: &ServedSite, opts: &ReplayOptions, method: Method) -> Resu
                 timeout: client_opts.timeout,
                 model,
                 own: &control.own,
+                tls: client_tls,
             };
             let outcome = (|| {
                 for _ in 0..runs {
@@ -205,6 +227,9 @@ pub fn run_here(site: &ServedSite, opts: &ReplayOptions, method: Method) -> Resu
                     for page in &pages {
                         let mut cache = robot::Cache::default();
                         for (i, test) in Test::ALL.into_iter().enumerate() {
+                            // Each visit starts a browser session anew: its first TLS
+                            // connection makes a full handshake.
+                            connector.new_visit();
                             let visit = spec
                                 .client
                                 .visit(&robot, &connector, page, test, &mut cache)
@@ -225,6 +250,16 @@ pub fn run_here(site: &ServedSite, opts: &ReplayOptions, method: Method) -> Resu
             server.stop();
             outcome.map_err(fail)
         })?;
+        let label = match (mode.is_tls(), &tls) {
+            (true, Some(t)) => Some(row::TlsLabel {
+                version: opts.tls.version.as_str().to_string(),
+                // Both ends allow this suite only: it is the negotiated one.
+                suite: format!("{:?}", opts.tls.suite().suite()),
+                resumption: opts.tls.resumption,
+                chain_bytes: t.chain_bytes.clone(),
+            }),
+            _ => None,
+        };
         for (i, test) in Test::ALL.into_iter().enumerate() {
             if opts.tests.contains(&test) {
                 rows.push(ReplayRow::from_runs(
@@ -235,6 +270,7 @@ pub fn run_here(site: &ServedSite, opts: &ReplayOptions, method: Method) -> Resu
                     &measured[i],
                     &method.name,
                     opts.mss,
+                    label.as_ref(),
                 ));
             }
         }
@@ -268,4 +304,4 @@ fn pages(site: &ServedSite, resolver: &Resolver, which: &Pages) -> Result<Vec<St
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -70,6 +70,11 @@ pub struct KernelSpread {
     pub packets_down: Spread,
     /// Segments with payload, both ways.
     pub data_segments: Spread,
+    /// Of those, the first transmissions (retransmissions aside): what the model's data
+    /// segments equal. A lossless link has no loss, but a server slower than TCP's tail-loss
+    /// probe (10 ms) makes the client send its last segment again.
+    #[serde(default)]
+    pub new_data_segments: Spread,
     /// The rest: SYNs, FINs and pure ACKs.
     pub other: Spread,
     pub retransmits: Spread,
@@ -82,6 +87,58 @@ pub struct TimeSpread {
     pub first_byte_ms: Spread,
     /// The last byte of the last object: the page is complete.
     pub complete_ms: Spread,
+}
+
+/// The TLS part of a row of a mode over TLS: the handshake counted apart from the HTTP
+/// exchange (deterministic, from the median run).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TlsRow {
+    /// `1.2` or `1.3`.
+    pub version: String,
+    /// The negotiated cipher suite (IANA name).
+    pub suite: String,
+    /// Whether connections after the first of a visit resumed the session (`--resumption`).
+    pub resumption: bool,
+    /// The certificate chain the server sent: bytes of DER per certificate, leaf first.
+    pub chain_bytes: Vec<usize>,
+    /// Connections with a full / a resumed handshake.
+    pub full_handshakes: u64,
+    pub resumed_handshakes: u64,
+    /// Segments of the TLS handshakes (flights, session tickets and their ACKs; TCP's SYN and
+    /// SYN-ACK stay in `packets`' control segments), by the model, both ways and each way.
+    pub handshake_packets: u64,
+    pub handshake_packets_up: u64,
+    pub handshake_packets_down: u64,
+    /// Of those, data segments; of these, the session tickets'.
+    pub handshake_data_segments: u64,
+    pub ticket_segments: u64,
+    /// The kernel's data segments when each client handshake completed (`TCP_INFO`, so
+    /// before the tickets): equals `handshake_data_segments − ticket_segments`.
+    pub kernel_handshake_data_segments: u64,
+    /// TCP payload bytes of the handshakes, each way.
+    pub handshake_bytes_up: u64,
+    pub handshake_bytes_down: u64,
+    /// Round trips the TLS handshakes added before a request could go, summed over the
+    /// connections (TCP's own round trip not included).
+    pub handshake_round_trips: u64,
+    /// The HTTP exchange alone: `packets − handshake_packets` and `bytes − handshake bytes`.
+    pub exchange_packets: u64,
+    pub exchange_bytes: u64,
+    /// Bytes the record layer added to the HTTP exchange: record headers, AEAD tags, the
+    /// close_notify alerts.
+    pub record_overhead_bytes: u64,
+    /// From the first SYN to the end of the client's handshake, mean per connection, in
+    /// milliseconds (measured).
+    pub connect_ms: Spread,
+}
+
+/// What a row of a mode over TLS is labelled with (the run's TLS options and chain).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TlsLabel {
+    pub version: String,
+    pub suite: String,
+    pub resumption: bool,
+    pub chain_bytes: Vec<usize>,
 }
 
 /// One mode × test of one site version.
@@ -125,11 +182,15 @@ pub struct ReplayRow {
     /// How Ethernet-like segmentation was obtained: `netns`, `userns+netns` or `tcp-maxseg`.
     pub method: String,
     pub mss: u32,
+    /// The TLS handshakes and record layer, for a mode over TLS; `null` in cleartext.
+    #[serde(default)]
+    pub tls: Option<TlsRow>,
 }
 
 impl ReplayRow {
     /// Aggregates the runs of one mode and test. Deterministic figures are taken from the
     /// median run (they are equal on every run of a correct replay).
+    #[allow(clippy::too_many_arguments)]
     pub fn from_runs(
         site: &str,
         page: &str,
@@ -138,6 +199,7 @@ impl ReplayRow {
         runs: &[Visit],
         method: &str,
         mss: u32,
+        tls: Option<&TlsLabel>,
     ) -> ReplayRow {
         let median_of = |f: &dyn Fn(&Counters) -> u64| {
             let mut v: Vec<u64> = runs.iter().map(|r| f(&r.counters)).collect();
@@ -178,6 +240,10 @@ impl ReplayRow {
                 packets_up: spread(&|r| r.counters.kernel.packets_up as f64),
                 packets_down: spread(&|r| r.counters.kernel.packets_down as f64),
                 data_segments: spread(&|r| r.counters.kernel.data() as f64),
+                new_data_segments: spread(&|r| {
+                    let k = r.counters.kernel;
+                    k.data().saturating_sub(k.retransmits) as f64
+                }),
                 other: spread(&|r| {
                     let k = r.counters.kernel;
                     k.packets().saturating_sub(k.data()) as f64
@@ -190,6 +256,37 @@ impl ReplayRow {
             },
             method: method.to_string(),
             mss,
+            tls: tls.map(|label| {
+                let t = |f: &dyn Fn(&super::meter::TlsCounters) -> u64| median_of(&|c| f(&c.tls));
+                let handshake_packets = t(&|t| t.handshake.total());
+                let handshake_bytes_up = t(&|t| t.handshake_bytes_up);
+                let handshake_bytes_down = t(&|t| t.handshake_bytes_down);
+                TlsRow {
+                    version: label.version.clone(),
+                    suite: label.suite.clone(),
+                    resumption: label.resumption,
+                    chain_bytes: label.chain_bytes.clone(),
+                    full_handshakes: t(&|t| t.full),
+                    resumed_handshakes: t(&|t| t.resumed),
+                    handshake_packets,
+                    handshake_packets_up: t(&|t| t.handshake.up.total()),
+                    handshake_packets_down: t(&|t| t.handshake.down.total()),
+                    handshake_data_segments: t(&|t| t.handshake.up.data + t.handshake.down.data),
+                    ticket_segments: t(&|t| t.ticket_segments),
+                    kernel_handshake_data_segments: t(&|t| t.kernel_data_segments),
+                    handshake_bytes_up,
+                    handshake_bytes_down,
+                    handshake_round_trips: t(&|t| t.round_trips),
+                    exchange_packets: packets.saturating_sub(handshake_packets),
+                    exchange_bytes: (bytes_up + bytes_down)
+                        .saturating_sub(handshake_bytes_up + handshake_bytes_down),
+                    record_overhead_bytes: t(&|t| t.record_overhead),
+                    connect_ms: spread(&|r| {
+                        let c = r.counters.connections.max(1) as f64;
+                        r.counters.tls.connect.as_secs_f64() * 1000.0 / c
+                    }),
+                }
+            }),
         }
     }
 
@@ -229,6 +326,7 @@ pub fn sample_row(site: &str, mode: &str, test: &str, packets: u64, bytes: u64) 
             packets_up: three((packets / 2) as f64),
             packets_down: three((packets / 2) as f64),
             data_segments: Spread::of([20.0; 3]),
+            new_data_segments: Spread::of([20.0; 3]),
             other: three(5.0),
             retransmits: Spread::of([0.0; 3]),
         },
@@ -238,6 +336,7 @@ pub fn sample_row(site: &str, mode: &str, test: &str, packets: u64, bytes: u64) 
         },
         method: "netns".into(),
         mss: 1460,
+        tls: None,
     }
 }
 

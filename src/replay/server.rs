@@ -12,7 +12,7 @@ use std::time::Duration;
 use super::protocol::ServerHalf;
 use super::served::ServedSite;
 use super::transport::tcp::{self, Wire};
-use super::transport::{OwnClients, TcpOptions};
+use super::transport::{OwnClients, ServerTls, TcpOptions};
 use crate::site::resolve::Resolver;
 
 /// How the server behaves.
@@ -95,6 +95,11 @@ impl Control {
         Some(id)
     }
 
+    /// Connections being served now (each on its own thread).
+    pub fn open_connections(&self) -> usize {
+        self.open.lock().map(|o| o.len()).unwrap_or(0)
+    }
+
     fn untrack(&self, id: Option<u64>) {
         if let (Some(id), Ok(mut open)) = (id, self.open.lock()) {
             open.retain(|(i, _)| *i != id);
@@ -110,12 +115,15 @@ pub struct Server<'env> {
 
 impl Server<'_> {
     /// Binds and serves on threads of `scope` until [`Server::stop`], each connection with
-    /// `half` (the HTTP/1 server for the cleartext modes).
+    /// `half`, over TLS when `tls` is given (the handshake runs on the connection's own
+    /// thread, bounded in time; a connection from others beyond `max_connections` is then
+    /// closed without one).
     pub fn start<'scope, 'env>(
         scope: &'scope Scope<'scope, 'env>,
         cx: &'env ServeContext<'env>,
         control: &'env Control,
         half: &'static dyn ServerHalf,
+        tls: Option<&'env ServerTls>,
     ) -> std::io::Result<Server<'env>> {
         let opts = cx.opts;
         let listener = tcp::listen((opts.ip, opts.port).into(), &opts.tcp)?;
@@ -131,14 +139,20 @@ impl Server<'_> {
                     .is_ok_and(|peer| control.own.contains(peer));
                 if !own && control.others.fetch_add(1, Ordering::SeqCst) >= opts.max_connections {
                     control.others.fetch_sub(1, Ordering::SeqCst);
-                    half.refuse(stream);
+                    if tls.is_none() {
+                        half.refuse(stream);
+                    }
                     continue;
                 }
                 let id = control.track(&stream);
                 scope.spawn(move || {
-                    if let Ok(wire) =
-                        Wire::new(stream, &opts.tcp, opts.idle_timeout, opts.write_timeout)
-                    {
+                    if let Ok(wire) = Wire::new(
+                        stream,
+                        &opts.tcp,
+                        opts.idle_timeout,
+                        opts.write_timeout,
+                        tls,
+                    ) {
                         half.serve(wire, cx);
                     }
                     control.untrack(id);

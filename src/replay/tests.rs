@@ -5,17 +5,18 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
 
-use super::meter::{Counters, Model};
+use super::meter::{Counters, Framing, Model};
 use super::protocol::{http1, Mode};
 use super::robot::{Cache, ClientOptions, Robot, Test};
 use super::server::{Control, ServeContext, Server, ServerOptions};
-use super::transport::Connector;
+use super::transport::tls::TlsSetup;
+use super::transport::{Connector, ServerTls, TlsOptions};
 use super::{run_here, Method, Pages, ReplayOptions, ServedSite};
 use crate::site::resolve::Resolver;
 
 /// A small site: a page that references three images and a style sheet that imports another
 /// image.
-fn site() -> ServedSite {
+pub(super) fn site() -> ServedSite {
     let mut files = BTreeMap::new();
     let mut page = String::from(
         "<html><head><link rel=stylesheet href=style.css></head><body>\n<img src=a.gif>\
@@ -48,15 +49,22 @@ fn gif(len: usize) -> Vec<u8> {
     bytes
 }
 
-/// A running server for a test: its address and the admission state its own client uses.
-struct Running<'a> {
-    addr: SocketAddr,
-    control: &'a Control,
+/// Running servers for a test: a cleartext one and one over TLS, serving the same site with
+/// the same options, and the admission state the replay's own client uses.
+pub(super) struct Running<'a> {
+    /// The cleartext server.
+    pub addr: SocketAddr,
+    /// The TLS server.
+    pub tls_addr: SocketAddr,
+    pub control: &'a Control,
+    pub tls_control: &'a Control,
+    pub tls: &'a TlsSetup,
 }
 
 impl Running<'_> {
-    /// One visit of `page` by the robot in `mode`, checked against `expected`.
-    fn visit(
+    /// One visit of `page` by the robot in `mode` (over TLS for the https modes), checked
+    /// against `expected`.
+    pub fn visit(
         &self,
         expected: &ServedSite,
         mode: Mode,
@@ -66,16 +74,24 @@ impl Running<'_> {
         let resolver = Resolver::new(&expected.site, None);
         let opts = ClientOptions::default();
         let robot = Robot::new(expected, &resolver, &opts);
+        let (addr, own, tls) = if mode.is_tls() {
+            (self.tls_addr, &self.tls_control.own, Some(&self.tls.client))
+        } else {
+            (self.addr, &self.control.own, None)
+        };
         let connector = Connector {
-            addr: self.addr,
+            addr,
             tcp: opts.tcp,
             timeout: opts.timeout,
             model: Model {
                 mss: 1460,
                 server_buffer: 64 << 10,
+                framing: tls.map_or(Framing::NONE, |t| t.framing),
             },
-            own: &self.control.own,
+            own,
+            tls,
         };
+        connector.new_visit();
         mode.spec()
             .client
             .visit(&robot, &connector, "index.html", test, cache)
@@ -83,32 +99,58 @@ impl Running<'_> {
     }
 }
 
-fn mode(name: &str) -> Mode {
+pub(super) fn mode(name: &str) -> Mode {
     Mode::named(name).unwrap()
 }
 
-/// Runs `f` against an HTTP/1 server for `site`.
-fn with_server<T>(site: &ServedSite, opts: ServerOptions, f: impl FnOnce(&Running) -> T) -> T {
+/// Runs `f` against HTTP/1 servers for `site`, in cleartext and over TLS (default options).
+pub(super) fn with_server<T>(
+    site: &ServedSite,
+    opts: ServerOptions,
+    f: impl FnOnce(&Running) -> T,
+) -> T {
+    with_servers(site, opts, &TlsOptions::default(), f)
+}
+
+/// Runs `f` against HTTP/1 servers for `site`, in cleartext and over TLS with `tls`.
+pub(super) fn with_servers<T>(
+    site: &ServedSite,
+    opts: ServerOptions,
+    tls: &TlsOptions,
+    f: impl FnOnce(&Running) -> T,
+) -> T {
     let resolver = Resolver::new(&site.site, None);
     let control = Control::default();
+    let tls_control = Control::default();
+    let setup = TlsSetup::new(tls).unwrap();
+    let server_tls = ServerTls {
+        config: setup.server.clone(),
+        handshake_timeout: tls.handshake_timeout,
+    };
     let cx = ServeContext {
         site,
         resolver: &resolver,
         opts: &opts,
     };
     std::thread::scope(|scope| {
-        let server = Server::start(scope, &cx, &control, &http1::SERVER).unwrap();
+        let server = Server::start(scope, &cx, &control, &http1::SERVER, None).unwrap();
+        let tls_server =
+            Server::start(scope, &cx, &tls_control, &http1::SERVER, Some(&server_tls)).unwrap();
         let out = f(&Running {
             addr: server.addr,
+            tls_addr: tls_server.addr,
             control: &control,
+            tls_control: &tls_control,
+            tls: &setup,
         });
         server.stop();
+        tls_server.stop();
         out
     })
 }
 
 /// Sends raw bytes and reads until the server closes (or 2 s of silence).
-fn exchange(addr: SocketAddr, request: &[u8]) -> String {
+pub(super) fn exchange(addr: SocketAddr, request: &[u8]) -> String {
     let mut stream = TcpStream::connect(addr).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(2)))
@@ -301,7 +343,11 @@ fn the_robot_fetches_what_a_browser_would_once_each() {
             let validate = server.visit(&site, m, Test::Validate, &mut cache).unwrap();
             assert_eq!(validate.requests, 5, "{m}");
             assert!(validate.bytes_down < first.bytes_down);
-            let expected_connections = if m == mode("http10") { 5 } else { 1 };
+            let expected_connections = if m == mode("http10") || m == mode("https10") {
+                5
+            } else {
+                1
+            };
             assert_eq!(first.connections, expected_connections, "{m}");
         }
     });

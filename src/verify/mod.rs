@@ -173,7 +173,7 @@ pub fn verify(original: &Path, rewritten: &Path, opts: &VerifyOptions) -> Result
     };
     let results = std::thread::scope(|scope| {
         let start = |cx, control| {
-            Server::start(scope, cx, control, &http1::SERVER)
+            Server::start(scope, cx, control, &http1::SERVER, None)
                 .map_err(|e| Error::io("a loopback port for the render check", e))
         };
         let server_before = start(&cx_before, &control_before)?;

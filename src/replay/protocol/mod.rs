@@ -31,7 +31,8 @@ pub trait ClientHalf: Sync {
 pub trait ServerHalf: Sync {
     /// Serves one accepted connection until it ends.
     fn serve(&self, wire: Wire, cx: &ServeContext<'_>);
-    /// Answers a connection the server has no room for (503), then drops it.
+    /// Answers a cleartext connection the server has no room for (503), then drops it. (Over
+    /// TLS the server drops such a connection without a handshake.)
     fn refuse(&self, stream: TcpStream);
 }
 
@@ -39,6 +40,8 @@ pub trait ServerHalf: Sync {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Transport {
     Tcp,
+    /// TLS over TCP (`--tls`, `--resumption`, `--cipher`).
+    Tls,
 }
 
 /// One replay mode.
@@ -50,6 +53,8 @@ pub struct ModeSpec {
     pub client: &'static dyn ClientHalf,
     pub server: &'static dyn ServerHalf,
     pub transport: Transport,
+    /// The same mode in cleartext, for a mode over TLS: what TLS costs is the difference.
+    pub cleartext: Option<&'static str>,
 }
 
 /// Every mode, in the order reports list them.
@@ -60,6 +65,7 @@ pub static MODES: &[ModeSpec] = &[
         client: &http1::HTTP10,
         server: &http1::SERVER,
         transport: Transport::Tcp,
+        cleartext: None,
     },
     ModeSpec {
         name: "persistent",
@@ -67,6 +73,7 @@ pub static MODES: &[ModeSpec] = &[
         client: &http1::PERSISTENT,
         server: &http1::SERVER,
         transport: Transport::Tcp,
+        cleartext: None,
     },
     ModeSpec {
         name: "pipelined",
@@ -74,6 +81,7 @@ pub static MODES: &[ModeSpec] = &[
         client: &http1::PIPELINED,
         server: &http1::SERVER,
         transport: Transport::Tcp,
+        cleartext: None,
     },
     ModeSpec {
         name: "pipelined-deflate",
@@ -81,6 +89,39 @@ pub static MODES: &[ModeSpec] = &[
         client: &http1::PIPELINED_DEFLATE,
         server: &http1::SERVER,
         transport: Transport::Tcp,
+        cleartext: None,
+    },
+    ModeSpec {
+        name: "https10",
+        summary: "http10 over TLS: every connection pays a full or resumed handshake",
+        client: &http1::HTTP10,
+        server: &http1::SERVER,
+        transport: Transport::Tls,
+        cleartext: Some("http10"),
+    },
+    ModeSpec {
+        name: "https-persistent",
+        summary: "persistent over TLS",
+        client: &http1::PERSISTENT,
+        server: &http1::SERVER,
+        transport: Transport::Tls,
+        cleartext: Some("persistent"),
+    },
+    ModeSpec {
+        name: "https-pipelined",
+        summary: "pipelined over TLS: one handshake for the whole page",
+        client: &http1::PIPELINED,
+        server: &http1::SERVER,
+        transport: Transport::Tls,
+        cleartext: Some("pipelined"),
+    },
+    ModeSpec {
+        name: "https-pipelined-deflate",
+        summary: "pipelined-deflate over TLS",
+        client: &http1::PIPELINED_DEFLATE,
+        server: &http1::SERVER,
+        transport: Transport::Tls,
+        cleartext: Some("pipelined-deflate"),
     },
 ];
 
@@ -110,6 +151,16 @@ impl Mode {
 
     pub fn as_str(self) -> &'static str {
         self.spec().name
+    }
+
+    /// Whether this mode runs over TLS.
+    pub fn is_tls(self) -> bool {
+        self.spec().transport == Transport::Tls
+    }
+
+    /// The modes over cleartext TCP.
+    pub fn cleartext() -> Vec<Mode> {
+        Mode::all().into_iter().filter(|m| !m.is_tls()).collect()
     }
 }
 
@@ -166,5 +217,16 @@ mod tests {
             assert_eq!(serde_json::from_str::<Mode>(&json).unwrap(), mode);
         }
         assert!("http2.5".parse::<Mode>().unwrap_err().contains("pipelined"));
+    }
+
+    #[test]
+    fn every_mode_over_tls_names_its_cleartext_twin_with_the_same_halves() {
+        for mode in Mode::all().into_iter().filter(|m| m.is_tls()) {
+            let spec = mode.spec();
+            let twin = Mode::named(spec.cleartext.expect("a TLS mode names its twin")).unwrap();
+            assert!(!twin.is_tls(), "{mode}");
+            assert!(std::ptr::addr_eq(spec.client, twin.spec().client), "{mode}");
+        }
+        assert_eq!(Mode::cleartext().len() * 2, Mode::all().len());
     }
 }

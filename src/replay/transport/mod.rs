@@ -1,7 +1,13 @@
-//! The transport layer of the replay: how a protocol's bytes reach the other side. Today plain
-//! TCP ([`tcp`]); TLS will sit here too. A protocol sees a client [`Conn`] (write, read into a
-//! buffer, finish → counters) and a server [`Wire`](tcp::Wire), never a socket option.
+//! The transport layer of the replay: how a protocol's bytes reach the other side — plain TCP
+//! ([`tcp`]), or TLS over it ([`tls`]). A protocol sees a client [`Conn`] (write, read into a
+//! buffer, finish → counters) and a server [`Wire`](tcp::Wire), never a socket option and
+//! never a TLS record: both carry an optional TLS session inside.
 
 pub mod tcp;
+pub mod tls;
 
-pub use tcp::{Conn, Connector, OwnClients, TcpOptions};
+pub use tcp::{Conn, Connector, OwnClients, ServerTls, TcpOptions};
+pub use tls::{Cipher, TlsOptions, TlsVersion};
+
+#[cfg(test)]
+mod tls_tests;

@@ -1,6 +1,9 @@
 //! TCP for the replay: sockets set up as the 1997 study's were (Nagle off, delayed ACKs from
 //! the first segment, an Ethernet MSS), the client's metered connection, and the server's
-//! admission rule.
+//! admission rule. Either end may carry a TLS session ([`super::tls`]): the protocol above
+//! still reads and writes its own bytes, while the meter counts what crossed the socket —
+//! ciphertext, records and handshake included — and each write of the protocol is still one
+//! write on the socket.
 //!
 //! Admission: the server takes at most `max_connections` connections from others and answers
 //! the rest 503, but it never refuses the replay's own client. Every socket the client opens
@@ -16,7 +19,8 @@ use std::time::{Duration, Instant};
 
 use socket2::{Domain, Protocol, Socket, Type};
 
-use crate::replay::meter::{Counters, Meter, Model};
+use super::tls::{self, Session, TlsClient};
+use crate::replay::meter::{Counters, Framing, Handshake, Meter, Model};
 use crate::replay::sys;
 
 /// Socket options shared by both ends.
@@ -77,6 +81,8 @@ pub struct Connector<'a> {
     /// What the meter's model assumes.
     pub model: Model,
     pub own: &'a OwnClients,
+    /// TLS on every connection (the HTTPS modes), or none.
+    pub tls: Option<&'a TlsClient>,
 }
 
 impl Connector<'_> {
@@ -107,27 +113,68 @@ impl Connector<'_> {
             self.own.remove(port);
             return Err(e);
         }
-        if self.tcp.delayed_acks {
-            socket.set_tcp_quickack(false)?;
-        }
-        let stream: TcpStream = socket.into();
-        stream.set_read_timeout(Some(self.timeout))?;
-        stream.set_write_timeout(Some(self.timeout))?;
+        let connected = (|| {
+            if self.tcp.delayed_acks {
+                socket.set_tcp_quickack(false)?;
+            }
+            let mut stream: TcpStream = socket.into();
+            stream.set_read_timeout(Some(self.timeout))?;
+            stream.set_write_timeout(Some(self.timeout))?;
+            let mut meter = Meter::default();
+            let tls = match self.tls {
+                None => None,
+                Some(client) => {
+                    let mut session = client.session(self.timeout)?;
+                    let mut record = Handshake::default();
+                    let mut read = 0;
+                    tls::client_handshake(&mut stream, &mut session, &mut record, &mut read)?;
+                    record.connect = started.elapsed();
+                    meter.bytes_up += record
+                        .flights
+                        .iter()
+                        .map(|f| match f {
+                            crate::replay::meter::Flight::Up(b) => *b,
+                            crate::replay::meter::Flight::Down(_) => 0,
+                        })
+                        .sum::<u64>();
+                    meter.read(read);
+                    meter.tls = Some(record);
+                    Some(session)
+                }
+            };
+            Ok((stream, meter, tls))
+        })();
+        let (stream, meter, tls) = match connected {
+            Ok(c) => c,
+            Err(e) => {
+                self.own.remove(port);
+                return Err(e);
+            }
+        };
         Ok(Conn {
             stream,
+            tls,
             input: Vec::new(),
-            meter: Meter::default(),
+            meter,
             eof: false,
             port,
             started,
             connector: self,
         })
     }
+
+    /// A new visit: TLS sessions from earlier visits are forgotten (no-op over TCP).
+    pub fn new_visit(&self) {
+        if let Some(tls) = self.tls {
+            tls.new_visit();
+        }
+    }
 }
 
 /// One client connection: its socket, what has been read and not yet used, and its meter.
 pub struct Conn<'a> {
     stream: TcpStream,
+    tls: Option<Session>,
     /// Bytes read and not yet consumed by the protocol.
     pub input: Vec<u8>,
     pub meter: Meter,
@@ -140,11 +187,53 @@ pub struct Conn<'a> {
 }
 
 impl Conn<'_> {
-    /// Writes `bytes` in one call; `all_sent` when nothing more is waiting to go out.
+    /// Writes `bytes` in one call on the socket; `all_sent` when nothing more is waiting to
+    /// go out.
     pub fn write(&mut self, bytes: &[u8], all_sent: bool) -> std::io::Result<()> {
-        self.stream.write_all(bytes)?;
-        self.meter.wrote(bytes.len() as u64, all_sent);
+        let wire = match &mut self.tls {
+            None => {
+                self.stream.write_all(bytes)?;
+                bytes.len()
+            }
+            Some(session) => {
+                let sealed = session.seal(bytes, false)?;
+                self.stream.write_all(&sealed)?;
+                sealed.len()
+            }
+        };
+        self.meter.wrote(bytes.len() as u64, wire as u64, all_sent);
         Ok(())
+    }
+
+    /// Writes `bytes` as an output buffer of `chunk` bytes does: one socket write per chunk,
+    /// back to back (over TLS every chunk is sealed before the first goes out, so that
+    /// encryption does not put gaps between the writes).
+    pub fn write_chunked(&mut self, bytes: &[u8], chunk: usize) -> std::io::Result<()> {
+        let chunk = chunk.max(1);
+        let pieces = bytes.len().div_ceil(chunk);
+        let sealed: Vec<std::borrow::Cow<'_, [u8]>> = match &mut self.tls {
+            None => bytes
+                .chunks(chunk)
+                .map(std::borrow::Cow::Borrowed)
+                .collect(),
+            Some(session) => bytes
+                .chunks(chunk)
+                .map(|piece| session.seal(piece, false).map(std::borrow::Cow::Owned))
+                .collect::<std::io::Result<_>>()?,
+        };
+        for (i, (piece, wire)) in bytes.chunks(chunk).zip(&sealed).enumerate() {
+            self.stream.write_all(wire)?;
+            self.meter
+                .wrote(piece.len() as u64, wire.len() as u64, i + 1 == pieces);
+        }
+        Ok(())
+    }
+
+    /// How many bytes of the protocol's one write fill `wire` bytes on the socket (all of
+    /// them over TCP; less the record overhead over TLS).
+    pub fn payload_fitting(&self, wire: usize) -> usize {
+        let framing = self.connector.tls.map_or(Framing::NONE, |t| t.framing);
+        framing.fitting(wire as u64) as usize
     }
 
     /// Reads what has arrived into `input`; false at the end of the stream.
@@ -152,18 +241,39 @@ impl Conn<'_> {
         let mut chunk = [0u8; 32 << 10];
         let n = self.stream.read(&mut chunk)?;
         self.meter.read(n as u64);
-        self.input.extend_from_slice(&chunk[..n]);
         if n == 0 {
             self.eof = true;
+        }
+        match &mut self.tls {
+            None => self.input.extend_from_slice(&chunk[..n]),
+            Some(session) => {
+                let opened = session.open(&chunk[..n], &mut self.input)?;
+                if let Some(h) = &mut self.meter.tls {
+                    h.tickets += opened.other;
+                }
+            }
         }
         Ok(n > 0)
     }
 
-    /// Reads the kernel's counters and closes (the client's FIN, which does not count).
-    pub fn finish(self) -> Counters {
+    /// Reads the kernel's counters and closes: over TLS the client's close_notify first
+    /// (which counts), then the client's FIN (which does not).
+    pub fn finish(mut self) -> Counters {
+        if let Some(session) = &mut self.tls {
+            if let Ok(alert) = session.seal(&[], true) {
+                if self.stream.write_all(&alert).is_ok() {
+                    self.meter.bytes_up += alert.len() as u64;
+                    if let Some(h) = &mut self.meter.tls {
+                        h.close_notify = true;
+                    }
+                }
+            }
+        }
+        // The server answers a close_notify only after the client's FIN (see `Wire`), so
+        // nothing of its answer can be in these counters.
         let info = sys::tcp_info(&self.stream).unwrap_or_default();
-        let counters = self.meter.finish(info, self.connector.model, self.eof);
         let _ = self.stream.shutdown(Shutdown::Both);
+        let counters = self.meter.finish(info, self.connector.model, self.eof);
         self.connector.own.remove(self.port);
         counters
     }
@@ -181,28 +291,60 @@ pub fn listen(addr: SocketAddr, tcp: &TcpOptions) -> std::io::Result<TcpListener
     Ok(socket.into())
 }
 
+/// The server's TLS, when its connections carry TLS.
+#[derive(Debug, Clone)]
+pub struct ServerTls {
+    pub config: std::sync::Arc<rustls::ServerConfig>,
+    /// How long the whole handshake may take.
+    pub handshake_timeout: Duration,
+}
+
 /// The server's side of one connection, as a protocol's server half uses it.
 pub struct Wire {
     stream: TcpStream,
     idle: Duration,
+    tls: Option<Session>,
+    /// Plaintext that arrived with the end of the TLS handshake, not yet handed over.
+    early: Vec<u8>,
 }
 
 impl Wire {
     /// Sets up an accepted connection: the study's options, `idle` as the read timeout and
-    /// `write_timeout` for a client that does not read.
+    /// `write_timeout` for a client that does not read; with `tls`, the server's handshake
+    /// (bounded in time; a client that fails it is dropped after rustls's alert, if any).
     pub fn new(
-        stream: TcpStream,
+        mut stream: TcpStream,
         tcp: &TcpOptions,
         idle: Duration,
         write_timeout: Duration,
+        tls: Option<&ServerTls>,
     ) -> std::io::Result<Self> {
         stream.set_nodelay(!tcp.nagle)?;
         if tcp.delayed_acks {
             socket2::SockRef::from(&stream).set_tcp_quickack(false)?;
         }
-        stream.set_read_timeout(Some(idle))?;
         stream.set_write_timeout(Some(write_timeout))?;
-        Ok(Wire { stream, idle })
+        let (session, early) = match tls {
+            None => (None, Vec::new()),
+            Some(t) => {
+                let mut session = tls::server_session(&t.config)?;
+                let early = tls::server_handshake(&mut stream, &mut session, t.handshake_timeout)?;
+                (Some(session), early)
+            }
+        };
+        stream.set_read_timeout(Some(idle))?;
+        Ok(Wire {
+            stream,
+            idle,
+            tls: session,
+            early,
+        })
+    }
+
+    /// Whether part of a message has arrived that the transport cannot hand over yet (the
+    /// rest of a TLS record is on its way).
+    pub fn holds_partial(&self) -> bool {
+        self.tls.as_ref().is_some_and(|s| s.holds_partial())
     }
 
     /// Reads whatever is already waiting, without blocking. True when something was read.
@@ -227,27 +369,70 @@ impl Wire {
         self.read_into(into)
     }
 
+    /// Reads from the socket; true when something arrived (over TLS: plaintext, or part of a
+    /// record, see [`Wire::holds_partial`]). False at the end of the stream, the peer's
+    /// close_notify, or a timeout.
     fn read_into(&mut self, into: &mut Vec<u8>) -> std::io::Result<bool> {
+        if !self.early.is_empty() {
+            into.append(&mut self.early);
+            return Ok(true);
+        }
         let mut chunk = [0u8; 16 << 10];
-        match self.stream.read(&mut chunk) {
-            Ok(0) => Ok(false),
-            Ok(n) => {
+        let n = match self.stream.read(&mut chunk) {
+            Ok(0) => return Ok(false),
+            Ok(n) => n,
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                return Ok(false)
+            }
+            Err(e) => return Err(e),
+        };
+        match &mut self.tls {
+            None => {
                 into.extend_from_slice(&chunk[..n]);
                 Ok(true)
             }
-            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => Ok(false),
-            Err(e) => Err(e),
+            Some(session) => {
+                let opened = session.open(&chunk[..n], into)?;
+                if opened.plain == 0 && session.peer_closed {
+                    // The client's close_notify: its FIN follows at once. Only then does the
+                    // server answer (close_notify and FIN), as on any real link, where the
+                    // answer could not arrive before the client's FIN.
+                    let mut sink = [0u8; 4096];
+                    while matches!(self.stream.read(&mut sink), Ok(n) if n > 0) {}
+                    return Ok(false);
+                }
+                Ok(true)
+            }
         }
     }
 
     /// Writes all of `bytes` (one buffer: one burst of segments).
     pub fn write_all(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-        self.stream.write_all(bytes)
+        match &mut self.tls {
+            None => self.stream.write_all(bytes),
+            Some(session) => {
+                let sealed = session.seal(bytes, false)?;
+                self.stream.write_all(&sealed)
+            }
+        }
+    }
+
+    /// Writes `last` and closes, in one write (over TLS the close_notify goes with it).
+    pub fn close_with(mut self, last: &[u8], linger: Duration) -> std::io::Result<()> {
+        match &mut self.tls {
+            None if last.is_empty() => {}
+            None => self.stream.write_all(last)?,
+            Some(session) => {
+                let sealed = session.seal(last, true)?;
+                self.stream.write_all(&sealed)?;
+            }
+        }
+        self.close(linger)
     }
 
     /// Sends the server's FIN, then drains until the client closes too (at most `linger`), so
     /// that unread requests do not turn the FIN into a reset that destroys unread responses.
-    pub fn close(mut self, linger: Duration) -> std::io::Result<()> {
+    fn close(mut self, linger: Duration) -> std::io::Result<()> {
         let _ = self.stream.shutdown(Shutdown::Write);
         let deadline = Instant::now() + linger;
         self.stream.set_read_timeout(Some(linger))?;

@@ -263,18 +263,11 @@ impl Run<'_, '_> {
             // The output buffer goes out each time it fills, the rest on an explicit flush:
             // nothing more to send before the answers come.
             let chunk = if pipelined {
-                opts.buffer.max(1)
+                c.payload_fitting(opts.buffer.max(1))
             } else {
                 out.len().max(1)
             };
-            let mut written = Ok(());
-            let pieces = out.len().div_ceil(chunk);
-            for (i, piece) in out.chunks(chunk).enumerate() {
-                written = c.write(piece, i + 1 == pieces);
-                if written.is_err() {
-                    break;
-                }
-            }
+            let written = c.write_chunked(&out, chunk);
             out.clear();
             let front = outstanding.front().cloned();
             let response = match (written, &front) {

@@ -105,7 +105,8 @@ impl<'a> Connection<'a> {
                         if self.read_waiting()? {
                             continue;
                         }
-                        if self.input.is_empty() || !self.read_within(self.opts.partial_wait)? {
+                        let nothing_coming = self.input.is_empty() && !self.wire().holds_partial();
+                        if nothing_coming || !self.read_within(self.opts.partial_wait)? {
                             self.flush()?;
                         }
                         continue;
@@ -156,10 +157,11 @@ impl<'a> Connection<'a> {
         Ok(())
     }
 
+    /// Sends what is left and closes, in one write.
     fn close(mut self) -> std::io::Result<()> {
-        self.flush()?;
+        let output = std::mem::take(&mut self.output);
         match self.wire.take() {
-            Some(wire) => wire.close(Duration::from_secs(2)),
+            Some(wire) => wire.close_with(&output, Duration::from_secs(2)),
             None => Ok(()),
         }
     }
