@@ -102,6 +102,7 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
     if let Some(dir) = scratch {
         std::fs::remove_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
     }
+    report.tls_cost = crate::report::tls::costs(&report.replay);
     report.budgets = budget::check(&opts.budgets, &report);
     report.opportunities = crate::report::opportunities::rank(&report);
     report.problems.sort();

@@ -78,6 +78,10 @@ pub struct KernelSpread {
     /// The rest: SYNs, FINs and pure ACKs.
     pub other: Spread,
     pub retransmits: Spread,
+    /// Over TLS: data segments when each client handshake completed (`TCP_INFO`, so before
+    /// the session tickets), summed over the connections; `null` in cleartext.
+    #[serde(default)]
+    pub tls_handshake_data_segments: Option<Spread>,
 }
 
 /// Times over the runs, in milliseconds from the visit's first SYN.
@@ -87,6 +91,10 @@ pub struct TimeSpread {
     pub first_byte_ms: Spread,
     /// The last byte of the last object: the page is complete.
     pub complete_ms: Spread,
+    /// Over TLS: from the first SYN to the end of the client's TLS handshake, the mean over
+    /// the visit's connections; `null` in cleartext.
+    #[serde(default)]
+    pub tls_connect_ms: Option<Spread>,
 }
 
 /// The TLS part of a row of a mode over TLS: the handshake counted apart from the HTTP
@@ -109,12 +117,10 @@ pub struct TlsRow {
     pub handshake_packets: u64,
     pub handshake_packets_up: u64,
     pub handshake_packets_down: u64,
-    /// Of those, data segments; of these, the session tickets'.
+    /// Of those, data segments; of these, the session tickets' (the kernel's count of the
+    /// rest is `kernel.tls_handshake_data_segments`).
     pub handshake_data_segments: u64,
     pub ticket_segments: u64,
-    /// The kernel's data segments when each client handshake completed (`TCP_INFO`, so
-    /// before the tickets): equals `handshake_data_segments − ticket_segments`.
-    pub kernel_handshake_data_segments: u64,
     /// TCP payload bytes of the handshakes, each way.
     pub handshake_bytes_up: u64,
     pub handshake_bytes_down: u64,
@@ -127,9 +133,6 @@ pub struct TlsRow {
     /// Bytes the record layer added to the HTTP exchange: record headers, AEAD tags, the
     /// close_notify alerts.
     pub record_overhead_bytes: u64,
-    /// From the first SYN to the end of the client's handshake, mean per connection, in
-    /// milliseconds (measured).
-    pub connect_ms: Spread,
 }
 
 /// What a row of a mode over TLS is labelled with (the run's TLS options and chain).
@@ -249,10 +252,19 @@ impl ReplayRow {
                     k.packets().saturating_sub(k.data()) as f64
                 }),
                 retransmits: spread(&|r| r.counters.kernel.retransmits as f64),
+                tls_handshake_data_segments: tls
+                    .is_some()
+                    .then(|| spread(&|r| r.counters.tls.kernel_data_segments as f64)),
             },
             time: TimeSpread {
                 first_byte_ms: spread(&|r| r.timing.first_byte.as_secs_f64() * 1000.0),
                 complete_ms: spread(&|r| r.timing.complete.as_secs_f64() * 1000.0),
+                tls_connect_ms: tls.is_some().then(|| {
+                    spread(&|r| {
+                        let c = r.counters.connections.max(1) as f64;
+                        r.counters.tls.connect.as_secs_f64() * 1000.0 / c
+                    })
+                }),
             },
             method: method.to_string(),
             mss,
@@ -273,7 +285,6 @@ impl ReplayRow {
                     handshake_packets_down: t(&|t| t.handshake.down.total()),
                     handshake_data_segments: t(&|t| t.handshake.up.data + t.handshake.down.data),
                     ticket_segments: t(&|t| t.ticket_segments),
-                    kernel_handshake_data_segments: t(&|t| t.kernel_data_segments),
                     handshake_bytes_up,
                     handshake_bytes_down,
                     handshake_round_trips: t(&|t| t.round_trips),
@@ -281,10 +292,6 @@ impl ReplayRow {
                     exchange_bytes: (bytes_up + bytes_down)
                         .saturating_sub(handshake_bytes_up + handshake_bytes_down),
                     record_overhead_bytes: t(&|t| t.record_overhead),
-                    connect_ms: spread(&|r| {
-                        let c = r.counters.connections.max(1) as f64;
-                        r.counters.tls.connect.as_secs_f64() * 1000.0 / c
-                    }),
                 }
             }),
         }
@@ -329,10 +336,12 @@ pub fn sample_row(site: &str, mode: &str, test: &str, packets: u64, bytes: u64) 
             new_data_segments: Spread::of([20.0; 3]),
             other: three(5.0),
             retransmits: Spread::of([0.0; 3]),
+            tls_handshake_data_segments: None,
         },
         time: TimeSpread {
             first_byte_ms: Spread::of([1.0, 1.5, 2.0]),
             complete_ms: Spread::of([11.0, 12.5, 14.0]),
+            tls_connect_ms: None,
         },
         method: "netns".into(),
         mss: 1460,

@@ -18,6 +18,7 @@ pub fn render(report: &Report) -> String {
     savings(&mut out, report);
     opportunities(&mut out, report);
     replay(&mut out, report);
+    tls_cost(&mut out, report);
     images(&mut out, report);
     markup(&mut out, report);
     budgets(&mut out, report);
@@ -233,6 +234,43 @@ fn replay(out: &mut String, report: &Report) {
                 delta(bytes),
             );
         }
+    }
+    let _ = writeln!(out);
+}
+
+/// What TLS costs: each mode over TLS against the same mode in cleartext.
+fn tls_cost(out: &mut String, report: &Report) {
+    let Some(first) = report.tls_cost.first() else {
+        return;
+    };
+    let _ = writeln!(
+        out,
+        "### What TLS costs\n\n{}; each mode over TLS against the same mode in cleartext, \
+         packets by the paper's rules.\n\n\
+         | Site | Mode | Test | Δ packets | Δ bytes | Handshakes (full + resumed) | Handshake packets | Handshake bytes | Round trips |\n\
+         |---|---|---|---:|---:|---:|---:|---:|---:|",
+        cell(&first.tls)
+    );
+    for c in &report.tls_cost {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} ({:+.1}%) | {} ({:+.1}%) | {} + {} | {} | {} | {} |",
+            cell(&c.site),
+            cell(&c.mode),
+            cell(&c.test),
+            super::tls::plus(c.packets),
+            c.packets_pct,
+            super::tls::plus(c.bytes),
+            c.bytes_pct,
+            c.full_handshakes,
+            c.resumed_handshakes,
+            thousands(c.handshake_packets),
+            thousands(c.handshake_bytes),
+            c.handshake_round_trips
+        );
+    }
+    if let Some(line) = super::tls::headline(&report.tls_cost, "original") {
+        let _ = writeln!(out, "\n{line}.");
     }
     let _ = writeln!(out);
 }

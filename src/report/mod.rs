@@ -9,6 +9,7 @@ pub mod opportunities;
 pub mod replay;
 pub mod summary;
 pub mod terminal;
+pub mod tls;
 
 pub use model::{
     BudgetResult, CompressionReport, ImageRow, ImagesTotal, InventorySummary, Report,

@@ -37,6 +37,9 @@ pub struct Report {
     pub replay: Vec<ReplayRow>,
     /// How the replay segmented traffic (private namespace, or MSS clamping on the host).
     pub replay_method: Option<String>,
+    /// What TLS cost: each mode over TLS against the same mode in cleartext (`report::tls`).
+    #[serde(default)]
+    pub tls_cost: Vec<super::tls::TlsCost>,
     /// Budgets checked and whether each held.
     pub budgets: Vec<BudgetResult>,
     /// What the rewrite saved and what it only reports, ranked (`report::opportunities`).

@@ -23,14 +23,14 @@ pub fn table(rows: &[ReplayRow]) -> String {
         let _ = writeln!(out);
         let _ = writeln!(
             out,
-            "  {site:<18} {:^46} | {:^46}",
+            "  {site:<23} {:^46} | {:^46}",
             "first visit", "validation"
         );
         let head = format!(
             "{:>5} {:>9} {:>5} {:>13} {:>4} {:>6}",
             "req", "bytes", "pkts", "kernel", "conn", "ms"
         );
-        let _ = writeln!(out, "  {:<18} {head} | {head}", "mode");
+        let _ = writeln!(out, "  {:<23} {head} | {head}", "mode");
         let mut modes: Vec<&str> = rows
             .iter()
             .filter(|r| r.site == site)
@@ -56,8 +56,9 @@ pub fn table(rows: &[ReplayRow]) -> String {
                 }
                 None => format!("{:>46}", "—"),
             };
-            let _ = writeln!(out, "  {mode:<18} {} | {}", cell("first"), cell("validate"));
+            let _ = writeln!(out, "  {mode:<23} {} | {}", cell("first"), cell("validate"));
         }
     }
+    out.push_str(&super::tls::terminal_block(&super::tls::costs(rows)));
     out
 }

@@ -167,6 +167,8 @@ pub fn audit(report: &Report, out: &OutputPaths, config: &Config) -> String {
         }
     }
 
+    s.push_str(&super::tls::terminal_block(&report.tls_cost));
+
     if !report.opportunities.is_empty() {
         let _ = writeln!(s);
         let _ = writeln!(

@@ -98,6 +98,18 @@ pub fn render(report: &Report) -> String {
         ));
         out.push_str("<h3>Matrix</h3>");
         out.push_str(&tables::replay_matrix(report));
+        if let Some(tls) = tables::tls_cost(report) {
+            let _ = write!(
+                out,
+                "<h3>What TLS costs</h3><p class=\"note\">{}; each mode over TLS against the \
+                 same mode in cleartext.{}</p>",
+                esc(&report.tls_cost[0].tls),
+                super::tls::headline(&report.tls_cost, "original")
+                    .map(|h| format!(" {}.", esc(&h)))
+                    .unwrap_or_default()
+            );
+            out.push_str(&tls);
+        }
         out.push_str("<h3>Every row, medians with the range over the runs</h3>");
         out.push_str(&tables::replay_runs(report));
     }

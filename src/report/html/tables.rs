@@ -317,6 +317,60 @@ pub fn replay_matrix(report: &Report) -> String {
     )
 }
 
+/// What TLS costs: each mode over TLS against the same mode in cleartext.
+pub fn tls_cost(report: &Report) -> Option<String> {
+    if report.tls_cost.is_empty() {
+        return None;
+    }
+    let rows = report
+        .tls_cost
+        .iter()
+        .map(|c| {
+            vec![
+                Cell::text(&c.site),
+                Cell::text(&c.mode),
+                Cell::text(&c.test),
+                Cell::number(
+                    c.packets as f64,
+                    &format!(
+                        "{} ({:+.1}%)",
+                        crate::report::tls::plus(c.packets),
+                        c.packets_pct
+                    ),
+                ),
+                Cell::number(
+                    c.bytes as f64,
+                    &format!(
+                        "{} ({:+.1}%)",
+                        crate::report::tls::plus(c.bytes),
+                        c.bytes_pct
+                    ),
+                ),
+                Cell::text(&format!("{} + {}", c.full_handshakes, c.resumed_handshakes)),
+                Cell::count(c.handshake_packets),
+                Cell::count(c.handshake_bytes),
+                Cell::count(c.handshake_round_trips),
+            ]
+        })
+        .collect();
+    Some(table(
+        "tls-cost",
+        &[
+            "Site",
+            "Mode",
+            "Test",
+            "Δ packets",
+            "Δ bytes",
+            "Handshakes (full + resumed)",
+            "Handshake packets",
+            "Handshake bytes",
+            "Round trips",
+        ],
+        rows,
+        Vec::new(),
+    ))
+}
+
 /// Every replay row: the deterministic figures, and the kernel's count and the times with
 /// their spread over the runs.
 pub fn replay_runs(report: &Report) -> String {
