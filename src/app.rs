@@ -228,6 +228,18 @@ fn run_replay(cfg: &ReplayConfig, config: &Config) -> Result<Status> {
     let (served, problems) = crate::replay::ServedSite::from_site(&site);
     print_problems(&site.problems, &cfg.site, config);
     print_problems(&problems, &cfg.site, config);
+    if let Some(study) = &cfg.study {
+        let result = crate::replay::study::run(&study.sizes, &cfg.replay)?;
+        if let Some(chart) = &study.chart {
+            report::write_file(chart, report::study::chart_svg(&result).as_bytes())?;
+        }
+        return print_stdout(&if cfg.json {
+            report::json::to_string(&result)
+        } else {
+            report::study::table(&result)
+        })
+        .map(|()| Status::Success);
+    }
     let replay = crate::replay::replay(&served, &cfg.replay)?;
     let text = if cfg.json {
         report::json::to_string(&replay.rows)

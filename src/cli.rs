@@ -141,6 +141,14 @@ enum TestArg {
     Validate,
 }
 
+/// `--document-sizes`: sizes in bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Sizes(Vec<u64>);
+
+fn parse_sizes(text: &str) -> std::result::Result<Sizes, String> {
+    crate::replay::study::parse_sizes(text).map(Sizes)
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum TlsArg {
     #[value(name = "1.3")]
@@ -274,6 +282,14 @@ struct ReplayArgs {
     /// Capture the replay with tcpdump into this pcap file (private namespace only).
     #[arg(long, value_name = "FILE", conflicts_with = "no_netns")]
     capture: Option<PathBuf>,
+    /// `replay` only: instead of visiting the site, redo the 1998 HTTP/HTTPS study — single
+    /// GETs of generated documents of these sizes over HTTP, TLS 1.2 and TLS 1.3, full and
+    /// resumed (`k` = 1024; `A..B` counts from A to B in steps of A).
+    #[arg(long, value_name = "SIZES", value_parser = parse_sizes)]
+    document_sizes: Option<Sizes>,
+    /// With --document-sizes: write the chart of duration against size to this SVG file.
+    #[arg(long, value_name = "FILE", requires = "document_sizes")]
+    chart: Option<PathBuf>,
 }
 
 impl ReplayArgs {
@@ -478,10 +494,24 @@ impl Cli {
             }
             Sub::Replay { site, json, replay } => {
                 require_dir(&site.site)?;
+                let study = match (&replay.document_sizes, &replay.chart) {
+                    (Some(sizes), chart) => {
+                        if let Some(chart) = chart {
+                            let dir = chart.parent().filter(|d| !d.as_os_str().is_empty());
+                            OutputPaths::for_site(&site.site, Some(dir.unwrap_or(".".as_ref())))?;
+                        }
+                        Some(crate::config::StudyConfig {
+                            sizes: sizes.0.clone(),
+                            chart: chart.clone(),
+                        })
+                    }
+                    (None, _) => None,
+                };
                 Command::Replay(Box::new(ReplayConfig {
                     site: site.site,
                     json,
                     replay: replay.options(),
+                    study,
                 }))
             }
             Sub::ReplayChild => Command::ReplayChild,
@@ -493,6 +523,13 @@ impl Cli {
                 audit,
             } => {
                 let out = OutputPaths::for_site(&site.site, out.out.as_deref())?;
+                if replay.document_sizes.is_some() {
+                    return Err(Error::Usage {
+                        message: "--document-sizes is an experiment of its own; use it with \
+                                  `webdiet replay`, not with `audit`"
+                            .to_string(),
+                    });
+                }
                 if replay.capture.is_some() {
                     return Err(Error::Usage {
                         message: "--capture records one replay; use it with `webdiet replay`, \

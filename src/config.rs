@@ -164,6 +164,18 @@ pub struct ReplayConfig {
     pub site: PathBuf,
     pub json: bool,
     pub replay: crate::replay::ReplayOptions,
+    /// `--document-sizes`: the 1998 HTTP/HTTPS study instead of the robot's visit. Default:
+    /// none.
+    pub study: Option<StudyConfig>,
+}
+
+/// `webdiet replay --document-sizes SIZES [--chart FILE]`.
+#[derive(Debug, Clone)]
+pub struct StudyConfig {
+    /// Document sizes in bytes.
+    pub sizes: Vec<u64>,
+    /// Where the SVG chart goes (checked not to be inside the site). Default: none.
+    pub chart: Option<PathBuf>,
 }
 
 /// `webdiet audit`.

@@ -141,10 +141,6 @@ pub struct TlsCounters {
     pub kernel_data_segments: u64,
     /// Bytes the record layer added to the HTTP exchange (headers, tags, close_notify).
     pub record_overhead: u64,
-    /// Time from the first SYN to the end of the client's TLS handshake, summed over
-    /// connections.
-    #[serde(skip)]
-    pub connect: std::time::Duration,
 }
 
 impl AddAssign for TlsCounters {
@@ -158,7 +154,6 @@ impl AddAssign for TlsCounters {
         self.ticket_segments += o.ticket_segments;
         self.kernel_data_segments += o.kernel_data_segments;
         self.record_overhead += o.record_overhead;
-        self.connect += o.connect;
     }
 }
 
@@ -177,6 +172,10 @@ pub struct Counters {
     pub kernel: Kernel,
     /// The TLS part (zero over cleartext TCP).
     pub tls: TlsCounters,
+    /// From each connection's SYN until it was ready for the protocol (TCP's handshake, and
+    /// TLS's over TLS), summed over the connections. Measured.
+    #[serde(skip)]
+    pub connect: std::time::Duration,
 }
 
 impl AddAssign for Counters {
@@ -188,6 +187,7 @@ impl AddAssign for Counters {
         self.model += o.model;
         self.kernel += o.kernel;
         self.tls += o.tls;
+        self.connect += o.connect;
     }
 }
 
@@ -284,8 +284,6 @@ pub struct Handshake {
     pub close_notify: bool,
     /// Data segments the kernel had counted both ways when the handshake completed.
     pub kernel_data_segments: u64,
-    /// From the first SYN to the end of the client's handshake.
-    pub connect: std::time::Duration,
 }
 
 /// One write the client made.
@@ -314,6 +312,8 @@ pub struct Meter {
     plain_up: u64,
     /// The TLS session, when the connection has one.
     pub tls: Option<Handshake>,
+    /// From the SYN until the connection was ready for the protocol.
+    pub connect: std::time::Duration,
 }
 
 impl Meter {
@@ -373,6 +373,7 @@ impl Meter {
             bytes_down: self.bytes_down,
             model: packets,
             tls,
+            connect: self.connect,
             kernel: Kernel {
                 packets_up: info.segs_out,
                 packets_down: info.segs_in,
@@ -392,7 +393,6 @@ impl Meter {
             full: u64::from(!h.resumed),
             resumed: u64::from(h.resumed),
             kernel_data_segments: h.kernel_data_segments,
-            connect: h.connect,
             ..TlsCounters::default()
         };
         for flight in &h.flights {

@@ -22,6 +22,7 @@ pub mod robot;
 pub mod row;
 pub mod served;
 pub mod server;
+pub mod study;
 mod sys;
 pub mod transport;
 
@@ -51,8 +52,10 @@ pub enum Pages {
     Index,
     /// One page, by site path (`--page`).
     One(String),
-    /// Every page in turn (`--all-pages`).
+    /// Every page in turn (`--all-pages`), summed into one row.
     All,
+    /// Every page in turn, a row each (the document-size study, [`study`]).
+    Each,
 }
 
 /// Options for [`replay`].
@@ -191,9 +194,11 @@ pub fn run_here(site: &ServedSite, opts: &ReplayOptions, method: Method) -> Resu
         opts: &server_opts,
     };
     let runs = opts.runs.max(1);
-    let page_label = match &opts.pages {
-        Pages::All => format!("{} pages", pages.len()),
-        _ => pages[0].clone(),
+    // The pages each row sums: all of them in one row, or one row per page.
+    let groups: Vec<(String, Vec<String>)> = match &opts.pages {
+        Pages::All => vec![(format!("{} pages", pages.len()), pages.clone())],
+        Pages::Each => pages.iter().map(|p| (p.clone(), vec![p.clone()])).collect(),
+        _ => vec![(pages[0].clone(), pages.clone())],
     };
     let mut rows = Vec::new();
     for &mode in &opts.modes {
@@ -207,8 +212,9 @@ pub fn run_here(site: &ServedSite, opts: &ReplayOptions, method: Method) -> Resu
             server_buffer: server_opts.buffer as u64,
             framing: client_tls.map_or(Framing::NONE, |t| t.framing),
         };
-        // measured[test] = one visit (summed over the pages) per run.
-        let mut measured: Vec<Vec<Visit>> = vec![Vec::new(); Test::ALL.len()];
+        // measured[group][test] = one visit (summed over the group's pages) per run.
+        let mut measured: Vec<Vec<Vec<Visit>>> =
+            vec![vec![Vec::new(); Test::ALL.len()]; groups.len()];
         let control = server::Control::default();
         std::thread::scope(|scope| -> Result<()> {
             let server = server::Server::start(scope, &cx, &control, spec.server, mode_server_tls)
@@ -223,26 +229,34 @@ pub fn run_here(site: &ServedSite, opts: &ReplayOptions, method: Method) -> Resu
             };
             let outcome = (|| {
                 for _ in 0..runs {
-                    let mut per_test = vec![Visit::default(); Test::ALL.len()];
-                    for page in &pages {
-                        let mut cache = robot::Cache::default();
-                        for (i, test) in Test::ALL.into_iter().enumerate() {
-                            // Each visit starts a browser session anew: its first TLS
-                            // connection makes a full handshake.
-                            connector.new_visit();
-                            let visit = spec
-                                .client
-                                .visit(&robot, &connector, page, test, &mut cache)
-                                .map_err(|e| {
-                                    format!("{} {} {}: {e}", mode.as_str(), test.as_str(), page)
+                    for (g, (_, pages)) in groups.iter().enumerate() {
+                        let mut per_test = vec![Visit::default(); Test::ALL.len()];
+                        for page in pages {
+                            let mut cache = robot::Cache::default();
+                            for (i, test) in Test::ALL.into_iter().enumerate() {
+                                // A validation needs the first visit; a first visit nothing.
+                                if !opts.tests.contains(&test) && test != Test::First {
+                                    continue;
+                                }
+                                // Each visit starts a browser session anew: its first TLS
+                                // connection makes a full handshake.
+                                connector.new_visit().map_err(|e| {
+                                    format!("{} {}: a session to resume: {e}", mode.as_str(), page)
                                 })?;
-                            per_test[i].counters += visit.counters;
-                            per_test[i].timing.first_byte += visit.timing.first_byte;
-                            per_test[i].timing.complete += visit.timing.complete;
+                                let visit = spec
+                                    .client
+                                    .visit(&robot, &connector, page, test, &mut cache)
+                                    .map_err(|e| {
+                                        format!("{} {} {}: {e}", mode.as_str(), test.as_str(), page)
+                                    })?;
+                                per_test[i].counters += visit.counters;
+                                per_test[i].timing.first_byte += visit.timing.first_byte;
+                                per_test[i].timing.complete += visit.timing.complete;
+                            }
                         }
-                    }
-                    for (i, visit) in per_test.into_iter().enumerate() {
-                        measured[i].push(visit);
+                        for (i, visit) in per_test.into_iter().enumerate() {
+                            measured[g][i].push(visit);
+                        }
                     }
                 }
                 Ok(())
@@ -260,18 +274,20 @@ pub fn run_here(site: &ServedSite, opts: &ReplayOptions, method: Method) -> Resu
             }),
             _ => None,
         };
-        for (i, test) in Test::ALL.into_iter().enumerate() {
-            if opts.tests.contains(&test) {
-                rows.push(ReplayRow::from_runs(
-                    &opts.label,
-                    &page_label,
-                    mode,
-                    test,
-                    &measured[i],
-                    &method.name,
-                    opts.mss,
-                    label.as_ref(),
-                ));
+        for ((page_label, _), measured) in groups.iter().zip(&measured) {
+            for (i, test) in Test::ALL.into_iter().enumerate() {
+                if opts.tests.contains(&test) {
+                    rows.push(ReplayRow::from_runs(
+                        &opts.label,
+                        page_label,
+                        mode,
+                        test,
+                        &measured[i],
+                        &method.name,
+                        opts.mss,
+                        label.as_ref(),
+                    ));
+                }
             }
         }
     }
@@ -291,8 +307,8 @@ fn pages(site: &ServedSite, resolver: &Resolver, which: &Pages) -> Result<Vec<St
         .map(|f| f.path.clone())
         .collect();
     match which {
-        Pages::All if html.is_empty() => Err("the site has no pages".into()),
-        Pages::All => Ok(html),
+        Pages::All | Pages::Each if html.is_empty() => Err("the site has no pages".into()),
+        Pages::All | Pages::Each => Ok(html),
         Pages::One(page) if site.resource(page).is_some() => Ok(vec![page.clone()]),
         Pages::One(page) => Err(format!("{page}: no such page in the site")),
         Pages::Index => resolver

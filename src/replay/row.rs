@@ -91,10 +91,15 @@ pub struct TimeSpread {
     pub first_byte_ms: Spread,
     /// The last byte of the last object: the page is complete.
     pub complete_ms: Spread,
-    /// Over TLS: from the first SYN to the end of the client's TLS handshake, the mean over
-    /// the visit's connections; `null` in cleartext.
+    /// From a connection's SYN until it was ready for the first request (TCP's handshake,
+    /// and TLS's over TLS), the mean over the visit's connections.
     #[serde(default)]
-    pub tls_connect_ms: Option<Spread>,
+    pub connect_ms: Spread,
+    /// For a visit on one connection: from the end of the connection's set-up (the request's
+    /// write) to the last byte, the 1998 HTTP/HTTPS study's timer; `null` for visits on
+    /// several connections.
+    #[serde(default)]
+    pub after_connect_ms: Option<Spread>,
 }
 
 /// The TLS part of a row of a mode over TLS: the handshake counted apart from the HTTP
@@ -259,10 +264,17 @@ impl ReplayRow {
             time: TimeSpread {
                 first_byte_ms: spread(&|r| r.timing.first_byte.as_secs_f64() * 1000.0),
                 complete_ms: spread(&|r| r.timing.complete.as_secs_f64() * 1000.0),
-                tls_connect_ms: tls.is_some().then(|| {
+                connect_ms: spread(&|r| {
+                    let c = r.counters.connections.max(1) as f64;
+                    r.counters.connect.as_secs_f64() * 1000.0 / c
+                }),
+                after_connect_ms: runs.iter().all(|r| r.counters.connections == 1).then(|| {
                     spread(&|r| {
-                        let c = r.counters.connections.max(1) as f64;
-                        r.counters.tls.connect.as_secs_f64() * 1000.0 / c
+                        r.timing
+                            .complete
+                            .saturating_sub(r.counters.connect)
+                            .as_secs_f64()
+                            * 1000.0
                     })
                 }),
             },
@@ -341,7 +353,8 @@ pub fn sample_row(site: &str, mode: &str, test: &str, packets: u64, bytes: u64) 
         time: TimeSpread {
             first_byte_ms: Spread::of([1.0, 1.5, 2.0]),
             complete_ms: Spread::of([11.0, 12.5, 14.0]),
-            tls_connect_ms: None,
+            connect_ms: Spread::of([0.1, 0.1, 0.2]),
+            after_connect_ms: None,
         },
         method: "netns".into(),
         mss: 1460,

@@ -91,7 +91,7 @@ impl Running<'_> {
             own,
             tls,
         };
-        connector.new_visit();
+        connector.new_visit().map_err(|e| e.to_string())?;
         mode.spec()
             .client
             .visit(&robot, &connector, "index.html", test, cache)

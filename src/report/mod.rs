@@ -7,6 +7,7 @@ pub mod markdown;
 mod model;
 pub mod opportunities;
 pub mod replay;
+pub mod study;
 pub mod summary;
 pub mod terminal;
 pub mod tls;

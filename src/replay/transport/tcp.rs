@@ -128,7 +128,6 @@ impl Connector<'_> {
                     let mut record = Handshake::default();
                     let mut read = 0;
                     tls::client_handshake(&mut stream, &mut session, &mut record, &mut read)?;
-                    record.connect = started.elapsed();
                     meter.bytes_up += record
                         .flights
                         .iter()
@@ -142,6 +141,7 @@ impl Connector<'_> {
                     Some(session)
                 }
             };
+            meter.connect = started.elapsed();
             Ok((stream, meter, tls))
         })();
         let (stream, meter, tls) = match connected {
@@ -163,11 +163,24 @@ impl Connector<'_> {
         })
     }
 
-    /// A new visit: TLS sessions from earlier visits are forgotten (no-op over TCP).
-    pub fn new_visit(&self) {
-        if let Some(tls) = self.tls {
-            tls.new_visit();
+    /// A new visit: TLS sessions from earlier visits are forgotten (no-op over TCP); with
+    /// [`TlsClient::warm`], one uncounted connection then leaves a session to resume.
+    pub fn new_visit(&self) -> std::io::Result<()> {
+        let Some(tls) = self.tls else {
+            return Ok(());
+        };
+        tls.new_visit();
+        if tls.warm {
+            let mut conn = self.connect()?;
+            // TLS 1.2 has its session when the handshake ends; 1.3's tickets follow it.
+            while !tls.has_session() {
+                if !conn.fill()? {
+                    break;
+                }
+            }
+            conn.finish();
         }
+        Ok(())
     }
 }
 

@@ -81,6 +81,11 @@ pub struct TlsOptions {
     /// How long a TLS handshake may take on the server before the connection is dropped
     /// (the slow-loris bound of the handshake). Default: 10 s.
     pub handshake_timeout: Duration,
+    /// With resumption: every visit starts with a session to resume, from an uncounted
+    /// connection made just before it (a browser back on a host it saw a moment ago; the
+    /// document-size study's "resumed" variant). Default: `false`.
+    #[serde(default)]
+    pub warm: bool,
 }
 
 impl Default for TlsOptions {
@@ -90,6 +95,7 @@ impl Default for TlsOptions {
             resumption: true,
             cipher: Cipher::AesGcm,
             handshake_timeout: Duration::from_secs(10),
+            warm: false,
         }
     }
 }
@@ -147,6 +153,8 @@ pub struct TlsClient {
     sessions: Arc<Sessions>,
     pub framing: Framing,
     resumption: bool,
+    /// Each visit starts with a session to resume ([`TlsOptions::warm`]).
+    pub warm: bool,
 }
 
 /// Why TLS could not be set up.
@@ -233,6 +241,7 @@ impl TlsSetup {
                 sessions,
                 framing: opts.framing(),
                 resumption: opts.resumption,
+                warm: opts.warm && opts.resumption,
             },
             chain_bytes,
             options: *opts,
@@ -244,6 +253,15 @@ impl TlsClient {
     /// Forgets every session: the next connection makes a full handshake (a new visit).
     pub fn new_visit(&self) {
         self.sessions.reset();
+    }
+
+    /// Whether there is a session to resume now.
+    pub fn has_session(&self) -> bool {
+        self.sessions
+            .state
+            .lock()
+            .map(|s| s.available())
+            .unwrap_or(false)
     }
 
     /// A client session for a new connection: the first of a visit goes ahead with a full
