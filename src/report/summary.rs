@@ -120,7 +120,7 @@ pub fn audit(report: &Report, out: &OutputPaths, config: &Config) -> String {
         );
         let _ = writeln!(
             s,
-            "  {:<18} {:>30}   {:>30}",
+            "  {:<23} {:>30}   {:>30}",
             "mode", "first visit: original → rewritten", "validation: original → rewritten"
         );
         for mode in super::figures::modes(report) {
@@ -153,13 +153,13 @@ pub fn audit(report: &Report, out: &OutputPaths, config: &Config) -> String {
             }
             let _ = writeln!(
                 s,
-                "  {mode:<18} {:>30}   {:>30}",
+                "  {mode:<23} {:>30}   {:>30}",
                 cell("first"),
                 cell("validate")
             );
             let _ = writeln!(
                 s,
-                "  {:<18} {:>30}   {:>30}",
+                "  {:<23} {:>30}   {:>30}",
                 "  kernel",
                 kernel("first"),
                 kernel("validate")
