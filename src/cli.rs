@@ -64,7 +64,8 @@ enum Sub {
         image: ImageArgs,
     },
     /// Serve the site on loopback and replay a first visit and a cache validation in
-    /// HTTP/1.0, persistent, pipelined and pipelined+deflate modes, counting bytes and packets.
+    /// HTTP/1.0, persistent, pipelined and pipelined+deflate modes, in cleartext and over TLS,
+    /// counting bytes and packets (or, with --document-sizes, redo the 1998 HTTP/HTTPS study).
     Replay {
         #[command(flatten)]
         site: SiteArgs,

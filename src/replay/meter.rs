@@ -441,7 +441,7 @@ impl Meter {
         // TLS its close_notify, sent at once, carries that ACK).
         p.up.control = 2;
         p.down.control = 1 + u64::from(server_closed_first);
-        p.up.acks = u64::from(server_closed_first && tls.is_none());
+        p.up.acks = u64::from(server_closed_first && !tls.is_some_and(|h| h.close_notify));
         // The client's close_notify: one segment before its FIN.
         if tls.is_some_and(|h| h.close_notify) {
             p.up.data += 1;
@@ -663,11 +663,15 @@ mod tests {
     /// A TLS 1.3 connection as the client records it: ClientHello, the server's flight, the
     /// client's Finished, then one request and its 5,000-byte answer, tickets, close_notify.
     fn tls_exchange(server_closes: bool) -> Counters {
+        tls_exchange_closing(server_closes, true)
+    }
+
+    fn tls_exchange_closing(server_closes: bool, close_notify: bool) -> Counters {
         let mut m = Meter {
             tls: Some(Handshake {
                 flights: vec![Flight::Up(222), Flight::Down(1600), Flight::Up(64)],
                 tickets: 184,
-                close_notify: true,
+                close_notify,
                 ..Handshake::default()
             }),
             ..Meter::default()
@@ -706,6 +710,10 @@ mod tests {
         assert_eq!(closed.model.down.data, open.model.down.data);
         assert_eq!(closed.model.down.control, open.model.down.control + 1);
         assert_eq!(closed.model.up.acks, open.model.up.acks);
+        // Without its close_notify (the write failed) the client ACKs the FIN on its own.
+        let silent = tls_exchange_closing(true, false);
+        assert_eq!(silent.model.up.acks, closed.model.up.acks + 1);
+        assert_eq!(silent.model.up.data, closed.model.up.data - 1);
     }
 
     #[test]

@@ -555,7 +555,8 @@ fn looks_like_tls(bytes: &[u8]) -> bool {
 }
 
 /// The client's handshake on a connected socket: writes each flight in one write, reads the
-/// server's, and records both in `record`. `deadline` bounds the whole handshake.
+/// server's, and records both in `record` (with the kernel's data segments at its end); the
+/// bytes read are added to `read_bytes`. The socket's timeouts bound each read and write.
 pub fn client_handshake(
     stream: &mut TcpStream,
     session: &mut Session,
