@@ -268,7 +268,7 @@ pub fn run_here(site: &ServedSite, opts: &ReplayOptions, method: Method) -> Resu
             (true, Some(t)) => Some(row::TlsLabel {
                 version: opts.tls.version.as_str().to_string(),
                 // Both ends allow this suite only: it is the negotiated one.
-                suite: format!("{:?}", opts.tls.suite().suite()),
+                suite: opts.tls.suite_name(),
                 resumption: opts.tls.resumption,
                 chain_bytes: t.chain_bytes.clone(),
             }),

@@ -6,8 +6,8 @@
 pub mod tcp;
 pub mod tls;
 
-pub use tcp::{Conn, Connector, OwnClients, ServerTls, TcpOptions};
-pub use tls::{Cipher, TlsOptions, TlsVersion};
+pub use tcp::{Conn, Connector, OwnClients, TcpOptions};
+pub use tls::{Cipher, ServerTls, TlsOptions, TlsVersion};
 
 #[cfg(test)]
 mod tls_tests;

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use socket2::{Domain, Protocol, Socket, Type};
 
-use super::tls::{self, Session, TlsClient};
+use super::tls::{self, ServerTls, Session, TlsClient};
 use crate::replay::meter::{Counters, Framing, Handshake, Meter, Model};
 use crate::replay::sys;
 
@@ -302,14 +302,6 @@ pub fn listen(addr: SocketAddr, tcp: &TcpOptions) -> std::io::Result<TcpListener
     socket.bind(&addr.into())?;
     socket.listen(1024)?;
     Ok(socket.into())
-}
-
-/// The server's TLS, when its connections carry TLS.
-#[derive(Debug, Clone)]
-pub struct ServerTls {
-    pub config: std::sync::Arc<rustls::ServerConfig>,
-    /// How long the whole handshake may take.
-    pub handshake_timeout: Duration,
 }
 
 /// The server's side of one connection, as a protocol's server half uses it.

@@ -114,6 +114,11 @@ impl TlsOptions {
         }
     }
 
+    /// The cipher suite's IANA name (`TLS13_AES_128_GCM_SHA256`).
+    pub fn suite_name(&self) -> String {
+        format!("{:?}", self.suite().suite())
+    }
+
     /// What the record layer adds to each record: 5 bytes of header and a 16-byte tag, plus
     /// the inner content type in TLS 1.3, plus the 8-byte explicit nonce of TLS 1.2's AES-GCM
     /// (TLS 1.2's ChaCha20 has none).
@@ -410,6 +415,14 @@ impl ClientSessionStore for Sessions {
     ) -> Option<rustls::client::Tls13ClientSessionValue> {
         self.state.lock().ok()?.tls13.pop()
     }
+}
+
+/// The server's TLS, when its connections carry TLS.
+#[derive(Debug, Clone)]
+pub struct ServerTls {
+    pub config: Arc<ServerConfig>,
+    /// How long the whole handshake may take.
+    pub handshake_timeout: Duration,
 }
 
 /// A server session for an accepted connection.
