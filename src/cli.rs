@@ -15,6 +15,7 @@ use crate::config::{
 };
 use crate::error::{Error, Result};
 use crate::inventory::AnalyzeOptions;
+use crate::output::Plan;
 use crate::replay::{Mode, Pages, ReplayOptions, Test};
 use crate::site::CrawlOptions;
 
@@ -114,9 +115,14 @@ enum Sub {
         /// Print the results as JSON on stdout.
         #[arg(long)]
         json: bool,
-        /// Where diff images go [default: out/<original directory name>/verify/].
+        /// Where diff images go [default: out/<original directory name>/verify/]. Must be a new
+        /// or empty directory, or one an earlier `verify` wrote (it has DIR/.webdiet-output).
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
+        /// Write diff images into DIR even though webdiet did not make it; they replace files
+        /// of the same name (PAGE.png), and nothing else in DIR is touched.
+        #[arg(long)]
+        force: bool,
     },
 }
 
@@ -320,8 +326,22 @@ struct SiteArgs {
 #[derive(Debug, Args)]
 struct OutArgs {
     /// Output directory [default: out/<site directory name>/]. Must not be inside the site.
+    /// webdiet replaces only what it wrote there itself (listed in DIR/.webdiet-output).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Replace DIR/site/ and DIR/report.{json,md,html} even when webdiet did not write them.
+    /// Nothing else in DIR is touched.
+    #[arg(long)]
+    force: bool,
+}
+
+impl OutArgs {
+    /// The output location, checked against the rules of [`crate::output::check`].
+    fn paths(&self, site: &std::path::Path, plan: &Plan) -> Result<OutputPaths> {
+        let paths = OutputPaths::for_site(site, self.out.as_deref(), self.force);
+        crate::output::check(&paths, plan, &[site])?;
+        Ok(paths)
+    }
 }
 
 // --- image conversion options (rewrite stage) ---
@@ -430,7 +450,7 @@ impl Cli {
                 crawl: CrawlOptions::default(),
             }),
             Sub::Rewrite { site, out, image } => {
-                let out = OutputPaths::for_site(&site.site, out.out.as_deref())?;
+                let out = out.paths(&site.site, &Plan::rewrite())?;
                 Command::Rewrite(RewriteConfig {
                     rewrite: image.rewrite_options(&out, site.analyze_options()),
                     analyze: site.analyze_options(),
@@ -455,7 +475,7 @@ impl Cli {
                 replay,
                 audit,
             } => {
-                let out = OutputPaths::for_site(&site.site, out.out.as_deref())?;
+                let out = out.paths(&site.site, &Plan::audit(audit.dry_run))?;
                 if replay.capture.is_some() {
                     return Err(Error::Usage {
                         message: "--capture records one replay; use it with `webdiet replay`, \
@@ -498,10 +518,13 @@ impl Cli {
                 pages,
                 json,
                 out,
+                force,
             } => {
                 require_dir(&original)?;
                 require_dir(&rewritten)?;
-                Command::Verify(VerifyConfig::new(original, rewritten, pages, json, out)?)
+                Command::Verify(VerifyConfig::new(
+                    original, rewritten, pages, json, out, force,
+                )?)
             }
         };
         Ok(Config {

@@ -1,11 +1,18 @@
-//! Writing the rewritten tree: everything goes into a temporary sibling of `DIR/site`, which
-//! replaces `DIR/site` by renames only when it is complete. Refuses any output location inside
-//! the input site, or containing it (the old output is deleted on success).
+//! Writing the rewritten tree: everything goes into a temporary sibling of `out_site`, which
+//! replaces `out_site` by renames only when it is complete. Refuses any output location inside
+//! the input site, or containing it (the old output is deleted on success). The command line
+//! points `out_site` into the output's staging directory (`crate::output`), which decides
+//! what may be replaced in the user's output directory.
+//!
+//! Directories are made through [`crate::output::create_dir_all`] only, so that a tree being
+//! removed on Ctrl-C cannot grow back under a worker thread.
 
 use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+use crate::output::create_dir_all;
 use crate::site::Site;
 
 /// A tree being built.
@@ -22,7 +29,7 @@ impl Staging {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        fs::create_dir_all(&parent).map_err(|e| Error::io(&parent, e))?;
+        create_dir_all(&parent).map_err(|e| Error::io(&parent, e))?;
         let parent = fs::canonicalize(&parent).map_err(|e| Error::io(&parent, e))?;
         let name = out_site
             .file_name()
@@ -43,10 +50,10 @@ impl Staging {
         Ok(Staging { dir, done: false })
     }
 
-    fn dest(&self, path: &str) -> std::io::Result<PathBuf> {
+    fn dest(&self, path: &str) -> io::Result<PathBuf> {
         let dest = self.dir.join(path);
         if let Some(parent) = dest.parent() {
-            fs::create_dir_all(parent)?;
+            create_dir_all(parent)?;
         }
         Ok(dest)
     }
@@ -57,7 +64,7 @@ impl Staging {
     }
 
     /// Copies a file of the input site unchanged.
-    pub fn copy(&self, site: &Site, path: &str) -> std::io::Result<()> {
+    pub fn copy(&self, site: &Site, path: &str) -> io::Result<()> {
         fs::copy(site.disk_path(path), self.dest(path)?).map(|_| ())
     }
 

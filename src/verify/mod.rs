@@ -328,6 +328,7 @@ fn write_diff(
     let path = diff_path(out_dir, page);
     let write_failed = |e: String| ("write-failed", format!("{}: {e}", path.display()));
     let bytes = diff::encode_png(image).map_err(write_failed)?;
+    crate::output::prepare_verify_dir(out_dir).map_err(|e| write_failed(e.to_string()))?;
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).map_err(|e| write_failed(e.to_string()))?;
     }
