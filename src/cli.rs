@@ -109,9 +109,10 @@ enum Sub {
         original: PathBuf,
         /// The rewritten site directory.
         rewritten: PathBuf,
-        /// Check at most this many pages, spread evenly over the site [default: all].
-        #[arg(long, value_name = "N")]
-        pages: Option<usize>,
+        /// Check at most this many pages (1 or more), spread evenly over the site
+        /// [default: all].
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        pages: Option<u64>,
         /// Print the results as JSON on stdout.
         #[arg(long)]
         json: bool,
@@ -522,6 +523,7 @@ impl Cli {
             } => {
                 require_dir(&original)?;
                 require_dir(&rewritten)?;
+                let pages = pages.map(|n| usize::try_from(n).unwrap_or(usize::MAX));
                 Command::Verify(VerifyConfig::new(
                     original, rewritten, pages, json, out, force,
                 )?)
