@@ -9,7 +9,7 @@ use crate::config::{
     AnalyzeConfig, AuditConfig, Command, Config, ReplayConfig, ReportConfig, ReportFormat,
     RewriteConfig, Verbosity, VerifyConfig,
 };
-use crate::error::{Error, Result};
+use crate::error::{shown, Error, Problem, Result};
 use crate::inventory;
 use crate::output::{self, Plan, Transaction};
 use crate::report;
@@ -225,19 +225,31 @@ fn run_verify(cfg: &VerifyConfig, config: &Config) -> Result<Status> {
     })
 }
 
-/// Each problem on stderr as `webdiet: SITE/PATH: message [code]`, unless `--quiet`.
-fn print_problems<P: std::fmt::Display>(problems: &[P], site: &Path, config: &Config) {
+/// Each problem on stderr as `webdiet: SITE/PATH: message [code]`, unless `--quiet`. Paths
+/// are escaped ([`shown`]); a file that several stages found unreadable is printed once (the
+/// first message for each path and code).
+fn print_problems(problems: &[Problem], site: &Path, config: &Config) {
     if config.verbosity == Verbosity::Quiet {
         return;
     }
     let prefix = if site.as_os_str().is_empty() {
         String::new()
     } else {
-        format!("{}/", site.display())
+        format!("{}/", shown(site))
     };
+    let mut seen = std::collections::BTreeSet::new();
     let mut stderr = std::io::stderr().lock();
     for problem in problems {
-        let _ = writeln!(stderr, "webdiet: {prefix}{problem}");
+        if !seen.insert((&problem.path, &problem.code)) {
+            continue;
+        }
+        let _ = writeln!(
+            stderr,
+            "webdiet: {prefix}{}: {} [{}]",
+            shown(Path::new(&problem.path)),
+            problem.message,
+            problem.code
+        );
     }
 }
 

@@ -147,10 +147,44 @@ impl From<ModeArg> for Mode {
     }
 }
 
+/// `--modes`: the replay modes, or all of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ModesArg {
+    All,
+    Http10,
+    Persistent,
+    Pipelined,
+    PipelinedDeflate,
+}
+
+impl ModesArg {
+    fn modes(self) -> Vec<Mode> {
+        let one = match self {
+            ModesArg::All => return Mode::ALL.to_vec(),
+            ModesArg::Http10 => Mode::Http10,
+            ModesArg::Persistent => Mode::Persistent,
+            ModesArg::Pipelined => Mode::Pipelined,
+            ModesArg::PipelinedDeflate => Mode::PipelinedDeflate,
+        };
+        vec![one]
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum TestArg {
+    Both,
     First,
     Validate,
+}
+
+impl TestArg {
+    fn tests(self) -> Vec<Test> {
+        match self {
+            TestArg::Both => Test::ALL.to_vec(),
+            TestArg::First => vec![Test::First],
+            TestArg::Validate => vec![Test::Validate],
+        }
+    }
 }
 
 /// `audit` only: dry run and budgets.
@@ -226,23 +260,24 @@ struct ReplayArgs {
     all_pages: bool,
     /// Modes to replay, comma-separated [default: all].
     #[arg(long, value_enum, value_delimiter = ',')]
-    modes: Vec<ModeArg>,
+    modes: Vec<ModesArg>,
     /// Tests to run, comma-separated [default: both]. A validation always follows a first visit.
     #[arg(long, value_enum, value_delimiter = ',')]
     tests: Vec<TestArg>,
-    /// Repetitions of each combination; the report gives medians.
+    /// Repetitions of each combination, 1–1000; the report gives medians.
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
     runs: u32,
-    /// Parallel connections in HTTP/1.0 mode.
+    /// Parallel connections in HTTP/1.0 mode, 1–64.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=64))]
     connections: u32,
-    /// TCP maximum segment size (payload bytes per segment).
+    /// TCP maximum segment size (payload bytes per segment), 88–65000.
     #[arg(long, default_value_t = 1460, value_parser = clap::value_parser!(u32).range(88..=65_000))]
     mss: u32,
     /// Leave Nagle's algorithm on (it is off by default, as in the 1997 study).
     #[arg(long)]
     nagle: bool,
-    /// The client's output buffer in pipelined modes, in bytes (libwww's was 1024).
+    /// The client's output buffer in pipelined modes, in bytes, 64–1048576 (libwww's was
+    /// 1024).
     #[arg(long, value_name = "BYTES", default_value_t = 1460, value_parser = clap::value_parser!(u32).range(64..=1 << 20))]
     client_buffer: u32,
     /// Let Linux ACK every segment at the start of a connection (quick-ACK mode) instead of
@@ -276,20 +311,17 @@ impl ReplayArgs {
             ..ReplayOptions::default()
         };
         if !self.modes.is_empty() {
+            let asked: Vec<Mode> = self.modes.iter().flat_map(|m| m.modes()).collect();
             opts.modes = Mode::ALL
                 .into_iter()
-                .filter(|m| self.modes.iter().any(|&arg| Mode::from(arg) == *m))
+                .filter(|m| asked.contains(m))
                 .collect();
         }
         if !self.tests.is_empty() {
+            let asked: Vec<Test> = self.tests.iter().flat_map(|t| t.tests()).collect();
             opts.tests = Test::ALL
                 .into_iter()
-                .filter(|t| {
-                    self.tests.contains(&match t {
-                        Test::First => TestArg::First,
-                        Test::Validate => TestArg::Validate,
-                    })
-                })
+                .filter(|t| asked.contains(t))
                 .collect();
         }
         opts.client.connections = self.connections as usize;
@@ -500,8 +532,15 @@ impl Cli {
                 }))
             }
             Sub::Report { report, format } => {
-                if !report.is_file() {
-                    return Err(Error::NotFound { path: report });
+                match std::fs::metadata(&report) {
+                    Ok(meta) if meta.is_dir() => {
+                        return Err(Error::ReportIsADirectory { path: report })
+                    }
+                    Ok(_) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                        return Err(Error::NotFound { path: report })
+                    }
+                    Err(e) => return Err(Error::io(report, e)),
                 }
                 Command::Report(ReportConfig {
                     json: report,

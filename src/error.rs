@@ -17,6 +17,9 @@ pub enum Error {
     NotFound { path: PathBuf },
     #[error("{}: is a file, not a site directory", shown(.path))]
     NotADirectory { path: PathBuf },
+    #[error("{}: is a directory, not a report file; `webdiet report` reads the report.json \
+             that `audit` and `rewrite` write, e.g. {}", shown(.path), shown(&.path.join("report.json")))]
+    ReportIsADirectory { path: PathBuf },
     #[error("{}: {source}", shown(.path))]
     Io {
         path: PathBuf,
@@ -63,6 +66,16 @@ impl Error {
         Error::Io {
             path: path.into(),
             source,
+        }
+    }
+
+    /// What went wrong without the path, for a [`Problem`], which names its path itself.
+    pub fn reason(&self) -> String {
+        match self {
+            Error::Io { source, .. } => source.to_string(),
+            Error::NotFound { .. } => "no such file or directory".to_string(),
+            Error::Invalid { message, .. } => message.clone(),
+            other => other.to_string(),
         }
     }
 }

@@ -8,12 +8,29 @@
 //! removed on Ctrl-C cannot grow back under a worker thread.
 
 use std::fs;
-use std::io;
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Problem, Result};
 use crate::output::create_dir_all;
 use crate::site::Site;
+
+/// Why copying a file of the input failed: the input could not be read, or the copy could
+/// not be written. They are different problems (`unreadable`, `unwritable`).
+#[derive(Debug)]
+pub(super) enum CopyError {
+    Read(io::Error),
+    Write(io::Error),
+}
+
+impl CopyError {
+    pub fn problem(&self, path: &str) -> Problem {
+        match self {
+            CopyError::Read(e) => Problem::new(path, "unreadable", e.to_string()),
+            CopyError::Write(e) => Problem::new(path, "unwritable", e.to_string()),
+        }
+    }
+}
 
 /// A tree being built.
 pub(super) struct Staging {
@@ -63,9 +80,23 @@ impl Staging {
         fs::write(self.dest(path)?, bytes)
     }
 
-    /// Copies a file of the input site unchanged.
-    pub fn copy(&self, site: &Site, path: &str) -> io::Result<()> {
-        fs::copy(site.disk_path(path), self.dest(path)?).map(|_| ())
+    /// Copies a file of the input site unchanged, with its permission bits.
+    pub fn copy(&self, site: &Site, path: &str) -> std::result::Result<(), CopyError> {
+        let mut from = fs::File::open(site.disk_path(path)).map_err(CopyError::Read)?;
+        let permissions = from.metadata().map_err(CopyError::Read)?.permissions();
+        let dest = self.dest(path).map_err(CopyError::Write)?;
+        let mut to = fs::File::create(&dest).map_err(CopyError::Write)?;
+        let mut buf = vec![0; 64 * 1024];
+        loop {
+            let n = match from.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(CopyError::Read(e)),
+            };
+            to.write_all(&buf[..n]).map_err(CopyError::Write)?;
+        }
+        to.set_permissions(permissions).map_err(CopyError::Write)
     }
 
     /// Moves the finished tree to `out_site`, replacing what was there.
