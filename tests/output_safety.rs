@@ -415,6 +415,7 @@ fn the_unfinished_output_of_a_killed_run_is_removed_by_the_next() {
         .spawn()
         .unwrap();
     let staging = wait_for_staging(&out, &mut child);
+    std::thread::sleep(Duration::from_millis(300));
     child.kill().unwrap(); // SIGKILL: nothing can clean up
     child.wait().unwrap();
     assert!(out.join(&staging).exists(), "SIGKILL cannot be handled");
