@@ -15,6 +15,7 @@ use crate::config::{
 };
 use crate::error::{Error, Result};
 use crate::inventory::AnalyzeOptions;
+use crate::output::Plan;
 use crate::replay::{Mode, Pages, ReplayOptions, Test};
 use crate::site::CrawlOptions;
 
@@ -108,15 +109,21 @@ enum Sub {
         original: PathBuf,
         /// The rewritten site directory.
         rewritten: PathBuf,
-        /// Check at most this many pages, spread evenly over the site [default: all].
-        #[arg(long, value_name = "N")]
-        pages: Option<usize>,
+        /// Check at most this many pages (1 or more), spread evenly over the site
+        /// [default: all].
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        pages: Option<u64>,
         /// Print the results as JSON on stdout.
         #[arg(long)]
         json: bool,
-        /// Where diff images go [default: out/<original directory name>/verify/].
+        /// Where diff images go [default: out/<original directory name>/verify/]. Must be a new
+        /// or empty directory, or one an earlier `verify` wrote (it has DIR/.webdiet-output).
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
+        /// Write diff images into DIR even though webdiet did not make it; they replace files
+        /// of the same name (PAGE.png), and nothing else in DIR is touched.
+        #[arg(long)]
+        force: bool,
     },
 }
 
@@ -137,8 +144,19 @@ enum ModeChoice {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum TestArg {
+    Both,
     First,
     Validate,
+}
+
+impl TestArg {
+    fn tests(self) -> Vec<Test> {
+        match self {
+            TestArg::Both => Test::ALL.to_vec(),
+            TestArg::First => vec![Test::First],
+            TestArg::Validate => vec![Test::Validate],
+        }
+    }
 }
 
 /// `audit` only: dry run and budgets.
@@ -214,19 +232,20 @@ struct ReplayArgs {
     /// Tests to run, comma-separated [default: both]. A validation always follows a first visit.
     #[arg(long, value_enum, value_delimiter = ',')]
     tests: Vec<TestArg>,
-    /// Repetitions of each combination; the report gives medians.
+    /// Repetitions of each combination, 1–1000; the report gives medians.
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
     runs: u32,
-    /// Parallel connections in HTTP/1.0 mode.
+    /// Parallel connections in HTTP/1.0 mode, 1–64.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=64))]
     connections: u32,
-    /// TCP maximum segment size (payload bytes per segment).
+    /// TCP maximum segment size (payload bytes per segment), 88–65000.
     #[arg(long, default_value_t = 1460, value_parser = clap::value_parser!(u32).range(88..=65_000))]
     mss: u32,
     /// Leave Nagle's algorithm on (it is off by default, as in the 1997 study).
     #[arg(long)]
     nagle: bool,
-    /// The client's output buffer in pipelined modes, in bytes (libwww's was 1024).
+    /// The client's output buffer in pipelined modes, in bytes, 64–1048576 (libwww's was
+    /// 1024).
     #[arg(long, value_name = "BYTES", default_value_t = 1460, value_parser = clap::value_parser!(u32).range(64..=1 << 20))]
     client_buffer: u32,
     /// Let Linux ACK every segment at the start of a connection (quick-ACK mode) instead of
@@ -266,14 +285,10 @@ impl ReplayArgs {
                 .collect();
         }
         if !self.tests.is_empty() {
+            let asked: Vec<Test> = self.tests.iter().flat_map(|t| t.tests()).collect();
             opts.tests = Test::ALL
                 .into_iter()
-                .filter(|t| {
-                    self.tests.contains(&match t {
-                        Test::First => TestArg::First,
-                        Test::Validate => TestArg::Validate,
-                    })
-                })
+                .filter(|t| asked.contains(t))
                 .collect();
         }
         opts.client.connections = self.connections as usize;
@@ -314,8 +329,22 @@ struct SiteArgs {
 #[derive(Debug, Args)]
 struct OutArgs {
     /// Output directory [default: out/<site directory name>/]. Must not be inside the site.
+    /// webdiet replaces only what it wrote there itself (listed in DIR/.webdiet-output).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Replace DIR/site/ and DIR/report.{json,md,html} even when webdiet did not write them.
+    /// Nothing else in DIR is touched.
+    #[arg(long)]
+    force: bool,
+}
+
+impl OutArgs {
+    /// The output location, checked against the rules of [`crate::output::check`].
+    fn paths(&self, site: &std::path::Path, plan: &Plan) -> Result<OutputPaths> {
+        let paths = OutputPaths::for_site(site, self.out.as_deref(), self.force);
+        crate::output::check(&paths, plan, &[site])?;
+        Ok(paths)
+    }
 }
 
 // --- image conversion options (rewrite stage) ---
@@ -424,7 +453,7 @@ impl Cli {
                 crawl: CrawlOptions::default(),
             }),
             Sub::Rewrite { site, out, image } => {
-                let out = OutputPaths::for_site(&site.site, out.out.as_deref())?;
+                let out = out.paths(&site.site, &Plan::rewrite())?;
                 Command::Rewrite(RewriteConfig {
                     rewrite: image.rewrite_options(&out, site.analyze_options()),
                     analyze: site.analyze_options(),
@@ -449,7 +478,7 @@ impl Cli {
                 replay,
                 audit,
             } => {
-                let out = OutputPaths::for_site(&site.site, out.out.as_deref())?;
+                let out = out.paths(&site.site, &Plan::audit(audit.dry_run))?;
                 if replay.capture.is_some() {
                     return Err(Error::Usage {
                         message: "--capture records one replay; use it with `webdiet replay`, \
@@ -473,8 +502,15 @@ impl Cli {
                 }))
             }
             Sub::Report { report, format } => {
-                if !report.is_file() {
-                    return Err(Error::NotFound { path: report });
+                match std::fs::metadata(&report) {
+                    Ok(meta) if meta.is_dir() => {
+                        return Err(Error::ReportIsADirectory { path: report })
+                    }
+                    Ok(_) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                        return Err(Error::NotFound { path: report })
+                    }
+                    Err(e) => return Err(Error::io(report, e)),
                 }
                 Command::Report(ReportConfig {
                     json: report,
@@ -492,10 +528,14 @@ impl Cli {
                 pages,
                 json,
                 out,
+                force,
             } => {
                 require_dir(&original)?;
                 require_dir(&rewritten)?;
-                Command::Verify(VerifyConfig::new(original, rewritten, pages, json, out)?)
+                let pages = pages.map(|n| usize::try_from(n).unwrap_or(usize::MAX));
+                Command::Verify(VerifyConfig::new(
+                    original, rewritten, pages, json, out, force,
+                )?)
             }
         };
         Ok(Config {

@@ -46,7 +46,7 @@ pub fn audit(report: &Report, out: &OutputPaths, config: &Config) -> String {
     let mut s = String::new();
     let target = match &report.site.rewritten {
         Some(dir) => format!("→ {dir}"),
-        None => "(dry run: nothing written)".to_string(),
+        None => "(dry run: reports only, no rewritten site kept)".to_string(),
     };
     let _ = writeln!(
         s,

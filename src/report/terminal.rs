@@ -228,25 +228,33 @@ pub fn rewrite(report: &super::Report, json: &std::path::Path, config: &Config) 
 /// The `verify` summary: pages checked, identical, the worst page; every differing page when
 /// verbose (the worst ten otherwise).
 pub fn verify(report: &crate::verify::VerifyReport, config: &Config) -> String {
+    let differs = report.pages.iter().any(|p| p.differing_pixels > 0)
+        || !report.problems.is_empty()
+        || !report.missing_in_rewritten.is_empty();
     let verdict = if report.all_identical() {
         "renders identically"
-    } else {
+    } else if differs {
         "RENDERING CHANGED"
+    } else {
+        "NOT VERIFIED"
     };
+    let reasons: String = report.incomplete.iter().map(|r| format!("{r}\n")).collect();
     if config.verbosity == Verbosity::Quiet {
-        return format!("{}\n", bold(verdict, config));
+        return format!("{reasons}{}\n", bold(verdict, config));
     }
     let mut out = String::new();
     let checked = report.pages.len();
     let identical = report.identical();
-    let _ = writeln!(
-        out,
-        "{} vs {}: {checked} of {} page{} checked, {identical} pixel-identical",
-        bold(&report.original.display().to_string(), config),
-        report.rewritten.display(),
-        report.pages_in_both,
-        plural(report.pages_in_both),
-    );
+    if checked > 0 {
+        let _ = writeln!(
+            out,
+            "{} vs {}: {checked} of {} page{} checked, {identical} pixel-identical",
+            bold(&report.original.display().to_string(), config),
+            report.rewritten.display(),
+            report.pages_in_both,
+            plural(report.pages_in_both),
+        );
+    }
     let mut differing: Vec<_> = report
         .pages
         .iter()
@@ -306,6 +314,7 @@ pub fn verify(report: &crate::verify::VerifyReport, config: &Config) -> String {
             plural(report.problems.len())
         );
     }
+    out.push_str(&reasons);
     let _ = writeln!(out, "{}", bold(verdict, config));
     out
 }
