@@ -59,7 +59,7 @@ fn run_analyze(cfg: &AnalyzeConfig, config: &Config) -> Result<Status> {
     let text = if cfg.json {
         report::json::to_string(&inventory)
     } else {
-        report::terminal::inventory(&inventory, config)
+        report::terminal::inventory(&inventory, &config.text_style())
     };
     print_stdout(&text)?;
     Ok(Status::Success)
@@ -90,7 +90,7 @@ fn run_rewrite(cfg: &RewriteConfig, config: &Config) -> Result<Status> {
     print_stdout(&report::terminal::rewrite(
         &report,
         &cfg.out.report_json(),
-        config,
+        &config.text_style(),
     ))?;
     Ok(Status::Success)
 }
@@ -126,13 +126,17 @@ fn run_audit(cfg: &AuditConfig, config: &Config) -> Result<Status> {
         print_stdout(&report::terminal::rewrite(
             &report,
             &cfg.out.report_json(),
-            config,
+            &config.text_style(),
         ))?;
     }
     if config.verbosity != Verbosity::Quiet {
-        print_stdout(&report::summary::audit(&report, &cfg.out, config))?;
+        print_stdout(&report::summary::audit(
+            &report,
+            &cfg.out.report_json(),
+            &config.text_style(),
+        ))?;
     } else {
-        print_stdout(&report::summary::budgets(&report, config))?;
+        print_stdout(&report::summary::budgets(&report, &config.text_style()))?;
     }
     Ok(if report.budgets.iter().all(|b| b.passed) {
         Status::Success
@@ -158,12 +162,8 @@ fn run_report(cfg: &ReportConfig, config: &Config) -> Result<Status> {
             ),
         });
     }
-    let out = crate::config::OutputPaths {
-        dir: cfg.json.parent().unwrap_or(Path::new(".")).to_path_buf(),
-        force: false,
-    };
     let text = match cfg.format {
-        ReportFormat::Text => report::summary::audit(&report, &out, config),
+        ReportFormat::Text => report::summary::audit(&report, &cfg.json, &config.text_style()),
         ReportFormat::Markdown => report::markdown::render(&report),
         ReportFormat::Html => report::html::render(&report),
         ReportFormat::Json => report::json::to_string(&report),
@@ -216,7 +216,7 @@ fn run_verify(cfg: &VerifyConfig, config: &Config) -> Result<Status> {
     let text = if cfg.json {
         report::json::to_string(&report)
     } else {
-        report::terminal::verify(&report, config)
+        report::terminal::verify(&report, &config.text_style())
     };
     print_stdout(&text)?;
     Ok(if report.all_identical() {

@@ -9,14 +9,7 @@ use crate::output::{self, Plan};
 use crate::site::CrawlOptions;
 use crate::verify::VerifyOptions;
 
-/// How much the terminal output says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Verbosity {
-    Quiet,
-    #[default]
-    Normal,
-    Verbose,
-}
+pub use crate::report::Verbosity;
 
 pub use crate::output::OutputPaths;
 
@@ -133,6 +126,16 @@ pub enum Command {
     Pending {
         command: &'static str,
     },
+}
+
+impl Config {
+    /// How the text exporters should write for this run.
+    pub fn text_style(&self) -> crate::report::TextStyle {
+        crate::report::TextStyle {
+            color: self.color,
+            verbosity: self.verbosity,
+        }
+    }
 }
 
 /// The whole configuration of one run.

@@ -9,6 +9,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+/// How to install what the render check needs (the `ChromiumMissing` message says it).
+pub const CHROMIUM_INSTALL_HINT: &str = "install it with `apt-get install chromium \
+     fonts-dejavu-core fonts-liberation`, or set WEBDIET_CHROMIUM to the browser binary";
+
 /// A failure that stops the command. Every variant names the path it is about, printed with
 /// [`shown`] (bytes that are not UTF-8 appear as `\xNN`, never as `�`).
 #[derive(Debug, thiserror::Error)]
@@ -51,7 +55,7 @@ pub enum Error {
     NoSuchPage { path: PathBuf },
     #[error("{}: {message}", shown(.path))]
     Invalid { path: PathBuf, message: String },
-    #[error("{}: Chromium not found; {hint}", shown(.path), hint = crate::verify::browser::INSTALL_HINT)]
+    #[error("{}: Chromium not found; {hint}", shown(.path), hint = CHROMIUM_INSTALL_HINT)]
     ChromiumMissing { path: PathBuf },
     #[error("{}: Chromium did not start: {message}", shown(.path))]
     ChromiumFailed { path: PathBuf, message: String },

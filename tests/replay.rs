@@ -314,3 +314,48 @@ fn other_clients_holding_connections_cannot_knock_the_replay_over() {
     let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(rows.len(), 8);
 }
+
+#[test]
+fn the_namespace_child_does_not_outlive_a_terminated_replay() {
+    let (site, _guard) = microscape();
+    let mut parent = Command::new(BIN)
+        .arg("replay")
+        .arg(&site)
+        .args(["--runs", "1000", "--json"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let children = format!("/proc/{0}/task/{0}/children", parent.id());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let child: u32 = loop {
+        let listed = std::fs::read_to_string(&children).unwrap_or_default();
+        if let Some(pid) = listed.split_whitespace().next() {
+            break pid.parse().unwrap();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no replay child appeared"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    // SIGTERM to the parent alone, as a supervisor would send it.
+    let status = Command::new("kill")
+        .args(["-TERM", &parent.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    parent.wait().unwrap();
+    let alive = |pid: u32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .is_ok_and(|stat| !stat.split(") ").nth(1).unwrap_or("").starts_with('Z'))
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while alive(child) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the replay child {child} is still running after its parent was terminated"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}

@@ -128,6 +128,9 @@ impl Drop for Scratch {
 /// The child's body: enter the namespace (before any thread exists), set up `lo`, replay, print.
 /// Returns the process exit code.
 pub fn child_main() -> i32 {
+    if !sys::die_with_parent() {
+        return 2;
+    }
     // Reading stdin creates no thread: the process is still single-threaded for `unshare`.
     let request: ChildRequest = match serde_json::from_reader(std::io::stdin().lock()) {
         Ok(r) => r,

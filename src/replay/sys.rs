@@ -71,6 +71,19 @@ pub fn unshare(user: bool) -> io::Result<()> {
     Ok(())
 }
 
+/// Asks the kernel to kill this process when its parent dies (`PR_SET_PDEATHSIG`), so that a
+/// replay child never outlives the `webdiet` that started it (a SIGTERM to the parent alone,
+/// say). Returns false when the parent is already gone.
+pub fn die_with_parent() -> bool {
+    // SAFETY: getppid cannot fail and touches no memory.
+    let parent = unsafe { libc::getppid() };
+    // SAFETY: prctl with PR_SET_PDEATHSIG takes a signal number and touches no memory.
+    unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) };
+    // The parent may have died before the call: then we were re-parented.
+    // SAFETY: as above.
+    unsafe { libc::getppid() == parent }
+}
+
 /// The real user and group ids, for the new user namespace's id maps.
 pub fn ids() -> (u32, u32) {
     // SAFETY: getuid/getgid cannot fail and touch no memory.

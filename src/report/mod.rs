@@ -15,6 +15,23 @@ pub use model::{
     RewriteSummary, SiteInfo, Tool, SCHEMA_VERSION,
 };
 
+/// How much the terminal output says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Verbosity {
+    Quiet,
+    #[default]
+    Normal,
+    Verbose,
+}
+
+/// How the text exporters write: colours, and how much detail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TextStyle {
+    /// ANSI colours. Default: off.
+    pub color: bool,
+    pub verbosity: Verbosity,
+}
+
 /// `1234567` → `1,234,567`.
 pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
