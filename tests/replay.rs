@@ -330,8 +330,12 @@ fn the_namespace_child_does_not_outlive_a_terminated_replay() {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     let child: u32 = loop {
         let listed = std::fs::read_to_string(&children).unwrap_or_default();
+        // Wait until the child runs the replay (it has exec'd into `__replay-child`).
         if let Some(pid) = listed.split_whitespace().next() {
-            break pid.parse().unwrap();
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            if String::from_utf8_lossy(&cmdline).contains("__replay-child") {
+                break pid.parse().unwrap();
+            }
         }
         assert!(
             std::time::Instant::now() < deadline,
@@ -339,6 +343,7 @@ fn the_namespace_child_does_not_outlive_a_terminated_replay() {
         );
         std::thread::sleep(std::time::Duration::from_millis(20));
     };
+    std::thread::sleep(std::time::Duration::from_millis(200));
     // SIGTERM to the parent alone, as a supervisor would send it.
     let status = Command::new("kill")
         .args(["-TERM", &parent.id().to_string()])

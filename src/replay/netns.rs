@@ -20,6 +20,9 @@ use crate::site::{self, CrawlOptions};
 /// The hidden subcommand that runs the child.
 pub const CHILD_COMMAND: &str = "__replay-child";
 
+/// The environment variable that tells the child its parent's process id.
+const PARENT_ENV: &str = "WEBDIET_REPLAY_PARENT";
+
 /// Exit code of a child that could not enter a namespace.
 const UNAVAILABLE: i32 = 3;
 
@@ -60,6 +63,7 @@ pub fn run_in_child(site: &ServedSite, opts: &ReplayOptions) -> Result<Replay, C
     };
     let mut child = Command::new(&exe)
         .arg(CHILD_COMMAND)
+        .env(PARENT_ENV, std::process::id().to_string())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -128,8 +132,14 @@ impl Drop for Scratch {
 /// The child's body: enter the namespace (before any thread exists), set up `lo`, replay, print.
 /// Returns the process exit code.
 pub fn child_main() -> i32 {
-    if !sys::die_with_parent() {
-        return 2;
+    let parent = std::env::var(PARENT_ENV)
+        .ok()
+        .and_then(|pid| pid.parse().ok());
+    if let Some(parent) = parent {
+        if !sys::die_with_parent(parent) {
+            eprintln!("the webdiet that started this replay is gone");
+            return 2;
+        }
     }
     // Reading stdin creates no thread: the process is still single-threaded for `unshare`.
     let request: ChildRequest = match serde_json::from_reader(std::io::stdin().lock()) {

@@ -73,15 +73,14 @@ pub fn unshare(user: bool) -> io::Result<()> {
 
 /// Asks the kernel to kill this process when its parent dies (`PR_SET_PDEATHSIG`), so that a
 /// replay child never outlives the `webdiet` that started it (a SIGTERM to the parent alone,
-/// say). Returns false when the parent is already gone.
-pub fn die_with_parent() -> bool {
-    // SAFETY: getppid cannot fail and touches no memory.
-    let parent = unsafe { libc::getppid() };
+/// say). Returns false when `parent` (the process id the parent gave us) is already gone: the
+/// kernel re-parented us before the call, and the signal will never come.
+pub fn die_with_parent(parent: u32) -> bool {
     // SAFETY: prctl with PR_SET_PDEATHSIG takes a signal number and touches no memory.
     unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) };
-    // The parent may have died before the call: then we were re-parented.
-    // SAFETY: as above.
-    unsafe { libc::getppid() == parent }
+    // SAFETY: getppid cannot fail and touches no memory.
+    let now = unsafe { libc::getppid() };
+    u32::try_from(now).is_ok_and(|now| now == parent)
 }
 
 /// The real user and group ids, for the new user namespace's id maps.
