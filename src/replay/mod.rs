@@ -10,6 +10,7 @@
 
 pub mod client;
 pub mod http;
+pub mod link;
 pub mod meter;
 pub mod netns;
 pub mod served;
