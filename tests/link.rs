@@ -18,6 +18,13 @@ use std::time::{Duration, Instant};
 
 use webdiet::replay::link::{self, Emulator, EmulatorOptions, Link, LinkSpec};
 
+/// Timing tests take turns: on 2 cores, emulators of parallel tests (each with real-time
+/// threads) would measure each other.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true")
 }
@@ -107,6 +114,7 @@ fn handshake_ms(link: &str) -> Option<f64> {
 
 #[test]
 fn a_tcp_handshake_takes_one_rtt() {
+    let _turn = one_at_a_time();
     for rtt in [20.0, 75.0, 200.0] {
         let link = if rtt == 75.0 {
             // The 1997 WAN: its 1.544 Mbit/s adds 2 × 52 bytes of SYN and SYN-ACK, 0.5 ms.
@@ -163,6 +171,7 @@ fn goodput(link: &str) -> Option<f64> {
 
 #[test]
 fn a_bulk_transfer_runs_at_the_rate_times_the_wire_efficiency() {
+    let _turn = one_at_a_time();
     // Full segments: 1460 bytes of payload in 1500-byte IP packets (timestamps off).
     let efficiency = 1460.0 / 1500.0;
     for rate in [2_000_000.0, 10_000_000.0] {
@@ -262,6 +271,7 @@ fn binomial_99(n: u64, p: f64) -> (u64, u64) {
 
 #[test]
 fn random_loss_stays_in_its_binomial_bounds_and_repeats_with_its_seed() {
+    let _turn = one_at_a_time();
     let link = "loss=1%";
     let Some(first) = lost_datagrams(link, 7) else {
         return;
@@ -281,6 +291,7 @@ fn random_loss_stays_in_its_binomial_bounds_and_repeats_with_its_seed() {
 
 #[test]
 fn a_full_queue_drops_and_counts_separately_from_losses() {
+    let _turn = one_at_a_time();
     let Some(emulator) = start("rate=1mbit,queue=10", 1) else {
         return;
     };
@@ -320,6 +331,7 @@ fn a_full_queue_drops_and_counts_separately_from_losses() {
 
 #[test]
 fn nothing_is_routed_beyond_the_peer() {
+    let _turn = one_at_a_time();
     let Some(emulator) = start("rtt=2ms", 1) else {
         return;
     };
@@ -424,6 +436,7 @@ fn count_capture(file: &std::path::Path) -> (u64, u64, u64) {
 
 #[test]
 fn a_capture_on_the_client_device_matches_the_counters_and_tcp_info() {
+    let _turn = one_at_a_time();
     if !tcpdump_available() {
         return;
     }
@@ -479,4 +492,80 @@ fn a_capture_on_the_client_device_matches_the_counters_and_tcp_info() {
         "capture vs emulator, down"
     );
     assert_eq!(tcp.total_retrans, 0);
+    assert_eq!(
+        tcp.snd_mss, 1460,
+        "MTU 1500, timestamps off: full segments carry 1460 bytes"
+    );
+}
+
+#[test]
+fn each_end_is_set_up_like_the_replay_loopback_without_touching_the_host() {
+    let _turn = one_at_a_time();
+    let host = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_timestamps").unwrap();
+    let Some(emulator) = start("rtt=2ms", 1) else {
+        return;
+    };
+    let inside = client(&emulator, || {
+        std::fs::read_to_string("/proc/sys/net/ipv4/tcp_timestamps").unwrap()
+    });
+    assert_eq!(
+        inside.trim(),
+        "0",
+        "TCP timestamps off in the client namespace"
+    );
+    let after = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_timestamps").unwrap();
+    assert_eq!(after, host, "the host's setting is untouched");
+    let (c, s) = emulator.setup();
+    assert_eq!((c.mtu, s.mtu), (1500, 1500));
+    assert_eq!(
+        (c.tcp_timestamps, s.tcp_timestamps),
+        (Some(false), Some(false))
+    );
+    // The kernel keeps scatter-gather on for TUN devices; TSO, GSO and GRO go off.
+    for end in [c, s] {
+        assert!(
+            end.offloads_on.iter().all(|o| o == "sg"),
+            "{}: {:?}",
+            end.device,
+            end.offloads_on
+        );
+    }
+    let text = emulator.describe();
+    assert!(
+        text.contains("198.18.0.1") && text.contains("TCP timestamps off"),
+        "{text}"
+    );
+}
+
+/// Writes a Mahimahi trace: `per_burst` opportunities at the same millisecond, every `every`
+/// ms, for one second.
+fn bursty_trace(dir: &std::path::Path, name: &str, per_burst: usize, every: u64) -> String {
+    let mut text = String::new();
+    for ms in (every..=1000).step_by(every as usize) {
+        for _ in 0..per_burst {
+            text.push_str(&format!("{ms}\n"));
+        }
+    }
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn a_trace_link_runs_at_the_trace_s_mean_rate() {
+    let _turn = one_at_a_time();
+    let dir = tempfile::tempdir().unwrap();
+    // Down: 4 packets every 4 ms = 12 Mbit/s on average, in bursts. Up: 1 per ms.
+    let down = bursty_trace(dir.path(), "down", 4, 4);
+    let up = bursty_trace(dir.path(), "up", 1, 1);
+    let link = format!("trace:{up},{down},rtt=2ms,queue=1000");
+    let Some(measured) = goodput(&link) else {
+        return;
+    };
+    let expected = 12_000_000.0 * 1460.0 / 1500.0;
+    eprintln!("trace: {measured:.0} bit/s, expected {expected:.0}");
+    assert!(
+        (measured / expected - 1.0).abs() <= 0.05,
+        "{measured:.0} bit/s, expected {expected:.0} ± 5%"
+    );
 }

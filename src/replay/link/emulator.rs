@@ -256,10 +256,10 @@ impl Emulator {
                 text.push_str(&format!(", forwarder at normal priority ({why})"))
             }
         }
-        if c.timestamps_set && s.timestamps_set {
-            text.push_str(", TCP timestamps as set");
-        } else {
-            text.push_str(", TCP timestamps left at the kernel default");
+        match (c.tcp_timestamps, s.tcp_timestamps) {
+            (Some(false), Some(false)) => text.push_str(", TCP timestamps off"),
+            (Some(true), Some(true)) => text.push_str(", TCP timestamps on"),
+            _ => text.push_str(", TCP timestamps could not be set (kernel default)"),
         }
         text
     }

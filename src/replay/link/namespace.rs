@@ -72,8 +72,9 @@ pub struct EndSetup {
     pub mtu: u32,
     /// Offloads the kernel would not turn off (empty when all are off).
     pub offloads_on: Vec<String>,
-    /// Whether `net.ipv4.tcp_timestamps` in this namespace is as asked.
-    pub timestamps_set: bool,
+    /// `net.ipv4.tcp_timestamps` in this namespace as set, or `None` when the kernel refused
+    /// (the default, on, then applies).
+    pub tcp_timestamps: Option<bool>,
 }
 
 /// One end: its namespace, its TUN device, and what was set.
@@ -117,11 +118,12 @@ fn make_end_here(config: &EndConfig) -> Result<End, LinkError> {
     for path in ["all", "default"] {
         let _ = std::fs::write(format!("/proc/sys/net/ipv6/conf/{path}/disable_ipv6"), "1");
     }
-    let timestamps_set = std::fs::write(
+    let tcp_timestamps = std::fs::write(
         "/proc/sys/net/ipv4/tcp_timestamps",
         if config.timestamps { "1" } else { "0" },
     )
-    .is_ok();
+    .is_ok()
+    .then_some(config.timestamps);
     sys::link_up("lo", None).map_err(step("lo: bring up".into()))?;
     let tun = sys::open_tun(config.device).map_err(step(format!(
         "/dev/net/tun: create TUN device {}",
@@ -150,7 +152,7 @@ fn make_end_here(config: &EndConfig) -> Result<End, LinkError> {
             peer: config.peer,
             mtu: config.mtu,
             offloads_on: offloads_on.into_iter().map(String::from).collect(),
-            timestamps_set,
+            tcp_timestamps,
         },
     })
 }

@@ -272,6 +272,8 @@ pub struct TcpSegments {
     pub unacked: u32,
     /// Retransmitted segments over the connection's life (`tcpi_total_retrans`).
     pub total_retrans: u32,
+    /// Payload bytes of a full segment, after TCP options (`tcpi_snd_mss`).
+    pub snd_mss: u32,
 }
 
 /// Reads `TCP_INFO` from a TCP socket.
@@ -295,6 +297,7 @@ pub fn tcp_segments(socket: &impl AsRawFd) -> io::Result<TcpSegments> {
         segs_in: u64::from(info.tcpi_segs_in),
         unacked: info.tcpi_unacked,
         total_retrans: info.tcpi_total_retrans,
+        snd_mss: info.tcpi_snd_mss,
     })
 }
 
