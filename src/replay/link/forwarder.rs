@@ -43,11 +43,12 @@ pub struct DirectionCounters {
 impl DirectionCounters {
     /// Packets accepted but not yet released (held for their release time).
     pub fn in_flight(&self) -> u64 {
-        self.arrived_packets
-            - self.forwarded_packets
-            - self.queue_drop_packets
-            - self.lost_packets
-            - self.write_failures
+        self.arrived_packets.saturating_sub(
+            self.forwarded_packets
+                + self.queue_drop_packets
+                + self.lost_packets
+                + self.write_failures,
+        )
     }
 }
 
@@ -91,7 +92,8 @@ pub struct SharedCounters {
 impl SharedCounters {
     pub fn snapshot(&self) -> DirectionCounters {
         let get = |a: &AtomicU64| a.load(Ordering::Acquire);
-        // Outcomes first, arrivals last: a snapshot never shows more outcomes than arrivals.
+        // Outcomes first, arrivals last (the lane counts an arrival before its outcome): a
+        // snapshot never shows more outcomes than arrivals.
         let forwarded_packets = get(&self.forwarded_packets);
         let forwarded_bytes = get(&self.forwarded_bytes);
         let queue_drop_packets = get(&self.queue_drop_packets);
@@ -191,6 +193,10 @@ impl Lane {
             let now = sys::monotonic_ns();
             let bytes = len as u64;
             let c = &self.counters;
+            // Arrivals before outcomes, so a snapshot (outcomes read first) never shows more
+            // outcomes than arrivals.
+            SharedCounters::add(&c.arrived_packets, 1);
+            SharedCounters::add(&c.arrived_bytes, bytes);
             match self
                 .shaper
                 .offer(now.saturating_sub(self.epoch_ns), len as u32)
@@ -208,8 +214,6 @@ impl Lane {
                     SharedCounters::add(&c.queue_drop_bytes, bytes);
                 }
             }
-            SharedCounters::add(&c.arrived_bytes, bytes);
-            SharedCounters::add(&c.arrived_packets, 1);
         }
     }
 
