@@ -139,7 +139,7 @@ pub fn valid_forms() -> String {
 
 /// Why a `--link` or `--sweep` text was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("--{flag} {input}: {reason}\n  {forms}", forms = valid_forms())]
+#[error("{flag} {input}: {reason}\n  {forms}", forms = valid_forms())]
 pub struct SpecError {
     /// `link` or `sweep`.
     pub flag: &'static str,
