@@ -6,8 +6,8 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use crate::config::{
-    AnalyzeConfig, AuditConfig, Command, Config, ReplayConfig, ReportConfig, ReportFormat,
-    RewriteConfig, Verbosity, VerifyConfig,
+    AnalyzeConfig, AuditConfig, Command, Config, LinksConfig, ReplayConfig, ReportConfig,
+    ReportFormat, RewriteConfig, Verbosity, VerifyConfig,
 };
 use crate::error::{shown, Error, Problem, Result};
 use crate::inventory;
@@ -45,6 +45,7 @@ pub fn run(config: &Config) -> Result<Status> {
         Command::Report(cfg) => run_report(cfg, config),
         Command::Verify(verify) => run_verify(verify, config),
         Command::Replay(replay) => run_replay(replay, config),
+        Command::Links(links) => run_links(links),
         // The child's exit code is its protocol with the parent (3 = no namespace here), so it
         // leaves directly; its output is already flushed.
         Command::ReplayChild => std::process::exit(crate::replay::netns::child_main()),
@@ -304,5 +305,20 @@ fn run_replay(cfg: &ReplayConfig, config: &Config) -> Result<Status> {
         text
     };
     print_stdout(&text)?;
+    Ok(Status::Success)
+}
+
+/// `webdiet links`: the profiles, or the given links, as a table or JSON.
+fn run_links(cfg: &LinksConfig) -> Result<Status> {
+    use crate::replay::link::listing;
+    let links = match &cfg.links {
+        None => listing::profiles(),
+        Some(links) => links.iter().map(listing::listing).collect(),
+    };
+    print_stdout(&if cfg.json {
+        report::json::to_string(&links)
+    } else {
+        listing::table(&links)
+    })?;
     Ok(Status::Success)
 }

@@ -10,8 +10,8 @@ use crate::markup::CssMode;
 use crate::rewrite::markup::CssChoice;
 
 use crate::config::{
-    AnalyzeConfig, AuditConfig, Command, Config, OutputPaths, ReplayConfig, ReportConfig,
-    RewriteConfig, Verbosity, VerifyConfig,
+    AnalyzeConfig, AuditConfig, Command, Config, LinksConfig, OutputPaths, ReplayConfig,
+    ReportConfig, RewriteConfig, Verbosity, VerifyConfig,
 };
 use crate::error::{Error, Result};
 use crate::inventory::AnalyzeOptions;
@@ -74,6 +74,21 @@ enum Sub {
         json: bool,
         #[command(flatten)]
         replay: ReplayArgs,
+    },
+    /// List the link profiles (rates, RTT, loss, queue, MTU) with their sources, or show what
+    /// a link spec (and a sweep over it) resolves to.
+    ///
+    /// Exit status: 0, or 2 when the spec is not valid (the message lists the valid forms).
+    Links {
+        /// A link: a profile, a custom link (down=2mbit,up=375kbit,rtt=50ms,loss=1%), or
+        /// trace:UP_FILE,DOWN_FILE; several separated by commas [default: every profile].
+        link: Option<String>,
+        /// Vary one setting over LINK: rtt=20,40,80 (ms) or loss=0,0.5,1 (percent).
+        #[arg(long, value_name = "KEY=V1,V2,…", requires = "link")]
+        sweep: Option<String>,
+        /// Print the links as JSON on stdout.
+        #[arg(long)]
+        json: bool,
     },
     /// Internal: the replay inside a private network namespace (re-executed by `replay`).
     #[command(name = "__replay-child", hide = true)]
@@ -471,6 +486,19 @@ impl Cli {
                 }))
             }
             Sub::ReplayChild => Command::ReplayChild,
+            Sub::Links { link, sweep, json } => {
+                let usage = |e: crate::replay::link::SpecError| Error::Usage {
+                    message: e.to_string(),
+                };
+                let links = match (link, sweep) {
+                    (None, _) => None,
+                    (Some(link), None) => Some(crate::replay::link::parse(&link).map_err(usage)?),
+                    (Some(link), Some(sweep)) => {
+                        Some(crate::replay::link::sweep(&link, &sweep).map_err(usage)?)
+                    }
+                };
+                Command::Links(LinksConfig { links, json })
+            }
             Sub::Audit {
                 site,
                 out,

@@ -87,6 +87,14 @@ pub struct ReplayConfig {
     pub replay: crate::replay::ReplayOptions,
 }
 
+/// `webdiet links`.
+#[derive(Debug, Clone)]
+pub struct LinksConfig {
+    /// The links to show, parsed (and swept); `None` lists every profile.
+    pub links: Option<Vec<crate::replay::link::Link>>,
+    pub json: bool,
+}
+
 /// `webdiet audit`.
 #[derive(Debug, Clone)]
 pub struct AuditConfig {
@@ -120,6 +128,7 @@ pub enum Command {
     Report(ReportConfig),
     Verify(VerifyConfig),
     Replay(Box<ReplayConfig>),
+    Links(LinksConfig),
     /// The hidden namespace child of `replay` (`webdiet __replay-child`).
     ReplayChild,
     /// A command whose stage has not landed yet; its arguments were checked.

@@ -15,6 +15,7 @@
 //! All of them share one meter ([`meter`]) and one row type ([`row::ReplayRow`]).
 //! `replay(&ServedSite, &ReplayOptions) -> Replay`.
 
+pub mod link;
 pub mod meter;
 pub mod netns;
 pub mod protocol;
