@@ -153,8 +153,9 @@ fn pipelining_beats_http10_as_in_the_1997_study() {
 }
 
 /// Packets under the paper's rule in a tcpdump capture: per connection (the side that sent the
-/// SYN is the client), everything before the client's FIN. Connections without payload (the
-/// server's own wake-up at shutdown) are left out. Returns (up, down).
+/// SYN is the client), everything before the client's FIN. A SYN on an address pair whose
+/// connection has ended starts a new connection (the kernel reuses ports). Connections without
+/// payload (the server's own wake-up at shutdown) are left out. Returns (up, down).
 fn count_capture(pcap: &Path) -> (u64, u64) {
     let out = Command::new("tcpdump")
         .arg("-nr")
@@ -171,6 +172,7 @@ fn count_capture(pcap: &Path) -> (u64, u64) {
         payload: u64,
     }
     let mut conns: BTreeMap<(String, String), Conn> = BTreeMap::new();
+    let mut ended: Vec<Conn> = Vec::new();
     for line in String::from_utf8_lossy(&out.stdout).lines() {
         let Some(rest) = line.split(" IP ").nth(1) else {
             continue;
@@ -196,6 +198,11 @@ fn count_capture(pcap: &Path) -> (u64, u64) {
         } else {
             (dst.clone(), src.to_string())
         };
+        // A fresh SYN (no ACK) reopens the address pair.
+        let syn = flags.contains('S') && !flags.contains('.');
+        if syn && conns.get(&key).is_some_and(|c| c.done) {
+            ended.extend(conns.remove(&key));
+        }
         let conn = conns.entry(key).or_insert_with(|| Conn {
             client: src.to_string(),
             ..Conn::default()
@@ -216,6 +223,7 @@ fn count_capture(pcap: &Path) -> (u64, u64) {
     }
     conns
         .values()
+        .chain(ended.iter())
         .filter(|c| c.payload > 0)
         .fold((0, 0), |(u, d), c| (u + c.up, d + c.down))
 }
