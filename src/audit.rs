@@ -71,7 +71,8 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
     progress.stage(3, steps, "estimating deflate savings");
     let (served_original, problems) = ServedSite::from_site(&original);
     report.problems.extend(problems);
-    let (served_rewritten, problems) = ServedSite::from_site(&without_sidecars(&rewritten));
+    let (mut served_rewritten, problems) = ServedSite::from_site(&without_sidecars(&rewritten));
+    served_rewritten.dated_like(&served_original);
     report.problems.extend(problems);
     report.compression = Some(CompressionReport {
         rule: opts.worth.describe(),

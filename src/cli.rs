@@ -151,6 +151,31 @@ fn parse_mode(text: &str) -> std::result::Result<ModeChoice, String> {
     text.parse::<Mode>().map(ModeChoice::One)
 }
 
+/// The help of `--modes`: the table's modes and which are the default.
+fn modes_help() -> String {
+    let all = Mode::all();
+    let list = all
+        .iter()
+        .map(|m| {
+            if m.spec().default {
+                m.as_str().to_string()
+            } else {
+                format!("{} (only when named)", m.as_str())
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!(
+        "Modes to replay, comma-separated, or `all` [default: all but those only named]: {list}"
+    )
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum HeadersArg {
+    Libwww,
+    Browser,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum ModeChoice {
     All,
@@ -240,10 +265,20 @@ struct ReplayArgs {
     /// Visit every page of the site in turn.
     #[arg(long)]
     all_pages: bool,
-    /// Modes to replay, comma-separated, or `all` [default: all]: http10, persistent,
-    /// pipelined, pipelined-deflate.
-    #[arg(long, value_delimiter = ',', value_parser = parse_mode, value_name = "MODE")]
+    #[arg(long, value_delimiter = ',', value_parser = parse_mode, value_name = "MODE", help = modes_help())]
     modes: Vec<ModeChoice>,
+    /// Also replay HTTP/2 with server push (the mode h2c-push): the page comes with everything
+    /// it needs on a first visit.
+    #[arg(long)]
+    push: bool,
+    /// Also replay HTTP/2 with preload hints (the mode h2c-hints): the page's response names
+    /// what it needs in `link: rel=preload`.
+    #[arg(long)]
+    hints: bool,
+    /// The request headers the robot sends: the 1997 robot's few, or a current Chromium's
+    /// (client hints, an Accept per type, a 300-byte cookie). Header compression depends on it.
+    #[arg(long, value_enum, default_value_t = HeadersArg::Libwww)]
+    headers: HeadersArg,
     /// Tests to run, comma-separated [default: both]. A validation always follows a first visit.
     #[arg(long, value_enum, value_delimiter = ',')]
     tests: Vec<TestArg>,
@@ -293,12 +328,25 @@ impl ReplayArgs {
             capture: self.capture,
             ..ReplayOptions::default()
         };
-        if !self.modes.is_empty() && !self.modes.contains(&ModeChoice::All) {
+        if self.modes.contains(&ModeChoice::All) {
+            opts.modes = Mode::all();
+        } else if !self.modes.is_empty() {
             opts.modes = Mode::all()
                 .into_iter()
                 .filter(|m| self.modes.contains(&ModeChoice::One(*m)))
                 .collect();
         }
+        for (asked, name) in [(self.push, "h2c-push"), (self.hints, "h2c-hints")] {
+            let mode = Mode::named(name).expect("a mode of the table");
+            if asked && !opts.modes.contains(&mode) {
+                opts.modes.push(mode);
+                opts.modes.sort();
+            }
+        }
+        opts.client.headers = match self.headers {
+            HeadersArg::Libwww => crate::replay::headers::HeaderSet::Libwww,
+            HeadersArg::Browser => crate::replay::headers::HeaderSet::Browser,
+        };
         if !self.tests.is_empty() {
             let asked: Vec<Test> = self.tests.iter().flat_map(|t| t.tests()).collect();
             opts.tests = Test::ALL

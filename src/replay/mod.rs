@@ -15,6 +15,7 @@
 //! All of them share one meter ([`meter`]) and one row type ([`row::ReplayRow`]).
 //! `replay(&ServedSite, &ReplayOptions) -> Replay`.
 
+pub mod headers;
 pub mod link;
 pub mod meter;
 pub mod netns;
@@ -61,7 +62,7 @@ pub struct ReplayOptions {
     pub label: String,
     /// Default: the index page.
     pub pages: Pages,
-    /// Default: every mode of [`protocol::MODES`].
+    /// Default: [`Mode::defaults`].
     pub modes: Vec<Mode>,
     /// Default: first visit and validation.
     pub tests: Vec<Test>,
@@ -84,7 +85,7 @@ impl Default for ReplayOptions {
         ReplayOptions {
             label: "original".into(),
             pages: Pages::Index,
-            modes: Mode::all(),
+            modes: Mode::defaults(),
             tests: Test::ALL.to_vec(),
             runs: 5,
             mss: 1460,
@@ -174,11 +175,7 @@ pub fn run_here(site: &ServedSite, opts: &ReplayOptions, method: Method) -> Resu
         server_buffer: server_opts.buffer as u64,
     };
     let robot = robot::Robot::new(site, &resolver, &client_opts);
-    let cx = server::ServeContext {
-        site,
-        resolver: &resolver,
-        opts: &server_opts,
-    };
+    let cx = server::ServeContext::new(site, &resolver, &server_opts);
     let runs = opts.runs.max(1);
     let page_label = match &opts.pages {
         Pages::All => format!("{} pages", pages.len()),
@@ -234,6 +231,7 @@ pub fn run_here(site: &ServedSite, opts: &ReplayOptions, method: Method) -> Resu
                     mode,
                     test,
                     &measured[i],
+                    client_opts.headers,
                     &method.name,
                     opts.mss,
                 ));

@@ -40,6 +40,9 @@ pub enum ChildError {
 pub struct ChildRequest {
     pub dir: PathBuf,
     pub options: ReplayOptions,
+    /// Each file's `Last-Modified` as the parent's served site has it (seconds since the
+    /// epoch): the child reads the files again, and their dates must not change.
+    pub modified: std::collections::BTreeMap<String, u64>,
 }
 
 /// Runs the replay of `site` in a namespaced child process.
@@ -60,6 +63,7 @@ pub fn run_in_child(site: &ServedSite, opts: &ReplayOptions) -> Result<Replay, C
     let request = ChildRequest {
         dir,
         options: opts.clone(),
+        modified: site.modified(),
     };
     let mut child = Command::new(&exe)
         .arg(CHILD_COMMAND)
@@ -157,7 +161,8 @@ pub fn child_main() -> i32 {
         }
     };
     let outcome = site::crawl(&request.dir, &CrawlOptions::default()).and_then(|site| {
-        let (served, _problems) = ServedSite::from_site(&site);
+        let (mut served, _problems) = ServedSite::from_site(&site);
+        served.set_modified(&request.modified);
         let _capture = match &request.options.capture {
             Some(file) => Some(Capture::start(file)?),
             None => None,

@@ -184,16 +184,8 @@ pub fn verify(original: &Path, rewritten: &Path, opts: &VerifyOptions) -> Result
         ..ServerOptions::default()
     };
     let (control_before, control_after) = (Control::default(), Control::default());
-    let cx_before = ServeContext {
-        site: &served_before,
-        resolver: &resolve_before,
-        opts: &server_opts,
-    };
-    let cx_after = ServeContext {
-        site: &served_after,
-        resolver: &resolve_after,
-        opts: &server_opts,
-    };
+    let cx_before = ServeContext::new(&served_before, &resolve_before, &server_opts);
+    let cx_after = ServeContext::new(&served_after, &resolve_after, &server_opts);
     let results = std::thread::scope(|scope| {
         let start = |cx, control| {
             Server::start(scope, cx, control, &http1::SERVER)

@@ -2,6 +2,7 @@
 //! modes: a mode is a protocol's client half, the server half that answers it, and the
 //! transport both run on. A new mode is a new module plus one line in [`MODES`].
 
+pub mod h2;
 pub mod http1;
 
 use std::net::TcpStream;
@@ -50,6 +51,9 @@ pub struct ModeSpec {
     pub client: &'static dyn ClientHalf,
     pub server: &'static dyn ServerHalf,
     pub transport: Transport,
+    /// Replayed when no `--modes` are given. The variants that answer one question each
+    /// (push, hints) are asked for by name or with `--push` / `--hints`.
+    pub default: bool,
 }
 
 /// Every mode, in the order reports list them.
@@ -60,6 +64,7 @@ pub static MODES: &[ModeSpec] = &[
         client: &http1::HTTP10,
         server: &http1::SERVER,
         transport: Transport::Tcp,
+        default: true,
     },
     ModeSpec {
         name: "persistent",
@@ -67,6 +72,7 @@ pub static MODES: &[ModeSpec] = &[
         client: &http1::PERSISTENT,
         server: &http1::SERVER,
         transport: Transport::Tcp,
+        default: true,
     },
     ModeSpec {
         name: "pipelined",
@@ -74,6 +80,7 @@ pub static MODES: &[ModeSpec] = &[
         client: &http1::PIPELINED,
         server: &http1::SERVER,
         transport: Transport::Tcp,
+        default: true,
     },
     ModeSpec {
         name: "pipelined-deflate",
@@ -81,6 +88,39 @@ pub static MODES: &[ModeSpec] = &[
         client: &http1::PIPELINED_DEFLATE,
         server: &http1::SERVER,
         transport: Transport::Tcp,
+        default: true,
+    },
+    ModeSpec {
+        name: "h2c",
+        summary: "HTTP/2 over cleartext TCP, every request at once on one connection",
+        client: &h2::H2C,
+        server: &h2::SERVER,
+        transport: Transport::Tcp,
+        default: true,
+    },
+    ModeSpec {
+        name: "h2c-deflate",
+        summary: "h2c, accepting compressed text",
+        client: &h2::H2C_DEFLATE,
+        server: &h2::SERVER,
+        transport: Transport::Tcp,
+        default: true,
+    },
+    ModeSpec {
+        name: "h2c-push",
+        summary: "h2c with server push of everything a page needs on a first visit",
+        client: &h2::H2C_PUSH,
+        server: &h2::SERVER_PUSH,
+        transport: Transport::Tcp,
+        default: false,
+    },
+    ModeSpec {
+        name: "h2c-hints",
+        summary: "h2c with link: rel=preload hints on the page's response",
+        client: &h2::H2C_HINTS,
+        server: &h2::SERVER_HINTS,
+        transport: Transport::Tcp,
+        default: false,
     },
 ];
 
@@ -92,6 +132,14 @@ impl Mode {
     /// Every mode, in table order.
     pub fn all() -> Vec<Mode> {
         (0..MODES.len()).map(Mode).collect()
+    }
+
+    /// The modes replayed when none are named, in table order.
+    pub fn defaults() -> Vec<Mode> {
+        Mode::all()
+            .into_iter()
+            .filter(|m| m.spec().default)
+            .collect()
     }
 
     /// The mode called `name`.
