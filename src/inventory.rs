@@ -224,7 +224,7 @@ fn read_document(
     let bytes = match site.read(&file.path) {
         Ok(bytes) => bytes,
         Err(err) => {
-            problems.push(Problem::new(&file.path, "unreadable", err.to_string()));
+            problems.push(Problem::new(&file.path, "unreadable", err.reason()));
             return (None, problems);
         }
     };

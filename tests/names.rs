@@ -341,11 +341,7 @@ fn the_replay_server_answers_a_percent_encoded_latin1_request_with_that_file() {
     assert!(problems.is_empty(), "{problems:?}");
     let resolver = Resolver::new(&served.site, None);
     let (opts, control) = (ServerOptions::default(), Control::default());
-    let cx = ServeContext {
-        site: &served,
-        resolver: &resolver,
-        opts: &opts,
-    };
+    let cx = ServeContext::new(&served, &resolver, &opts);
     std::thread::scope(|scope| {
         let server = Server::start(scope, &cx, &control, &http1::SERVER, None).unwrap();
         for (i, (target, name)) in [

@@ -27,6 +27,8 @@ fn replay_row(site: &str, mode: &str, test: &str, packets: u64, bytes: u64) -> s
         "data_segments_up": 42, "data_segments_down": packets / 3,
         "acks_up": packets / 8, "acks_down": 2,
         "lower_bound": packets * 2 / 3, "efficiency": 0.67, "overhead_pct": 4.2,
+        "headers": {"up": 42 * 160, "requests": 42, "down": 42 * 240, "responses": 42},
+        "header_set": "libwww",
         "kernel": {
             "packets": spread(packets as f64 - 1.0, packets as f64 + 3.0),
             "packets_up": spread(packets as f64 / 2.0, packets as f64 / 2.0 + 2.0),

@@ -27,6 +27,11 @@
 //! same write as its last response, and the client's close_notify carries the ACK of the
 //! server's FIN. docs/tls.md has the figures.
 //!
+//! A protocol whose writes a codec decides (HTTP/2, through the `h2` crate) gives the meter
+//! its exchange as the protocol's own model of bursts ([`Meter::exchange`]: for HTTP/2, the
+//! frames each batch of requests and its answers consist of); the same data-segment and ACK
+//! rules then apply.
+//!
 //! Counters are plain values with `AddAssign`: a run's totals are sums.
 
 use std::ops::AddAssign;
@@ -170,6 +175,7 @@ pub struct Counters {
     pub model: Packets,
     /// The kernel's figure for the same connections.
     pub kernel: Kernel,
+    pub headers: HeaderBytes,
     /// The TLS part (zero over cleartext TCP).
     pub tls: TlsCounters,
     /// From each connection's SYN until it was ready for the protocol (TCP's handshake, and
@@ -186,6 +192,7 @@ impl AddAssign for Counters {
         self.bytes_down += o.bytes_down;
         self.model += o.model;
         self.kernel += o.kernel;
+        self.headers += o.headers;
         self.tls += o.tls;
         self.connect += o.connect;
     }
@@ -286,6 +293,42 @@ pub struct Handshake {
     pub kernel_data_segments: u64,
 }
 
+/// Header bytes: request heads up, response heads down, and how many of each. HTTP/1.x: the
+/// request line or status line and header fields as text; HTTP/2: the HEADERS (and
+/// CONTINUATION) frames, HPACK block and 9-byte frame header.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeaderBytes {
+    pub up: u64,
+    pub requests: u64,
+    pub down: u64,
+    pub responses: u64,
+}
+
+impl AddAssign for HeaderBytes {
+    fn add_assign(&mut self, o: Self) {
+        self.up += o.up;
+        self.requests += o.requests;
+        self.down += o.down;
+        self.responses += o.responses;
+    }
+}
+
+/// Which way a burst goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// Client → server.
+    Up,
+    /// Server → client.
+    Down,
+}
+
+/// One burst of an exchange: bytes one side sends at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Burst {
+    pub side: Side,
+    pub bytes: u64,
+}
+
 /// One write the client made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Write {
@@ -314,6 +357,11 @@ pub struct Meter {
     pub tls: Option<Handshake>,
     /// From the SYN until the connection was ready for the protocol.
     pub connect: std::time::Duration,
+    /// Header bytes seen so far.
+    pub headers: HeaderBytes,
+    /// The exchange as bursts, in order, for a protocol that models its own (see the module
+    /// notes). When set, the model is computed from these.
+    pub exchange: Option<Vec<Burst>>,
 }
 
 impl Meter {
@@ -359,7 +407,10 @@ impl Meter {
         model: Model,
         server_closed_first: bool,
     ) -> Counters {
-        let http = self.model(model, server_closed_first);
+        let http = match &self.exchange {
+            Some(bursts) => counted(bursts, model.mss, server_closed_first),
+            None => self.model(model, server_closed_first),
+        };
         let (handshake, tls) = match &self.tls {
             Some(h) => self.tls_model(h, model),
             None => (Packets::default(), TlsCounters::default()),
@@ -374,6 +425,7 @@ impl Meter {
             model: packets,
             tls,
             connect: self.connect,
+            headers: self.headers,
             kernel: Kernel {
                 packets_up: info.segs_out,
                 packets_down: info.segs_in,
@@ -513,6 +565,33 @@ impl Meter {
         }
         p
     }
+}
+
+/// The model from a protocol's own bursts: `ceil(bytes / MSS)` data segments per burst;
+/// consecutive bursts of one side are acknowledged together, one ACK per two segments, an odd
+/// run's last segment by the other side's next burst (or, after the last, by the client's FIN).
+fn counted(exchange: &[Burst], mss: u64, server_closed_first: bool) -> Packets {
+    let mut p = Packets::default();
+    p.up.control = 2;
+    p.down.control = 1 + u64::from(server_closed_first);
+    p.up.acks = u64::from(server_closed_first);
+    let mut bursts: Vec<(Side, u64)> = Vec::new();
+    for b in exchange.iter().filter(|b| b.bytes > 0) {
+        let n = b.bytes.div_ceil(mss.max(1));
+        match bursts.last_mut() {
+            Some((side, segs)) if *side == b.side => *segs += n,
+            _ => bursts.push((b.side, n)),
+        }
+    }
+    for (side, n) in bursts {
+        let (data, acks) = match side {
+            Side::Up => (&mut p.up.data, &mut p.down.acks),
+            Side::Down => (&mut p.down.data, &mut p.up.acks),
+        };
+        *data += n;
+        *acks += n / 2;
+    }
+    p
 }
 
 #[cfg(test)]
@@ -714,6 +793,28 @@ mod tests {
         let silent = tls_exchange_closing(true, false);
         assert_eq!(silent.model.up.acks, closed.model.up.acks + 1);
         assert_eq!(silent.model.up.data, closed.model.up.data - 1);
+    }
+
+    #[test]
+    fn a_protocols_own_bursts_are_segmented_and_acked_by_the_same_rules() {
+        let b = |side, bytes| Burst { side, bytes };
+        let m = Meter {
+            exchange: Some(vec![
+                b(Side::Up, 100),
+                b(Side::Up, 2000),
+                b(Side::Down, 9),
+                b(Side::Down, 5000),
+                b(Side::Up, 0),
+                b(Side::Up, 50),
+            ]),
+            ..Meter::default()
+        };
+        let c = m.finish(info(), M, false);
+        // Runs: up 1+2 = 3 segments, down 1+4 = 5, up 1.
+        assert_eq!((c.model.up.data, c.model.down.data), (4, 5));
+        assert_eq!(c.model.down.acks, 1);
+        assert_eq!(c.model.up.acks, 2);
+        assert!(c.model.lower_bound() <= c.model.total());
     }
 
     #[test]

@@ -15,6 +15,8 @@
 //! All of them share one meter ([`meter`]) and one row type ([`row::ReplayRow`]).
 //! `replay(&ServedSite, &ReplayOptions) -> Replay`.
 
+pub mod headers;
+pub mod link;
 pub mod meter;
 pub mod netns;
 pub mod protocol;
@@ -65,7 +67,7 @@ pub struct ReplayOptions {
     pub label: String,
     /// Default: the index page.
     pub pages: Pages,
-    /// Default: every mode of [`protocol::MODES`].
+    /// Default: [`Mode::defaults`].
     pub modes: Vec<Mode>,
     /// Default: first visit and validation.
     pub tests: Vec<Test>,
@@ -91,7 +93,7 @@ impl Default for ReplayOptions {
         ReplayOptions {
             label: "original".into(),
             pages: Pages::Index,
-            modes: Mode::all(),
+            modes: Mode::defaults(),
             tests: Test::ALL.to_vec(),
             runs: 5,
             mss: 1460,
@@ -188,11 +190,7 @@ pub fn run_here(site: &ServedSite, opts: &ReplayOptions, method: Method) -> Resu
         handshake_timeout: opts.tls.handshake_timeout,
     });
     let robot = robot::Robot::new(site, &resolver, &client_opts);
-    let cx = server::ServeContext {
-        site,
-        resolver: &resolver,
-        opts: &server_opts,
-    };
+    let cx = server::ServeContext::new(site, &resolver, &server_opts);
     let runs = opts.runs.max(1);
     // The pages each row sums: all of them in one row, or one row per page.
     let groups: Vec<(String, Vec<String>)> = match &opts.pages {
@@ -283,6 +281,7 @@ pub fn run_here(site: &ServedSite, opts: &ReplayOptions, method: Method) -> Resu
                         mode,
                         test,
                         &measured[i],
+                        client_opts.headers,
                         &method.name,
                         opts.mss,
                         label.as_ref(),

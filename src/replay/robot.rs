@@ -12,10 +12,12 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use url::Url;
 
+use super::headers::{Dest, HeaderSet, RequestHeaders};
 use super::meter::Counters;
 use super::served::ServedSite;
 use super::transport::TcpOptions;
 use crate::deflate;
+use crate::html::RefKind;
 use crate::site::resolve::{Resolver, Target};
 use crate::site::{charset, FileKind};
 
@@ -65,12 +67,26 @@ impl Cache {
     }
 }
 
-/// One resource to fetch: the request target as a browser writes it and the site file the
-/// server should answer with.
+/// One resource to fetch: the request target as a browser writes it, the site file the
+/// server should answer with, what it is for, and the page or sheet that named it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fetch {
     pub target: String,
     pub path: String,
+    pub dest: Dest,
+    /// The request target of the document that named it (`None` for the page itself).
+    pub referrer: Option<String>,
+}
+
+/// What a reference of this kind is fetched for.
+fn dest_of(kind: RefKind) -> Dest {
+    match kind {
+        RefKind::Stylesheet | RefKind::CssImport => Dest::Style,
+        RefKind::Script => Dest::Script,
+        RefKind::Frame | RefKind::Iframe => Dest::Frame,
+        RefKind::Object | RefKind::Embed => Dest::Other,
+        _ => Dest::Image,
+    }
 }
 
 /// A response as the robot checks it, whatever the protocol's framing.
@@ -166,6 +182,8 @@ pub struct ClientOptions {
     /// Times in a row a connection may close with requests outstanding before the visit fails
     /// (pipelining stops after 3, as in libwww). Default: 20.
     pub max_failures: usize,
+    /// Which request headers to send (`--headers`). Default: `libwww`, the study's robot.
+    pub headers: HeaderSet,
 }
 
 impl Default for ClientOptions {
@@ -177,6 +195,7 @@ impl Default for ClientOptions {
             tcp: TcpOptions::default(),
             timeout: Duration::from_secs(10),
             max_failures: 20,
+            headers: HeaderSet::Libwww,
         }
     }
 }
@@ -207,6 +226,8 @@ impl<'a> Robot<'a> {
                 self.resolver.page_url(page).path().trim_start_matches('/')
             ),
             path: page.to_string(),
+            dest: Dest::Document,
+            referrer: None,
         };
         match test {
             Test::First => Ok(vec![start]),
@@ -219,6 +240,26 @@ impl<'a> Robot<'a> {
                 Ok(all)
             }
         }
+    }
+
+    /// The request headers for `fetch` (beyond method, target and host), as `host` names the
+    /// server; `compressed` in the deflate modes, `priority` where the protocol carries RFC
+    /// 9218 priorities (HTTP/2).
+    pub fn request_headers(
+        &self,
+        fetch: &Fetch,
+        host: &str,
+        compressed: bool,
+        priority: bool,
+    ) -> Vec<(&'static str, String)> {
+        RequestHeaders {
+            set: self.opts.headers,
+            dest: fetch.dest,
+            compressed,
+            referer: fetch.referrer.as_ref().map(|r| format!("http://{host}{r}")),
+            priority,
+        }
+        .fields()
     }
 
     /// The cache entry a conditional request for `fetch` is made from.
@@ -288,50 +329,86 @@ impl<'a> Robot<'a> {
         }
     }
 
+    /// The resource at a request target a server named (a push, a preload hint), as if
+    /// `referrer` had referred to it; `None` when it is not a file of the site.
+    pub fn discover_target(&self, referrer: &Fetch, target: &str) -> Option<Fetch> {
+        let base = self.resolver.page_url(&referrer.path);
+        let Target::Local { path, .. } = self.resolver.resolve(&base, target) else {
+            return None;
+        };
+        let dest = match self.site.site.file(&path)?.kind {
+            FileKind::Css => Dest::Style,
+            FileKind::Js => Dest::Script,
+            FileKind::Html => Dest::Frame,
+            _ => Dest::Image,
+        };
+        Some(Fetch {
+            target: target.to_string(),
+            path,
+            dest,
+            referrer: Some(referrer.target.clone()),
+        })
+    }
+
     /// What a browser fetches next because of this resource: the references of a page, the
     /// imports and images of a style sheet. `seen` dedupes by request target, as browsers do.
     pub fn discover(&self, fetch: &Fetch, body: &[u8], seen: &mut BTreeSet<String>) -> Vec<Fetch> {
-        let kind = self.site.site.file(&fetch.path).map(|f| f.kind);
-        let (base, values): (Url, Vec<String>) = match kind {
-            Some(FileKind::Html) => {
-                let text = charset::decode(body).text;
-                let refs = crate::html::references(&text);
-                let base = self
-                    .resolver
-                    .base_url(&fetch.path, refs.base_href.as_deref());
-                let values = refs
-                    .refs
-                    .into_iter()
-                    .filter(|r| r.kind.is_fetched())
-                    .map(|r| r.value)
-                    .collect();
-                (base, values)
-            }
-            Some(FileKind::Css) => {
-                let text = String::from_utf8_lossy(body);
-                let values = crate::css::references(&text)
-                    .into_iter()
-                    .map(|r| r.value)
-                    .collect();
-                (self.resolver.page_url(&fetch.path), values)
-            }
-            _ => return Vec::new(),
-        };
-        let mut found = Vec::new();
-        for value in values {
-            let Target::Local { path, .. } = self.resolver.resolve(&base, &value) else {
-                continue;
-            };
-            let Ok(url) = base.join(&value) else { continue };
-            let mut target = url.path().to_string();
-            if let Some(query) = url.query() {
-                target.push('?');
-                target.push_str(query);
-            }
-            if seen.insert(target.clone()) {
-                found.push(Fetch { target, path });
-            }
-        }
-        found
+        discover(self.site, self.resolver, fetch, body, seen)
     }
+}
+
+/// What a browser fetches next because of `fetch` (whose bytes are `body`), as [`Robot::discover`]
+/// says; also what a server pushes with a page.
+pub fn discover(
+    site: &ServedSite,
+    resolver: &Resolver<'_>,
+    fetch: &Fetch,
+    body: &[u8],
+    seen: &mut BTreeSet<String>,
+) -> Vec<Fetch> {
+    let kind = site.site.file(&fetch.path).map(|f| f.kind);
+    let (base, values): (Url, Vec<(RefKind, String)>) = match kind {
+        Some(FileKind::Html) => {
+            let text = charset::decode(body).text;
+            let refs = crate::html::references(&text);
+            let base = resolver.base_url(&fetch.path, refs.base_href.as_deref());
+            let values = refs
+                .refs
+                .into_iter()
+                .filter(|r| r.kind.is_fetched())
+                .map(|r| (r.kind, r.value))
+                .collect();
+            (base, values)
+        }
+        Some(FileKind::Css) => {
+            let text = String::from_utf8_lossy(body);
+            let values = crate::css::references(&text)
+                .into_iter()
+                .map(|r| (RefKind::from_css(r.kind), r.value))
+                .collect();
+            (resolver.page_url(&fetch.path), values)
+        }
+        _ => return Vec::new(),
+    };
+    let mut found = Vec::new();
+    for (kind, value) in values {
+        let Target::Local { path, .. } = resolver.resolve(&base, &value) else {
+            continue;
+        };
+        let Ok(url) = base.join(&value) else { continue };
+        let mut target = url.path().to_string();
+        if let Some(query) = url.query() {
+            target.push('?');
+            target.push_str(query);
+        }
+        if seen.insert(target.clone()) {
+            found.push(Fetch {
+                target,
+                path,
+                dest: dest_of(kind),
+                referrer: Some(fetch.target.clone()),
+            });
+        }
+    }
+    found
 }

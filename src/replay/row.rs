@@ -5,7 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::meter::{overhead_pct, Counters};
+use super::headers::HeaderSet;
+use super::meter::{overhead_pct, Counters, HeaderBytes};
 use super::protocol::Mode;
 use super::robot::{Test, Visit};
 
@@ -184,6 +185,12 @@ pub struct ReplayRow {
     pub efficiency: f64,
     /// 100 × (1 − bytes / (bytes + 40 × packets)), from `packets`.
     pub overhead_pct: f64,
+    /// Header bytes and blocks of the visit (deterministic). HTTP/1.x: request and status
+    /// lines and header fields as text; HTTP/2: HEADERS and CONTINUATION frames (HPACK blocks
+    /// with their 9-byte frame headers).
+    pub headers: HeaderBytes,
+    /// The request header set sent: `libwww` or `browser`.
+    pub header_set: String,
     /// What the kernel counted, over the runs.
     pub kernel: KernelSpread,
     pub time: TimeSpread,
@@ -205,6 +212,7 @@ impl ReplayRow {
         mode: Mode,
         test: Test,
         runs: &[Visit],
+        header_set: HeaderSet,
         method: &str,
         mss: u32,
         tls: Option<&TlsLabel>,
@@ -243,6 +251,13 @@ impl ReplayRow {
                 lower_bound as f64 / packets as f64
             },
             overhead_pct: overhead_pct(bytes_up + bytes_down, packets),
+            headers: HeaderBytes {
+                up: median_of(&|c| c.headers.up),
+                requests: median_of(&|c| c.headers.requests),
+                down: median_of(&|c| c.headers.down),
+                responses: median_of(&|c| c.headers.responses),
+            },
+            header_set: header_set.as_str().to_string(),
             kernel: KernelSpread {
                 packets: spread(&|r| r.counters.kernel.packets() as f64),
                 packets_up: spread(&|r| r.counters.kernel.packets_up as f64),
@@ -340,6 +355,13 @@ pub fn sample_row(site: &str, mode: &str, test: &str, packets: u64, bytes: u64) 
         lower_bound: packets * 3 / 4,
         efficiency: 0.75,
         overhead_pct: 3.5,
+        headers: HeaderBytes {
+            up: 10 * 150,
+            requests: 10,
+            down: 10 * 250,
+            responses: 10,
+        },
+        header_set: "libwww".into(),
         kernel: KernelSpread {
             packets: three(packets as f64),
             packets_up: three((packets / 2) as f64),

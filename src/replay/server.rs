@@ -10,10 +10,10 @@ use std::thread::Scope;
 use std::time::Duration;
 
 use super::protocol::ServerHalf;
-use super::served::ServedSite;
+use super::served::{Resource, ServedSite};
 use super::transport::tcp::{self, Wire};
 use super::transport::{OwnClients, ServerTls, TcpOptions};
-use crate::site::resolve::Resolver;
+use crate::site::resolve::{Resolver, Target};
 
 /// How the server behaves.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -71,6 +71,37 @@ pub struct ServeContext<'a> {
     pub site: &'a ServedSite,
     pub resolver: &'a Resolver<'a>,
     pub opts: &'a ServerOptions,
+    /// The `Date` every response carries: the site's own (`ServedSite::date`), so that the
+    /// bytes of HTTP/2's compressed headers are the same on every run.
+    pub date: String,
+}
+
+impl<'a> ServeContext<'a> {
+    /// A context dated by the site.
+    pub fn new(site: &'a ServedSite, resolver: &'a Resolver<'a>, opts: &'a ServerOptions) -> Self {
+        ServeContext {
+            site,
+            resolver,
+            opts,
+            date: site.date(),
+        }
+    }
+
+    /// The site file a request target (`/path?query`) names, resolved as a browser's URL
+    /// would be, with its site path.
+    pub fn lookup(&self, target: &str) -> Option<(String, &Resource)> {
+        if !target.starts_with('/') {
+            return None;
+        }
+        let origin = url::Url::parse("http://webdiet.invalid/").expect("constant URL parses");
+        match self.resolver.resolve(&origin, target) {
+            Target::Local { path, .. } => {
+                let res = self.site.resource(&path)?;
+                Some((path, res))
+            }
+            _ => None,
+        }
+    }
 }
 
 /// The state a server shares with its threads; owned by the caller, outside the thread scope.
@@ -111,6 +142,12 @@ impl Control {
 pub struct Server<'env> {
     pub addr: SocketAddr,
     control: &'env Control,
+}
+
+impl Drop for Server<'_> {
+    fn drop(&mut self) {
+        self.stop();
+    }
 }
 
 impl Server<'_> {
@@ -166,9 +203,13 @@ impl Server<'_> {
     }
 
     /// Stops: no new connection is accepted (the accept loop is woken with one), and every
-    /// connection still open — an idle one from elsewhere, say — is shut down.
+    /// connection still open — an idle one from elsewhere, say — is shut down. Dropping the
+    /// server stops it too, so that a caller that panics inside the thread scope does not wait
+    /// for the accept loop forever.
     pub fn stop(&self) {
-        self.control.stop.store(true, Ordering::SeqCst);
+        if self.control.stop.swap(true, Ordering::SeqCst) {
+            return;
+        }
         let _ = TcpStream::connect_timeout(&self.addr, Duration::from_secs(1));
         if let Ok(open) = self.control.open.lock() {
             for (_, stream) in open.iter() {

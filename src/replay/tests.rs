@@ -6,7 +6,7 @@ use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
 
 use super::meter::{Counters, Framing, Model};
-use super::protocol::{http1, Mode};
+use super::protocol::Mode;
 use super::robot::{Cache, ClientOptions, Robot, Test};
 use super::server::{Control, ServeContext, Server, ServerOptions};
 use super::transport::tls::TlsSetup;
@@ -119,6 +119,27 @@ pub(super) fn with_servers<T>(
     tls: &TlsOptions,
     f: impl FnOnce(&Running) -> T,
 ) -> T {
+    with_mode_servers(site, opts, mode("persistent"), tls, f)
+}
+
+/// Runs `f` against the server half of `mode` for `site`.
+fn with_mode_server<T>(
+    site: &ServedSite,
+    opts: ServerOptions,
+    mode: Mode,
+    f: impl FnOnce(&Running) -> T,
+) -> T {
+    with_mode_servers(site, opts, mode, &TlsOptions::default(), f)
+}
+
+/// Runs `f` against the server half of `mode` for `site`, in cleartext and over TLS with `tls`.
+fn with_mode_servers<T>(
+    site: &ServedSite,
+    opts: ServerOptions,
+    mode: Mode,
+    tls: &TlsOptions,
+    f: impl FnOnce(&Running) -> T,
+) -> T {
     let resolver = Resolver::new(&site.site, None);
     let control = Control::default();
     let tls_control = Control::default();
@@ -127,15 +148,11 @@ pub(super) fn with_servers<T>(
         config: setup.server.clone(),
         handshake_timeout: tls.handshake_timeout,
     };
-    let cx = ServeContext {
-        site,
-        resolver: &resolver,
-        opts: &opts,
-    };
+    let cx = ServeContext::new(site, &resolver, &opts);
     std::thread::scope(|scope| {
-        let server = Server::start(scope, &cx, &control, &http1::SERVER, None).unwrap();
-        let tls_server =
-            Server::start(scope, &cx, &tls_control, &http1::SERVER, Some(&server_tls)).unwrap();
+        let half = mode.spec().server;
+        let server = Server::start(scope, &cx, &control, half, None).unwrap();
+        let tls_server = Server::start(scope, &cx, &tls_control, half, Some(&server_tls)).unwrap();
         let out = f(&Running {
             addr: server.addr,
             tls_addr: tls_server.addr,
@@ -310,36 +327,46 @@ fn connections_held_by_others_never_refuse_the_replays_own_client() {
         max_connections: 4,
         ..ServerOptions::default()
     };
-    with_server(&site, opts, |server| {
-        // Others fill every slot and sit there.
-        let held: Vec<TcpStream> = (0..4)
-            .map(|_| TcpStream::connect(server.addr).unwrap())
-            .collect();
-        std::thread::sleep(Duration::from_millis(100));
-        // One more from elsewhere is refused with a 503…
-        let text = exchange(server.addr, b"GET /a.gif HTTP/1.1\r\n\r\n");
-        assert!(text.starts_with("HTTP/1.1 503"), "{text}");
-        // …but every mode of the replay's own client still gets through.
-        for m in Mode::all() {
-            let counters = server
-                .visit(&site, m, Test::First, &mut Cache::default())
+    for m in Mode::all() {
+        with_mode_server(&site, opts.clone(), m, |server| {
+            // Others fill every slot and sit there.
+            let held: Vec<TcpStream> = (0..4)
+                .map(|_| TcpStream::connect(server.addr).unwrap())
+                .collect();
+            std::thread::sleep(Duration::from_millis(100));
+            // One more from elsewhere is refused…
+            let mut refused = TcpStream::connect(server.addr).unwrap();
+            refused
+                .set_read_timeout(Some(Duration::from_secs(2)))
+                .unwrap();
+            let mut answer = Vec::new();
+            let _ = refused.read_to_end(&mut answer);
+            assert!(!answer.is_empty(), "{m}: a refusal, then the close");
+            // …but the replay's own client still gets through.
+            let mut cache = Cache::default();
+            server
+                .visit(&site, m, Test::First, &mut cache)
                 .unwrap_or_else(|e| panic!("{m}: {e}"));
-            assert_eq!(counters.requests, 5, "{m}");
-        }
-        drop(held);
-    });
+            assert_eq!(cache.len(), 5, "{m}: every resource arrived");
+            drop(held);
+        });
+    }
 }
 
 #[test]
 fn the_robot_fetches_what_a_browser_would_once_each() {
     let site = site();
-    with_server(&site, ServerOptions::default(), |server| {
-        for m in Mode::all() {
+    for m in Mode::all() {
+        with_mode_server(&site, ServerOptions::default(), m, |server| {
             let mut cache = Cache::default();
             let first = server.visit(&site, m, Test::First, &mut cache).unwrap();
-            // Page, style sheet, a.gif (once), img/b.gif, and the sheet's background.
-            assert_eq!(first.requests, 5, "{m}");
-            assert_eq!(cache.len(), 5);
+            // Page, style sheet, a.gif (once), img/b.gif, and the sheet's background: asked
+            // for, or pushed.
+            // With push, the page brings its sheet and images; the sheet's background is
+            // still asked for.
+            let pushed = m == mode("h2c-push");
+            assert_eq!(first.requests, if pushed { 2 } else { 5 }, "{m}");
+            assert_eq!(cache.len(), 5, "{m}");
             let validate = server.visit(&site, m, Test::Validate, &mut cache).unwrap();
             assert_eq!(validate.requests, 5, "{m}");
             assert!(validate.bytes_down < first.bytes_down);
@@ -349,8 +376,8 @@ fn the_robot_fetches_what_a_browser_would_once_each() {
                 1
             };
             assert_eq!(first.connections, expected_connections, "{m}");
-        }
-    });
+        });
+    }
 }
 
 #[test]
@@ -411,7 +438,7 @@ fn rows_hold_deterministic_figures_and_the_kernels_spread() {
         tcp_maxseg: Some(1460 + 12),
     };
     let replay = run_here(&site, &opts, method).unwrap();
-    assert_eq!(replay.rows.len(), 2 * Mode::all().len());
+    assert_eq!(replay.rows.len(), 2 * Mode::defaults().len());
     for row in &replay.rows {
         assert_eq!(row.runs, 3);
         let k = &row.kernel.packets;

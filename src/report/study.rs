@@ -74,6 +74,10 @@ pub fn table(study: &Study) -> String {
 }
 
 /// Duration against size, one line per variant: a standalone SVG document.
+/// The first line of every chart webdiet writes: how it recognises a chart of its own that
+/// a later run may replace.
+pub const CHART_SIGNATURE: &str = "<!-- webdiet replay: the document-sizes chart -->\n";
+
 pub fn chart_svg(study: &Study) -> String {
     const W: f64 = 900.0;
     const H: f64 = 480.0;
@@ -97,7 +101,7 @@ pub fn chart_svg(study: &Study) -> String {
         "Duration of a single GET against document size ({}, median of {} run(s))",
         study.link, study.runs
     );
-    let mut svg = String::new();
+    let mut svg = String::from(CHART_SIGNATURE);
     let _ = write!(
         svg,
         "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {W} {H}\" width=\"{W}\" \
@@ -234,7 +238,10 @@ mod tests {
     #[test]
     fn the_chart_draws_one_line_per_variant_through_every_size() {
         let svg = chart_svg(&study());
-        assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+        assert!(svg.starts_with(CHART_SIGNATURE));
+        assert!(
+            svg[CHART_SIGNATURE.len()..].starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\"")
+        );
         assert_eq!(svg.matches("<polyline").count(), Variant::ALL.len());
         assert_eq!(svg.matches("<circle").count(), 3 * Variant::ALL.len());
         assert!(svg.contains("data-variant=\"tls1.3-resumed\""));

@@ -3,13 +3,13 @@
 
 use std::fmt::Write;
 
+use super::TextStyle;
 use super::{thousands, Report};
-use crate::config::{Config, OutputPaths};
 use crate::image::Outcome;
 use crate::replay::{ReplayRow, Spread};
 
-fn paint(text: &str, code: &str, config: &Config) -> String {
-    if config.color {
+fn paint(text: &str, code: &str, style: &TextStyle) -> String {
+    if style.color {
         format!("\x1b[{code}m{text}\x1b[0m")
     } else {
         text.to_string()
@@ -42,16 +42,16 @@ fn row<'a>(report: &'a Report, site: &str, mode: &str, test: &str) -> Option<&'a
 }
 
 /// The full summary.
-pub fn audit(report: &Report, out: &OutputPaths, config: &Config) -> String {
+pub fn audit(report: &Report, reports_at: &std::path::Path, style: &TextStyle) -> String {
     let mut s = String::new();
     let target = match &report.site.rewritten {
         Some(dir) => format!("→ {dir}"),
-        None => "(dry run: nothing written)".to_string(),
+        None => "(dry run: reports only, no rewritten site kept)".to_string(),
     };
     let _ = writeln!(
         s,
         "{} {target}",
-        paint(&format!("webdiet audit {}", report.site.path), "1", config)
+        paint(&format!("webdiet audit {}", report.site.path), "1", style)
     );
 
     // Headline: a first visit, pipelined, before → after.
@@ -65,7 +65,7 @@ pub fn audit(report: &Report, out: &OutputPaths, config: &Config) -> String {
             "  first visit: {} → {} bytes ({}), {} → {} requests",
             thousands(ob),
             thousands(rb),
-            paint(&change(ob as f64, rb as f64), "32", config),
+            paint(&change(ob as f64, rb as f64), "32", style),
             o.requests,
             r.requests
         );
@@ -195,7 +195,7 @@ pub fn audit(report: &Report, out: &OutputPaths, config: &Config) -> String {
             paint(
                 &report.rewrite.broken_by_rewrite.len().to_string(),
                 "31",
-                config
+                style
             )
         );
     }
@@ -206,13 +206,13 @@ pub fn audit(report: &Report, out: &OutputPaths, config: &Config) -> String {
             report.problems.len()
         );
     }
-    s.push_str(&budgets(report, config));
-    let _ = writeln!(s, "  reports: {}", out.report_json().display());
+    s.push_str(&budgets(report, style));
+    let _ = writeln!(s, "  reports: {}", reports_at.display());
     s
 }
 
 /// The budget verdicts (also all that `--quiet` prints).
-pub fn budgets(report: &Report, config: &Config) -> String {
+pub fn budgets(report: &Report, style: &TextStyle) -> String {
     let mut s = String::new();
     if report.budgets.is_empty() {
         return s;
@@ -223,9 +223,9 @@ pub fn budgets(report: &Report, config: &Config) -> String {
         "  budgets: {} held, {}",
         report.budgets.len() - failed,
         if failed == 0 {
-            paint("none failed", "32", config)
+            paint("none failed", "32", style)
         } else {
-            paint(&format!("{failed} FAILED"), "31;1", config)
+            paint(&format!("{failed} FAILED"), "31;1", style)
         }
     );
     for b in &report.budgets {
@@ -235,9 +235,9 @@ pub fn budgets(report: &Report, config: &Config) -> String {
             (None, None) => "not measured".to_string(),
         };
         let verdict = if b.passed {
-            paint("ok", "32", config)
+            paint("ok", "32", style)
         } else {
-            paint("FAILED", "31;1", config)
+            paint("FAILED", "31;1", style)
         };
         let _ = writeln!(
             s,

@@ -151,7 +151,7 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
             staging
                 .copy(site, &f.path)
                 .err()
-                .map(|e| problem(&f.path, "unwritable", e))
+                .map(|e| e.problem(&f.path))
         })
         .collect();
     problems.extend(copy_results.into_iter().flatten());
@@ -302,14 +302,22 @@ fn convert_one(
         Ok(bytes) => bytes,
         Err(err) => {
             row.outcome = Outcome::Corrupt;
-            row.reason = format!("kept:corrupt(unreadable: {err})");
-            return (row, Some(problem(&file.path, "unreadable", err)));
+            row.reason = format!("kept:corrupt(unreadable: {})", err.reason());
+            return (row, Some(problem(&file.path, "unreadable", err.reason())));
         }
     };
     let c = image::convert_gif(&bytes, opts);
     row.frames = c.frames;
     row.outcome = c.outcome;
     row.reason = c.reason;
+    if row.outcome == Outcome::Corrupt {
+        let detail = row.reason.strip_prefix("kept:corrupt(");
+        let detail = detail
+            .and_then(|d| d.strip_suffix(')'))
+            .unwrap_or(&row.reason);
+        let message = format!("corrupt GIF ({detail}); kept as it is");
+        return (row, Some(problem(&file.path, "corrupt-image", message)));
+    }
     row.png_bytes = c.png_bytes;
     row.millis = c.elapsed.as_secs_f64() * 1000.0;
     if let Some(png) = c.png {
@@ -352,14 +360,14 @@ fn rewrite_document<'f>(
         still_named: Vec::new(),
         problem: Some(problem(&file.path, code, err)),
     };
-    let copy = |still_named: Vec<String>| match staging.copy(site, &file.path) {
-        Ok(()) => DocResult {
-            path: &file.path,
-            changed: false,
-            still_named,
-            problem: None,
-        },
-        Err(err) => fail("unwritable", &err),
+    let copy = |still_named: Vec<String>| DocResult {
+        path: &file.path,
+        problem: staging
+            .copy(site, &file.path)
+            .err()
+            .map(|e| e.problem(&file.path)),
+        changed: false,
+        still_named,
     };
     if file.bytes > opts.analyze.max_parse_bytes || converted.is_empty() {
         // Not parsed: the textual scan in `leftovers` keeps the GIFs it may name.
@@ -367,7 +375,7 @@ fn rewrite_document<'f>(
     }
     let bytes = match site.read(&file.path) {
         Ok(bytes) => bytes,
-        Err(err) => return fail("unreadable", &err),
+        Err(err) => return fail("unreadable", &err.reason()),
     };
     let text = spans::byte_preserving(&bytes);
     let (occurrences, base, encoding) = match file.kind {

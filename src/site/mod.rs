@@ -249,6 +249,7 @@ pub fn crawl(root: &Path, opts: &CrawlOptions) -> Result<Site> {
             continue;
         }
         if !entry.file_type().is_file() {
+            problems.extend(not_a_file(root, &entry));
             continue;
         }
         let file_name = rel.rsplit('/').next().unwrap_or(&rel);
@@ -372,6 +373,27 @@ fn classify(path: &Path, name: &str) -> std::io::Result<(FileKind, u64, Option<S
         .read_to_end(&mut head)?;
     let (kind, note) = sniff::classify(name, &head);
     Ok((kind, bytes, note))
+}
+
+/// A FIFO, socket or device in the site is no file a server could send: reported, never read
+/// (opening a FIFO would block the crawl).
+fn not_a_file(root: &Path, entry: &walkdir::DirEntry) -> Option<Problem> {
+    use std::os::unix::fs::FileTypeExt;
+    let kind = entry.file_type();
+    let what = if kind.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_char_device() || kind.is_block_device() {
+        "a device file"
+    } else {
+        return None;
+    };
+    Some(Problem::new(
+        relative_path(root, entry.path()),
+        "not-a-file",
+        format!("{what}, not a regular file; skipped"),
+    ))
 }
 
 #[cfg(test)]

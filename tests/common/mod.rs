@@ -102,7 +102,7 @@ pub fn chromium_available() -> bool {
         assert!(
             std::env::var("CI").as_deref() != Ok("true"),
             "CI=true but Chromium is missing: {}",
-            browser::INSTALL_HINT
+            webdiet::error::CHROMIUM_INSTALL_HINT
         );
         eprintln!("note: Chromium not installed, skipping a render test");
     }

@@ -2,6 +2,7 @@
 //! modes: a mode is a protocol's client half, the server half that answers it, and the
 //! transport both run on. A new mode is a new module plus one line in [`MODES`].
 
+pub mod h2;
 pub mod http1;
 
 use std::net::TcpStream;
@@ -55,6 +56,9 @@ pub struct ModeSpec {
     pub transport: Transport,
     /// The same mode in cleartext, for a mode over TLS: what TLS costs is the difference.
     pub cleartext: Option<&'static str>,
+    /// Replayed when no `--modes` are given. The variants that answer one question each
+    /// (push, hints) are asked for by name or with `--push` / `--hints`.
+    pub default: bool,
 }
 
 /// Every mode, in the order reports list them.
@@ -66,6 +70,7 @@ pub static MODES: &[ModeSpec] = &[
         server: &http1::SERVER,
         transport: Transport::Tcp,
         cleartext: None,
+        default: true,
     },
     ModeSpec {
         name: "persistent",
@@ -74,6 +79,7 @@ pub static MODES: &[ModeSpec] = &[
         server: &http1::SERVER,
         transport: Transport::Tcp,
         cleartext: None,
+        default: true,
     },
     ModeSpec {
         name: "pipelined",
@@ -82,6 +88,7 @@ pub static MODES: &[ModeSpec] = &[
         server: &http1::SERVER,
         transport: Transport::Tcp,
         cleartext: None,
+        default: true,
     },
     ModeSpec {
         name: "pipelined-deflate",
@@ -90,6 +97,7 @@ pub static MODES: &[ModeSpec] = &[
         server: &http1::SERVER,
         transport: Transport::Tcp,
         cleartext: None,
+        default: true,
     },
     ModeSpec {
         name: "https10",
@@ -98,6 +106,7 @@ pub static MODES: &[ModeSpec] = &[
         server: &http1::SERVER,
         transport: Transport::Tls,
         cleartext: Some("http10"),
+        default: true,
     },
     ModeSpec {
         name: "https-persistent",
@@ -106,6 +115,7 @@ pub static MODES: &[ModeSpec] = &[
         server: &http1::SERVER,
         transport: Transport::Tls,
         cleartext: Some("persistent"),
+        default: true,
     },
     ModeSpec {
         name: "https-pipelined",
@@ -114,6 +124,7 @@ pub static MODES: &[ModeSpec] = &[
         server: &http1::SERVER,
         transport: Transport::Tls,
         cleartext: Some("pipelined"),
+        default: true,
     },
     ModeSpec {
         name: "https-pipelined-deflate",
@@ -122,6 +133,43 @@ pub static MODES: &[ModeSpec] = &[
         server: &http1::SERVER,
         transport: Transport::Tls,
         cleartext: Some("pipelined-deflate"),
+        default: true,
+    },
+    ModeSpec {
+        name: "h2c",
+        summary: "HTTP/2 over cleartext TCP, every request at once on one connection",
+        client: &h2::H2C,
+        server: &h2::SERVER,
+        transport: Transport::Tcp,
+        cleartext: None,
+        default: true,
+    },
+    ModeSpec {
+        name: "h2c-deflate",
+        summary: "h2c, accepting compressed text",
+        client: &h2::H2C_DEFLATE,
+        server: &h2::SERVER,
+        transport: Transport::Tcp,
+        cleartext: None,
+        default: true,
+    },
+    ModeSpec {
+        name: "h2c-push",
+        summary: "h2c with server push of everything a page needs on a first visit",
+        client: &h2::H2C_PUSH,
+        server: &h2::SERVER_PUSH,
+        transport: Transport::Tcp,
+        cleartext: None,
+        default: false,
+    },
+    ModeSpec {
+        name: "h2c-hints",
+        summary: "h2c with link: rel=preload hints on the page's response",
+        client: &h2::H2C_HINTS,
+        server: &h2::SERVER_HINTS,
+        transport: Transport::Tcp,
+        cleartext: None,
+        default: false,
     },
 ];
 
@@ -133,6 +181,14 @@ impl Mode {
     /// Every mode, in table order.
     pub fn all() -> Vec<Mode> {
         (0..MODES.len()).map(Mode).collect()
+    }
+
+    /// The modes replayed when none are named, in table order.
+    pub fn defaults() -> Vec<Mode> {
+        Mode::all()
+            .into_iter()
+            .filter(|m| m.spec().default)
+            .collect()
     }
 
     /// The mode called `name`.

@@ -47,24 +47,26 @@ impl Default for TcpOptions {
 
 /// The local ports of the replay client's own connections.
 #[derive(Debug, Default)]
-pub struct OwnClients(Mutex<BTreeSet<u16>>);
+pub struct OwnClients {
+    ports: Mutex<BTreeSet<u16>>,
+}
 
 impl OwnClients {
     fn add(&self, port: u16) {
-        if let Ok(mut ports) = self.0.lock() {
+        if let Ok(mut ports) = self.ports.lock() {
             ports.insert(port);
         }
     }
 
     fn remove(&self, port: u16) {
-        if let Ok(mut ports) = self.0.lock() {
+        if let Ok(mut ports) = self.ports.lock() {
             ports.remove(&port);
         }
     }
 
     /// Whether a connection from `peer` is the replay's own.
     pub fn contains(&self, peer: SocketAddr) -> bool {
-        self.0
+        self.ports
             .lock()
             .map(|ports| ports.contains(&peer.port()))
             .unwrap_or(false)
@@ -269,6 +271,12 @@ impl Conn<'_> {
         Ok(n > 0)
     }
 
+    /// A second handle on the socket, for a protocol driven by an async runtime (HTTP/2): it
+    /// reads and writes through that handle and tells the meter what it did.
+    pub fn stream_handle(&self) -> std::io::Result<TcpStream> {
+        self.stream.try_clone()
+    }
+
     /// Reads the kernel's counters and closes: over TLS the client's close_notify first
     /// (which counts), then the client's FIN (which does not).
     pub fn finish(mut self) -> Counters {
@@ -409,6 +417,11 @@ impl Wire {
                 Ok(true)
             }
         }
+    }
+
+    /// The socket, for a protocol driven by an async runtime (HTTP/2).
+    pub fn into_stream(self) -> TcpStream {
+        self.stream
     }
 
     /// Writes all of `bytes` (one buffer: one burst of segments).

@@ -83,14 +83,17 @@ impl Run<'_, '_> {
         deflate: bool,
         cached: Option<&Entry>,
     ) -> Vec<u8> {
+        let host = self.connector.addr.to_string();
         let mut req = format!(
-            "GET {} HTTP/1.{}\r\nHost: {}\r\nUser-Agent: webdiet-robot/0.1\r\nAccept: */*\r\n",
+            "GET {} HTTP/1.{}\r\nHost: {host}\r\n",
             fetch.target,
             u8::from(http11),
-            self.connector.addr
         );
-        if deflate {
-            req.push_str("Accept-Encoding: deflate\r\n");
+        for (name, value) in self.robot.request_headers(fetch, &host, deflate, false) {
+            req.push_str(&title_case(name));
+            req.push_str(": ");
+            req.push_str(&value);
+            req.push_str("\r\n");
         }
         if let Some(entry) = cached {
             if let Some(etag) = &entry.etag {
@@ -200,6 +203,8 @@ impl Run<'_, '_> {
             let request = self.request(fetch, false, false, cached.as_ref());
             let mut conn = self.connect()?;
             conn.meter.request();
+            conn.meter.headers.up += request.len() as u64;
+            conn.meter.headers.requests += 1;
             let response = match conn.write(&request, true) {
                 Ok(()) => self.read(&mut conn, fetch, true),
                 Err(e) => Err(e),
@@ -256,7 +261,10 @@ impl Run<'_, '_> {
                     break;
                 };
                 let cached = self.robot.cached(&fetch, self.test, &cache);
-                out.extend_from_slice(&self.request(&fetch, true, deflate, cached.as_ref()));
+                let request = self.request(&fetch, true, deflate, cached.as_ref());
+                c.meter.headers.up += request.len() as u64;
+                c.meter.headers.requests += 1;
+                out.extend_from_slice(&request);
                 c.meter.request();
                 outstanding.push_back(fetch);
             }
@@ -322,6 +330,17 @@ impl Run<'_, '_> {
     }
 }
 
+/// `accept-encoding` → `Accept-Encoding`: how HTTP/1 clients write header names.
+fn title_case(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut upper = true;
+    for c in name.chars() {
+        out.push(if upper { c.to_ascii_uppercase() } else { c });
+        upper = c == '-';
+    }
+    out
+}
+
 fn answer(head: &ResponseHead) -> Answer {
     Answer {
         status: head.status,
@@ -370,6 +389,8 @@ fn read_response(
             }
         }
     };
+    conn.meter.headers.down += start as u64;
+    conn.meter.headers.responses += 1;
     let no_body = head.status == 304 || head.status == 204 || head.status < 200;
     let length = if no_body {
         Some(0)

@@ -6,14 +6,13 @@
 
 use std::io::Write;
 use std::net::TcpStream;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use super::message::{self as http, Parsed, Request};
 use crate::replay::protocol::ServerHalf;
 use crate::replay::served::Resource;
 use crate::replay::server::{ServeContext, ServerOptions};
 use crate::replay::transport::tcp::Wire;
-use crate::site::resolve::Target;
 
 /// The HTTP/1 server half.
 #[derive(Debug)]
@@ -177,13 +176,7 @@ impl<'a> Connection<'a> {
             self.simple(501, "Not Implemented", "only GET and HEAD");
             return After::Close;
         }
-        let resolved = match self.cx.resolver.resolve(&origin(), &req.target) {
-            Target::Local { path, .. } if req.target.starts_with('/') => {
-                self.cx.site.resource(&path).map(|r| (path, r))
-            }
-            _ => None,
-        };
-        let Some((_, res)) = resolved else {
+        let Some((_, res)) = self.cx.lookup(&req.target) else {
             self.simple(404, "Not Found", "no such file");
             return if keep_open {
                 After::KeepOpen
@@ -197,7 +190,7 @@ impl<'a> Connection<'a> {
             _ => "",
         };
         let (body, coding, etag) = pick_variant(res, req);
-        let date = http::http_date(SystemTime::now());
+        let date = &self.cx.date;
         let version = if req.minor == 0 {
             "HTTP/1.0"
         } else {
@@ -248,35 +241,16 @@ impl<'a> Connection<'a> {
     }
 }
 
-/// The origin request targets are resolved against (the Resolver's own site origin).
-fn origin() -> url::Url {
-    url::Url::parse("http://webdiet.invalid/").expect("constant URL parses")
-}
-
 /// The body to send, its `Content-Encoding` and its entity tag (one per variant).
 fn pick_variant<'r>(res: &'r Resource, req: &Request) -> (&'r [u8], Option<&'static str>, String) {
-    let tagged = |suffix: &str| format!("{}-{suffix}\"", res.etag.trim_end_matches('"'));
-    if req.accept_deflate {
-        if let Some(body) = &res.deflated {
-            return (body, Some("deflate"), tagged("deflate"));
-        }
-    }
-    if req.accept_gzip {
-        if let Some(body) = &res.gzipped {
-            return (body, Some("gzip"), tagged("gzip"));
-        }
-    }
-    (&res.body, None, res.etag.clone())
+    res.variant(req.accept_deflate, req.accept_gzip)
 }
 
 /// RFC 9110 §13.1: If-None-Match wins; If-Modified-Since only without it.
 fn not_modified(res: &Resource, etag: &str, req: &Request) -> bool {
-    match (&req.if_none_match, &req.if_modified_since) {
-        (Some(tags), _) => tags
-            .split(',')
-            .map(|t| t.trim().trim_start_matches("W/"))
-            .any(|t| t == "*" || t == etag),
-        (None, Some(since)) => *since == res.last_modified,
-        (None, None) => false,
-    }
+    res.not_modified(
+        etag,
+        req.if_none_match.as_deref(),
+        req.if_modified_since.as_deref(),
+    )
 }
