@@ -1,39 +1,102 @@
-//! Proves a PNG/APNG shows exactly what its GIF shows: both are decoded again, independently
-//! of the writer, with the `image` crate's GIF and APNG decoders (which composite frames onto
-//! the canvas the way browsers do), and compared frame by frame as RGBA canvases, with the
-//! time each frame stays on screen and the number of plays.
+//! Proves a PNG/APNG shows exactly what its GIF shows in a browser. The PNG side is decoded
+//! again by the `image` crate's PNG and APNG decoders, independently of our writer. The GIF
+//! side is the browser's picture: frames read by [`decode::Reader`] (Chromium's canvas, clipping
+//! and palette rules, checked against Chromium by the render-check tests) and composited here
+//! the way browsers do, independently of the APNG writer's sub-rectangles, palette, blend and
+//! dispose operations. Both are compared frame by frame as RGBA canvases, with the time each
+//! frame stays on screen and the number of plays.
+//!
+//! Compositing as browsers do it: the canvas starts transparent (the background colour is
+//! ignored); a frame's transparent pixels leave the canvas as it was; after a frame is shown,
+//! "restore to background" clears its rectangle to transparent and "restore to previous" puts
+//! back what its rectangle held before it was drawn (on the first frame: transparent).
 //!
 //! Fully transparent pixels compare equal whatever their colour. Delays compare as a browser
 //! plays them (GIF delays of 0–1 cs play at 100 ms). Frames are streamed in lockstep, so
-//! memory holds two canvases at a time, not the whole animation.
+//! memory holds a few canvases at a time, not the whole animation.
 
 use std::io::Cursor;
 
-use image::codecs::gif::GifDecoder;
+use gif::DisposalMethod;
 use image::codecs::png::PngDecoder;
-use image::{AnimationDecoder, DynamicImage, Frame, RgbaImage};
+use image::{AnimationDecoder, DynamicImage, Frame, Rgba, RgbaImage};
 
-use super::decode::Limits;
+use super::decode::{self, Limits, ReadError, Reader};
 
-/// A composited frame and how long it stays on screen, in milliseconds as a fraction.
+/// A composited frame of the PNG and how long it stays on screen, in milliseconds as a
+/// fraction.
 struct Shown {
     canvas: RgbaImage,
     delay: (u32, u32),
 }
 
-/// `Ok` when `png` decodes to the same frames, timing and plays as `gif`; otherwise why not.
+/// The GIF's frames as a browser composites them.
+struct Browser<'a> {
+    reader: Reader<'a>,
+    canvas: RgbaImage,
+    /// What to do to the canvas before the next frame is drawn.
+    dispose: Option<(DisposalMethod, decode::Frame, Option<RgbaImage>)>,
+}
+
+impl Browser<'_> {
+    /// Composites the next frame; returns how long it is shown (ms as a fraction), the canvas
+    /// then being what the browser shows.
+    fn next(&mut self) -> Result<Option<(u32, u32)>, ReadError> {
+        if let Some((method, frame, saved)) = self.dispose.take() {
+            match (method, saved) {
+                (DisposalMethod::Background, _) => fill(&mut self.canvas, &frame, None),
+                (DisposalMethod::Previous, Some(saved)) => {
+                    fill(&mut self.canvas, &frame, Some(&saved))
+                }
+                _ => {}
+            }
+        }
+        let Some(frame) = self.reader.next_frame()? else {
+            return Ok(None);
+        };
+        let saved = (frame.dispose == DisposalMethod::Previous).then(|| self.canvas.clone());
+        let (x0, y0, w) = (frame.left, frame.top, frame.width.max(1));
+        for (i, &p) in frame.pixels.iter().enumerate() {
+            let color = frame.colors[usize::from(p)];
+            if color[3] != 0 {
+                let (x, y) = (x0 + i as u32 % w, y0 + i as u32 / w);
+                self.canvas.put_pixel(x, y, Rgba(color));
+            }
+        }
+        let delay = (u32::from(frame.delay_cs) * 10, 1);
+        self.dispose = Some((frame.dispose, frame, saved));
+        Ok(Some(delay))
+    }
+}
+
+/// Sets the frame's rectangle of `canvas` to transparent, or to what `saved` holds there.
+fn fill(canvas: &mut RgbaImage, frame: &decode::Frame, saved: Option<&RgbaImage>) {
+    for y in frame.top..frame.top + frame.height {
+        for x in frame.left..frame.left + frame.width {
+            let p = saved.map_or(Rgba([0, 0, 0, 0]), |s| *s.get_pixel(x, y));
+            canvas.put_pixel(x, y, p);
+        }
+    }
+}
+
+/// `Ok` when `png` decodes to the same frames, timing and plays as `gif` shows in a browser;
+/// otherwise why not.
 pub fn same_image(gif: &[u8], png: &[u8], limits: &Limits) -> Result<(), String> {
     let image_limits = {
         let mut l = image::Limits::default();
         l.max_alloc = Some(limits.max_canvas_pixels.saturating_mul(4 * 4));
         l
     };
-    let mut gif_decoder =
-        GifDecoder::new(Cursor::new(gif)).map_err(|e| format!("GIF does not decode: {e}"))?;
-    image::ImageDecoder::set_limits(&mut gif_decoder, image_limits.clone())
-        .map_err(|e| e.to_string())?;
-    let gif_plays = gif_plays(gif)?;
-    let gif_frames = gif_decoder.into_frames();
+    let gif_error = |e: ReadError| match e {
+        ReadError::Corrupt(why) | ReadError::TooLarge(why) => format!("GIF does not decode: {why}"),
+    };
+    let reader = Reader::open(gif, limits).map_err(gif_error)?;
+    let canvas = RgbaImage::new(reader.width, reader.height);
+    let mut gif_frames = Browser {
+        reader,
+        canvas,
+        dispose: None,
+    };
 
     let mut png_decoder =
         PngDecoder::new(Cursor::new(png)).map_err(|e| format!("PNG does not decode: {e}"))?;
@@ -58,14 +121,17 @@ pub fn same_image(gif: &[u8], png: &[u8], limits: &Limits) -> Result<(), String>
         }
     };
     let mut count = 0usize;
-    for gif_frame in gif_frames {
-        let gif_frame = shown(gif_frame.map_err(|e| format!("GIF frame {count}: {e}"))?);
+    while let Some(gif_delay) = gif_frames
+        .next()
+        .map_err(|e| format!("GIF frame {count}: {}", gif_error(e)))?
+    {
         let png_frame = png_frames
             .next()
             .ok_or_else(|| format!("the PNG has {count} frames, the GIF more"))??;
-        compare(&gif_frame.canvas, &png_frame.canvas).map_err(|e| format!("frame {count}: {e}"))?;
+        compare(&gif_frames.canvas, &png_frame.canvas)
+            .map_err(|e| format!("frame {count}: {e}"))?;
         if animation.is_some() {
-            let (gn, gd) = browser_delay(gif_frame.delay);
+            let (gn, gd) = browser_delay(gif_delay);
             let (pn, pd) = png_frame.delay;
             if u64::from(gn) * u64::from(pd) != u64::from(pn) * u64::from(gd) {
                 return Err(format!(
@@ -78,6 +144,7 @@ pub fn same_image(gif: &[u8], png: &[u8], limits: &Limits) -> Result<(), String>
     if png_frames.next().is_some() {
         return Err(format!("the PNG has more frames than the GIF's {count}"));
     }
+    let gif_plays = gif_frames.reader.plays();
     match animation {
         Some(plays) if count > 1 && plays != gif_plays => Err(format!(
             "the GIF plays {} times, the APNG {}",
@@ -113,28 +180,6 @@ fn browser_delay((n, d): (u32, u32)) -> (u32, u32) {
     } else {
         (n, d)
     }
-}
-
-/// How many times a browser plays the GIF: 0 = forever.
-fn gif_plays(gif: &[u8]) -> Result<u32, String> {
-    let mut options = gif::DecodeOptions::new();
-    options.skip_frame_decoding(true);
-    let mut decoder = options
-        .read_info(gif)
-        .map_err(|e| format!("GIF does not decode: {e}"))?;
-    while decoder
-        .next_frame_info()
-        .map_err(|e| format!("GIF does not decode: {e}"))?
-        .is_some()
-    {
-        decoder
-            .read_next_frame()
-            .map_err(|e| format!("GIF does not decode: {e}"))?;
-    }
-    Ok(match decoder.repeat() {
-        gif::Repeat::Infinite => 0,
-        gif::Repeat::Finite(n) => u32::from(n) + 1,
-    })
 }
 
 /// `Some(num_plays)` for an APNG, `None` for a still PNG.
