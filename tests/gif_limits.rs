@@ -11,85 +11,31 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
+use common::rawgif::{self, lzw_zeros, Frame};
 use common::webdiet;
 
 const TIME: &str = "/usr/bin/time";
 
-/// A GIF89a of `screen` with a two-colour table and `frames` (left, top, width, height), every
-/// frame all index 0, looping forever when there are several.
+/// A GIF of `screen` with a two-colour table and `frames` (left, top, width, height), every
+/// frame all index 0.
 fn zero_gif(screen: (u16, u16), frames: &[(u16, u16, u16, u16)]) -> Vec<u8> {
-    let mut out = b"GIF89a".to_vec();
-    out.extend_from_slice(&screen.0.to_le_bytes());
-    out.extend_from_slice(&screen.1.to_le_bytes());
-    out.extend_from_slice(&[0xF0, 0, 0, 0, 0, 0, 255, 255, 255]);
-    if frames.len() > 1 {
-        out.extend_from_slice(b"\x21\xFF\x0BNETSCAPE2.0\x03\x01\x00\x00\x00");
-    }
-    let mut cache: Option<((u16, u16), Vec<u8>)> = None;
-    for &(left, top, w, h) in frames {
-        out.extend_from_slice(&[0x21, 0xF9, 4, 0, 10, 0, 0, 0, 0x2C]);
-        for v in [left, top, w, h] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        out.extend_from_slice(&[0, 8]);
-        let data = match &cache {
-            Some((size, data)) if *size == (w, h) => data.clone(),
-            _ => lzw_zeros(u64::from(w) * u64::from(h)),
-        };
-        for block in data.chunks(255) {
-            out.push(block.len() as u8);
-            out.extend_from_slice(block);
-        }
-        out.push(0);
-        cache = Some(((w, h), data));
-    }
-    out.push(0x3B);
-    out
-}
-
-/// LZW data (minimum code size 8) for `n` pixels of index 0, as small as LZW allows: each code
-/// is the one about to be defined (one zero longer than the last), and once the table is full
-/// the longest run (3839 zeros) repeats. A 4096 × 4096 frame takes about 6 KB.
-fn lzw_zeros(n: u64) -> Vec<u8> {
-    let (mut bits, mut nbits, mut out) = (0u64, 0u32, Vec::new());
-    let mut width = 9;
-    let mut emit = |code: u32, width: u32| {
-        bits |= u64::from(code) << nbits;
-        nbits += width;
-        while nbits >= 8 {
-            out.push(bits as u8);
-            bits >>= 8;
-            nbits -= 8;
-        }
-    };
-    emit(256, width);
-    let (mut next, mut left, mut first) = (258u32, n, true);
-    // Code 0 is one zero; code c ≥ 258 is c − 256 zeros.
-    let zeros = |code: u32| if code == 0 { 1 } else { u64::from(code) - 256 };
-    while left > 0 {
-        let mut code = match (first, next < 4096) {
-            (true, _) => 0,
-            (false, true) => next,
-            (false, false) => 4095,
-        };
-        if zeros(code) > left {
-            code = if left == 1 { 0 } else { 256 + left as u32 };
-        }
-        emit(code, width);
-        left -= zeros(code);
-        if !first && next < 4096 {
-            next += 1;
-            if next == 1 << width && width < 12 {
-                width += 1;
+    let mut data: Option<((u16, u16), Vec<u8>)> = None;
+    let frames: Vec<Frame> = frames
+        .iter()
+        .map(|&(left, top, w, h)| {
+            let lzw = match &data {
+                Some((size, lzw)) if *size == (w, h) => lzw.clone(),
+                _ => lzw_zeros(u64::from(w) * u64::from(h)),
+            };
+            data = Some(((w, h), lzw.clone()));
+            Frame {
+                data: lzw,
+                delay_cs: 10,
+                ..Frame::new((left, top, w, h), &[])
             }
-        }
-        first = false;
-    }
-    emit(257, width);
-    if nbits > 0 {
-        out.push(bits as u8);
-    }
-    out
+        })
+        .collect();
+    rawgif::gif(screen, &[[0, 0, 0], [255, 255, 255]], 0, &frames)
 }
 
 /// What `webdiet rewrite` did with one GIF on one page: its reason code and the process's peak
