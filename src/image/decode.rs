@@ -175,14 +175,25 @@ impl<'a> Reader<'a> {
         if let Some(t) = transparent {
             colors[usize::from(t)] = [0, 0, 0, 0];
         }
+        let interlaced = info.interlaced;
         let mut buffer = vec![0u8; area as usize];
         if area > 0 {
-            self.decoder
-                .read_into_buffer(&mut buffer)
+            // The whole frame in one call, rows in the order stored: the `gif` crate's own
+            // row-by-row deinterlacing reports valid interlaced frames of some odd widths as
+            // truncated (gif 0.14.2), so rows are put in place here.
+            let filled = self
+                .decoder
+                .fill_buffer(&mut buffer)
                 .map_err(|e| match decoding(e) {
                     ReadError::Corrupt(why) => ReadError::Corrupt(format!("frame {n}: {why}")),
                     too_large => too_large,
                 })?;
+            if !filled {
+                return Err(ReadError::Corrupt(format!("frame {n}: image truncated")));
+            }
+            if interlaced {
+                buffer = deinterlace(&buffer, fw as usize);
+            }
         }
         self.frames += 1;
         Ok(Some(clip(
@@ -203,6 +214,20 @@ impl<'a> Reader<'a> {
             gif::Repeat::Finite(n) => u32::from(n) + 1,
         }
     }
+}
+
+/// Rows stored in GIF interlace order (0, 8, 16, … / 4, 12, … / 2, 6, … / 1, 3, …) put back
+/// top to bottom.
+fn deinterlace(stored: &[u8], width: usize) -> Vec<u8> {
+    let height = stored.len() / width;
+    let mut rows = vec![0u8; stored.len()];
+    let order = [(0, 8), (4, 8), (2, 4), (1, 2)]
+        .into_iter()
+        .flat_map(|(start, step)| (start..height).step_by(step));
+    for (stored_row, row) in stored.chunks_exact(width).zip(order) {
+        rows[row * width..(row + 1) * width].copy_from_slice(stored_row);
+    }
+    rows
 }
 
 /// Cuts a decoded frame down to the part inside the canvas.

@@ -496,11 +496,7 @@ mod raw {
 
     /// A GIF89a: `screen`, a global palette of RGB triples (none when empty), then frames as
     /// `(left, top, width, height, transparent, LZW data)`.
-    pub fn gif(
-        screen: (u16, u16),
-        palette: &[[u8; 3]],
-        frames: &[Frame],
-    ) -> Vec<u8> {
+    pub fn gif(screen: (u16, u16), palette: &[[u8; 3]], frames: &[Frame]) -> Vec<u8> {
         let mut out = b"GIF89a".to_vec();
         out.extend_from_slice(&screen.0.to_le_bytes());
         out.extend_from_slice(&screen.1.to_le_bytes());
@@ -726,4 +722,49 @@ fn frames_summing_past_the_total_limit_stop_before_the_one_that_crosses_it() {
     );
     let c = convert_gif(&many, &ImageOptions { limits, ..opts() });
     assert_eq!(c.reason, "kept:too-large(more than 100 frames)");
+}
+
+#[test]
+fn an_interlaced_frame_of_odd_width_is_read_not_called_truncated() {
+    // Found by the GIF property test: the `gif` crate's row-by-row deinterlacing called this
+    // valid frame (browsers and Pillow show it) "image truncated".
+    let global: Vec<u8> = (0..16 * 3).map(|i| (i * 17 % 256) as u8).collect();
+    let pixels = vec![
+        6u8, 6, 6, 6, 6, 11, 11, 11, 11, 11, 15, 15, 15, 15, 15, 12, 12, 12, 12, 12, 1, 1, 1, 1,
+    ];
+    let mut gif = Vec::new();
+    {
+        let mut enc = gif::Encoder::new(&mut gif, 3, 8, &global).unwrap();
+        let frame = gif::Frame {
+            width: 3,
+            height: 8,
+            interlaced: true,
+            buffer: pixels.clone().into(),
+            ..gif::Frame::default()
+        };
+        enc.write_frame(&frame).unwrap();
+    }
+    let png = shown_png(&gif);
+    // Stored rows 0..8 are shown at rows 0, 4, 2, 6, 1, 3, 5, 7.
+    for (stored, shown) in [0u32, 4, 2, 6, 1, 3, 5, 7].into_iter().enumerate() {
+        for x in 0..3 {
+            let i = usize::from(pixels[stored * 3 + x as usize]);
+            let rgb = &global[i * 3..i * 3 + 3];
+            assert_eq!(&png.get_pixel(x, shown).0[..3], rgb, "row {shown}");
+        }
+    }
+}
+
+#[test]
+fn restore_to_previous_after_restore_to_background_verifies() {
+    // Found by the GIF property test: the `image` crate's APNG decoder restored "previous" to
+    // the canvas from before the background disposal, and so rejected this correct APNG.
+    let frames = vec![
+        F::new((0, 0, 16, 8), pattern(16, 8, 4, 0)).dispose(DisposalMethod::Background),
+        F::new((0, 0, 4, 4), pattern(4, 4, 4, 1)).dispose(DisposalMethod::Previous),
+        F::new((8, 4, 4, 4), pattern(4, 4, 4, 2)),
+    ];
+    let gif = encode((16, 8), &palette(4), Some(Repeat::Infinite), frames);
+    let c = converted_or_larger(&gif, "background then previous");
+    assert_eq!(c.frames, 3);
 }
