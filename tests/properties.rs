@@ -294,6 +294,20 @@ proptest! {
     }
 }
 
+#[test]
+fn an_unclosed_url_of_blanks_at_the_end_of_a_sheet_has_no_reference() {
+    // Found by the `css_references` fuzzer: the blanks were trimmed from both ends and the
+    // span crossed (a panic).
+    for text in [
+        "p{background:url( ",
+        "p{background:url(   ",
+        "@import url(\t",
+    ] {
+        assert!(css_occurrences(text).is_empty(), "{text:?}");
+    }
+    assert_eq!(css_occurrences("p{background:url( a.gif ").len(), 1);
+}
+
 // ---------------------------------------------------------------------------------------------
 // (c) GIF decode and convert
 
