@@ -90,6 +90,7 @@ fn pipelining_beats_http10_as_in_the_1997_study() {
         "https-pipelined-deflate",
         "h2c",
         "h2c-deflate",
+        "h2",
     ];
     assert_eq!(rows.len(), 2 * modes.len(), "the default modes × 2 tests");
     for (pair, mode) in rows.chunks(2).zip(modes) {
@@ -284,6 +285,7 @@ fn kernel_counts_agree_with_a_packet_capture() {
         "https-pipelined",
         "h2c",
         "h2c-push",
+        "h2",
     ] {
         let pcap = scratch.path().join(format!("{mode}.pcap"));
         let rows = replay(

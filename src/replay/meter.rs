@@ -408,7 +408,7 @@ impl Meter {
         server_closed_first: bool,
     ) -> Counters {
         let http = match &self.exchange {
-            Some(bursts) => counted(bursts, model.mss, server_closed_first),
+            Some(bursts) => counted(bursts, model, server_closed_first),
             None => self.model(model, server_closed_first),
         };
         let (handshake, tls) = match &self.tls {
@@ -570,14 +570,16 @@ impl Meter {
 /// The model from a protocol's own bursts: `ceil(bytes / MSS)` data segments per burst;
 /// consecutive bursts of one side are acknowledged together, one ACK per two segments, an odd
 /// run's last segment by the other side's next burst (or, after the last, by the client's FIN).
-fn counted(exchange: &[Burst], mss: u64, server_closed_first: bool) -> Packets {
+fn counted(exchange: &[Burst], model: Model, server_closed_first: bool) -> Packets {
+    let mss = model.mss;
     let mut p = Packets::default();
     p.up.control = 2;
     p.down.control = 1 + u64::from(server_closed_first);
     p.up.acks = u64::from(server_closed_first);
     let mut bursts: Vec<(Side, u64)> = Vec::new();
     for b in exchange.iter().filter(|b| b.bytes > 0) {
-        let n = b.bytes.div_ceil(mss.max(1));
+        // Over TLS each burst is sealed as one write: its records' overhead comes with it.
+        let n = model.framing.wire(b.bytes).div_ceil(mss.max(1));
         match bursts.last_mut() {
             Some((side, segs)) if *side == b.side => *segs += n,
             _ => bursts.push((b.side, n)),

@@ -201,9 +201,13 @@ pub fn run_here(site: &ServedSite, opts: &ReplayOptions, method: Method) -> Resu
     let mut rows = Vec::new();
     for &mode in &opts.modes {
         let spec = mode.spec();
-        let (client_tls, mode_server_tls) = match (mode.is_tls(), &tls) {
-            (true, Some(t)) => (Some(&t.client), server_tls.as_ref()),
-            _ => (None, None),
+        let mode_tls = match (mode.is_tls(), &tls) {
+            (true, Some(t)) => Some((t.client.with_alpn(spec.client.alpn()), &server_tls)),
+            _ => None,
+        };
+        let (client_tls, mode_server_tls) = match &mode_tls {
+            Some((client, server)) => (Some(client), server.as_ref()),
+            None => (None, None),
         };
         let model = Model {
             mss: u64::from(opts.mss),

@@ -74,8 +74,9 @@ impl Running<'_> {
         let resolver = Resolver::new(&expected.site, None);
         let opts = ClientOptions::default();
         let robot = Robot::new(expected, &resolver, &opts);
+        let client = self.tls.client.with_alpn(mode.spec().client.alpn());
         let (addr, own, tls) = if mode.is_tls() {
-            (self.tls_addr, &self.tls_control.own, Some(&self.tls.client))
+            (self.tls_addr, &self.tls_control.own, Some(&client))
         } else {
             (self.addr, &self.control.own, None)
         };
@@ -123,7 +124,7 @@ pub(super) fn with_servers<T>(
 }
 
 /// Runs `f` against the server half of `mode` for `site`.
-fn with_mode_server<T>(
+pub(super) fn with_mode_server<T>(
     site: &ServedSite,
     opts: ServerOptions,
     mode: Mode,
@@ -133,7 +134,7 @@ fn with_mode_server<T>(
 }
 
 /// Runs `f` against the server half of `mode` for `site`, in cleartext and over TLS with `tls`.
-fn with_mode_servers<T>(
+pub(super) fn with_mode_servers<T>(
     site: &ServedSite,
     opts: ServerOptions,
     mode: Mode,

@@ -26,6 +26,12 @@ pub trait ClientHalf: Sync {
         test: Test,
         cache: &mut Cache,
     ) -> Result<Visit, VisitError>;
+
+    /// The protocols this client offers by ALPN over TLS (none by default: the HTTP/1 modes
+    /// negotiate nothing, as the 1998 study's clients did not).
+    fn alpn(&self) -> &'static [&'static [u8]] {
+        &[]
+    }
 }
 
 /// The server half of a protocol.
@@ -151,6 +157,15 @@ pub static MODES: &[ModeSpec] = &[
         server: &h2::SERVER,
         transport: Transport::Tcp,
         cleartext: None,
+        default: true,
+    },
+    ModeSpec {
+        name: "h2",
+        summary: "HTTP/2 over TLS, agreed by ALPN, every request at once on one connection",
+        client: &h2::H2C,
+        server: &h2::SERVER,
+        transport: Transport::Tls,
+        cleartext: Some("h2c"),
         default: true,
     },
     ModeSpec {

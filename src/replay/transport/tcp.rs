@@ -129,7 +129,8 @@ impl Connector<'_> {
                     let mut session = client.session(self.timeout)?;
                     let mut record = Handshake::default();
                     let mut read = 0;
-                    tls::client_handshake(&mut stream, &mut session, &mut record, &mut read)?;
+                    let early =
+                        tls::client_handshake(&mut stream, &mut session, &mut record, &mut read)?;
                     meter.bytes_up += record
                         .flights
                         .iter()
@@ -140,7 +141,7 @@ impl Connector<'_> {
                         .sum::<u64>();
                     meter.read(read);
                     meter.tls = Some(record);
-                    Some(session)
+                    Some((session, early))
                 }
             };
             meter.connect = started.elapsed();
@@ -153,10 +154,14 @@ impl Connector<'_> {
                 return Err(e);
             }
         };
+        let (tls, input) = match tls {
+            Some((session, early)) => (Some(session), early),
+            None => (None, Vec::new()),
+        };
         Ok(Conn {
             stream,
             tls,
-            input: Vec::new(),
+            input,
             meter,
             eof: false,
             port,
@@ -271,10 +276,19 @@ impl Conn<'_> {
         Ok(n > 0)
     }
 
-    /// A second handle on the socket, for a protocol driven by an async runtime (HTTP/2): it
-    /// reads and writes through that handle and tells the meter what it did.
-    pub fn stream_handle(&self) -> std::io::Result<TcpStream> {
-        self.stream.try_clone()
+    /// A second handle on the socket, the TLS session if there is one and what was read and
+    /// not yet used (over TLS 1.2, what the server sent with its Finished), for a protocol
+    /// driven by an async runtime (HTTP/2): it reads and writes through that handle, tells
+    /// the meter what it did, and gives the session back ([`Conn::restore_tls`]) so that
+    /// [`Conn::finish`] can close it.
+    pub fn async_parts(&mut self) -> std::io::Result<(TcpStream, Option<Session>, Vec<u8>)> {
+        let stream = self.stream.try_clone()?;
+        Ok((stream, self.tls.take(), std::mem::take(&mut self.input)))
+    }
+
+    /// Gives back the session [`Conn::async_parts`] took.
+    pub fn restore_tls(&mut self, session: Option<Session>) {
+        self.tls = session;
     }
 
     /// Reads the kernel's counters and closes: over TLS the client's close_notify first
@@ -419,9 +433,10 @@ impl Wire {
         }
     }
 
-    /// The socket, for a protocol driven by an async runtime (HTTP/2).
-    pub fn into_stream(self) -> TcpStream {
-        self.stream
+    /// The socket, its TLS session if any, and plaintext that arrived with the end of the
+    /// handshake, for a protocol driven by an async runtime (HTTP/2).
+    pub fn into_parts(self) -> (TcpStream, Option<Session>, Vec<u8>) {
+        (self.stream, self.tls, self.early)
     }
 
     /// Writes all of `bytes` (one buffer: one burst of segments).

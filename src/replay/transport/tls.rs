@@ -141,6 +141,9 @@ impl TlsOptions {
     }
 }
 
+/// The ALPN name of HTTP/2 over TLS (RFC 9113 §3.2).
+pub const ALPN_H2: &[u8] = b"h2";
+
 /// Both ends' configurations for one run, with the throwaway certificates inside them.
 #[derive(Debug)]
 pub struct TlsSetup {
@@ -215,6 +218,9 @@ impl TlsSetup {
             .with_no_client_auth()
             .with_single_cert(chain, key)
             .map_err(|e| fail("server certificate", &e))?;
+        // ALPN: h2 for the HTTP/2 mode over TLS; a client that offers nothing (the HTTP/1
+        // modes, as the 1998 study's clients) negotiates nothing.
+        server.alpn_protocols = vec![ALPN_H2.to_vec(), b"http/1.1".to_vec()];
         if opts.resumption {
             // Stateful resumption (session IDs in 1.2, ticket IDs in 1.3): rustls's default
             // store, and its default of two TLS 1.3 tickets per connection.
@@ -255,6 +261,24 @@ impl TlsSetup {
 }
 
 impl TlsClient {
+    /// The same client offering `protocols` by ALPN (none: the configuration as it is), with
+    /// a session cache of its own.
+    pub fn with_alpn(&self, protocols: &[&[u8]]) -> TlsClient {
+        let mut config = (*self.config).clone();
+        let sessions = Arc::new(Sessions::default());
+        config.alpn_protocols = protocols.iter().map(|p| p.to_vec()).collect();
+        if self.resumption {
+            config.resumption = Resumption::store(sessions.clone());
+        }
+        TlsClient {
+            config: Arc::new(config),
+            sessions,
+            framing: self.framing,
+            resumption: self.resumption,
+            warm: self.warm,
+        }
+    }
+
     /// Forgets every session: the next connection makes a full handshake (a new visit).
     pub fn new_visit(&self) {
         self.sessions.reset();
@@ -482,6 +506,11 @@ impl Session {
             .map(|s| format!("{:?}", s.suite()))
     }
 
+    /// The protocol the handshake negotiated by ALPN, if any.
+    pub fn alpn(&self) -> Option<&[u8]> {
+        self.conn.alpn_protocol()
+    }
+
     /// The records waiting to be sent (a handshake flight, an alert), as one buffer.
     pub fn pending(&mut self) -> io::Result<Vec<u8>> {
         let mut out = Vec::new();
@@ -569,13 +598,14 @@ fn looks_like_tls(bytes: &[u8]) -> bool {
 
 /// The client's handshake on a connected socket: writes each flight in one write, reads the
 /// server's, and records both in `record` (with the kernel's data segments at its end); the
-/// bytes read are added to `read_bytes`. The socket's timeouts bound each read and write.
+/// bytes read are added to `read_bytes`. Returns the plaintext that came with the end of the
+/// handshake. The socket's timeouts bound each read and write.
 pub fn client_handshake(
     stream: &mut TcpStream,
     session: &mut Session,
     record: &mut Handshake,
     read_bytes: &mut u64,
-) -> io::Result<()> {
+) -> io::Result<Vec<u8>> {
     let mut down = 0u64;
     let mut scratch = Vec::new();
     let mut chunk = [0u8; 16 << 10];
@@ -616,7 +646,9 @@ pub fn client_handshake(
     }
     record.kernel_data_segments = info.data_segs_out + segments_in;
     record.resumed = session.resumed();
-    Ok(())
+    // Over TLS 1.2 the server's handshake ends first, and a protocol where the server speaks
+    // first (HTTP/2's preface) may have sent data with its Finished.
+    Ok(scratch)
 }
 
 /// The server's handshake on an accepted socket, bounded by `timeout` in all: a client that

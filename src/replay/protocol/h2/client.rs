@@ -25,6 +25,7 @@ use super::io::{Hold, MeteredIo, Record};
 use super::model;
 use crate::replay::protocol::ClientHalf;
 use crate::replay::robot::{Answer, Cache, Clock, Fetch, Robot, Test, Visit, VisitError};
+use crate::replay::transport::tls::ALPN_H2;
 use crate::replay::transport::Connector;
 
 /// The windows the client offers, so that the server is never held back by flow control in a
@@ -60,6 +61,10 @@ enum Event {
 }
 
 impl ClientHalf for H2Client {
+    fn alpn(&self) -> &'static [&'static [u8]] {
+        &[ALPN_H2]
+    }
+
     fn visit(
         &self,
         robot: &Robot<'_>,
@@ -72,10 +77,19 @@ impl ClientHalf for H2Client {
         let mut conn = connector
             .connect()
             .map_err(|e| format!("{}: connect: {e}", connector.addr))?;
-        let handle = conn
-            .stream_handle()
-            .and_then(|s| s.set_nonblocking(true).map(|()| s))
+        let (handle, tls, early) = conn
+            .async_parts()
+            .and_then(|(s, tls, early)| s.set_nonblocking(true).map(|()| (s, tls, early)))
             .map_err(|e| format!("{}: {e}", connector.addr))?;
+        if let Some(session) = &tls {
+            if session.alpn() != Some(ALPN_H2) {
+                return Err(format!(
+                    "{}: the server did not agree to HTTP/2 by ALPN",
+                    connector.addr
+                ));
+            }
+        }
+        let mut held = None;
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_io()
             .enable_time()
@@ -86,8 +100,11 @@ impl ClientHalf for H2Client {
         let outcome = rt.block_on(async {
             let (io, hold) = MeteredIo::new(
                 tokio::net::TcpStream::from_std(handle).map_err(|e| e.to_string())?,
+                tls,
+                early,
                 record.clone(),
             );
+            held = Some(hold.clone());
             let visit = self.run(robot, connector, io, hold, initial, test, cache, &clock);
             match tokio::time::timeout(connector.timeout * 6, visit).await {
                 Ok(result) => result,
@@ -99,11 +116,17 @@ impl ClientHalf for H2Client {
             }
         });
         drop(rt);
+        let (session, wire) = held.map(|h| h.finish()).unwrap_or_default();
+        conn.restore_tls(session);
         let batches = outcome?;
         let record = record.lock().map_err(|_| "meter poisoned".to_string())?;
         conn.meter.requests = batches.iter().sum::<usize>() as u64;
-        conn.meter.bytes_up = record.written;
-        conn.meter.bytes_down = record.read;
+        // On top of the TLS handshake's bytes, if any.
+        conn.meter.bytes_up += wire.written;
+        conn.meter.bytes_down += wire.read;
+        if let Some(h) = &mut conn.meter.tls {
+            h.tickets += wire.other;
+        }
         conn.meter.headers = record.headers();
         conn.meter.exchange = Some(model::bursts(
             &record.out_frames.frames,

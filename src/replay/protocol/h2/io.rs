@@ -11,6 +11,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 
 use crate::replay::meter::HeaderBytes;
+use crate::replay::transport::tls::Session;
 
 /// The client connection preface (RFC 9113 §3.4), which precedes the first frame.
 pub const PREFACE_LEN: usize = 24;
@@ -128,12 +129,19 @@ pub struct MeteredIo {
 }
 
 impl MeteredIo {
-    /// `record` collects what goes past; the [`Hold`] holds and releases the output.
-    pub fn new(stream: TcpStream, record: Arc<Mutex<Record>>) -> (Self, Hold) {
+    /// `early`: what the connection read and did not use yet. `record` collects the
+    /// plaintext that goes past; the [`Hold`] holds and releases the
+    /// output, and at the end gives back the TLS session and what crossed the socket.
+    pub fn new(
+        stream: TcpStream,
+        tls: Option<Session>,
+        early: Vec<u8>,
+        record: Arc<Mutex<Record>>,
+    ) -> (Self, Hold) {
         if let Ok(mut r) = record.lock() {
             r.out_frames = FrameScan::with_preface();
         }
-        let (stream, hold) = HeldIo::new(stream);
+        let (stream, hold) = HeldIo::new(stream, tls, early);
         (MeteredIo { stream, record }, hold)
     }
 }
@@ -182,32 +190,80 @@ impl AsyncWrite for MeteredIo {
     }
 }
 
-/// The server's socket, buffering like the study's server: while a batch of requests is
-/// answered, everything the codec writes is held, and goes out in one write when the server
-/// releases it ([`Hold::release`]); otherwise writes go straight through. Without it the codec
-/// writes a batch's frames in pieces of its own choosing, each ending in a short segment.
+/// A connection's socket as the codec sees it, buffering like the study's server: while a
+/// batch of requests is answered, everything the codec writes is held, and goes out in one
+/// write when the server releases it ([`Hold::release`]); otherwise writes go out as the
+/// codec makes them. Without it the codec writes a batch's frames in pieces of its own
+/// choosing, each ending in a short segment.
+///
+/// Over TLS the session lives here: what goes out is sealed per write (a held batch as one
+/// plaintext, so `ceil(p / 16 KiB)` records, as the meter's framing rule says), and what comes
+/// in is opened before the codec sees it.
 pub struct HeldIo {
     stream: Arc<TcpStream>,
     held: Arc<Mutex<Held>>,
 }
 
+/// Bytes that crossed the socket (TCP payload: ciphertext over TLS).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct WireBytes {
+    pub written: u64,
+    pub read: u64,
+    /// Over TLS: bytes of records after the handshake that carried no data (session tickets).
+    pub other: u64,
+}
+
 #[derive(Debug, Default)]
 struct Held {
     on: bool,
+    /// Plaintext held while `on`.
     buf: Vec<u8>,
+    /// Bytes for the socket, not yet written.
+    out: Vec<u8>,
+    tls: Option<Session>,
+    /// Plaintext opened (or handed over with the handshake) and not yet read.
+    plain: Vec<u8>,
+    wire: WireBytes,
 }
 
-/// The server loop's handle on a [`HeldIo`].
+impl Held {
+    /// Queues `plain` for the socket: as it is, or sealed into records.
+    fn queue(&mut self, plain: &[u8], close: bool) -> io::Result<()> {
+        match &mut self.tls {
+            None => self.out.extend_from_slice(plain),
+            Some(session) => {
+                let sealed = session.seal(plain, close)?;
+                self.out.extend_from_slice(&sealed);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The protocol loop's handle on a [`HeldIo`].
+#[derive(Clone)]
 pub struct Hold {
     stream: Arc<TcpStream>,
     held: Arc<Mutex<Held>>,
 }
 
+/// Output queued beyond this waits for the socket before more is taken.
+const OUT_LIMIT: usize = 256 << 10;
+
+fn poisoned() -> io::Error {
+    io::Error::other("hold poisoned")
+}
+
 impl HeldIo {
-    /// The socket and the handle that holds and releases its output.
-    pub fn new(stream: TcpStream) -> (HeldIo, Hold) {
+    /// The socket and the handle that holds and releases its output. `tls`: the session of
+    /// a connection whose handshake is done; `early`: plaintext that came with its end.
+    pub fn new(stream: TcpStream, tls: Option<Session>, early: Vec<u8>) -> (HeldIo, Hold) {
         let stream = Arc::new(stream);
-        let held = Arc::new(Mutex::new(Held::default()));
+        let held = Arc::new(Mutex::new(Held {
+            tls,
+            plain: early,
+            ..Held::default()
+        }));
         (
             HeldIo {
                 stream: stream.clone(),
@@ -228,28 +284,46 @@ impl Hold {
 
     /// Writes what was held, in one write, and lets output through again.
     pub async fn release(&self) -> io::Result<()> {
-        let buf = match self.held.lock() {
-            Ok(mut h) => {
-                h.on = false;
-                std::mem::take(&mut h.buf)
+        {
+            let mut h = self.held.lock().map_err(|_| poisoned())?;
+            h.on = false;
+            let buf = std::mem::take(&mut h.buf);
+            if !buf.is_empty() {
+                h.queue(&buf, false)?;
             }
-            Err(_) => return Err(io::Error::other("hold poisoned")),
-        };
-        write_all(&self.stream, &buf).await
+        }
+        std::future::poll_fn(|cx| drain(&self.stream, &self.held, cx)).await
+    }
+
+    /// The TLS session (for the client's close_notify) and the bytes that crossed the
+    /// socket, once the codec is done with it.
+    pub fn finish(&self) -> (Option<Session>, WireBytes) {
+        match self.held.lock() {
+            Ok(mut h) => (h.tls.take(), h.wire),
+            Err(_) => (None, WireBytes::default()),
+        }
     }
 }
 
-/// Writes all of `buf` to a shared tokio socket.
-async fn write_all(stream: &TcpStream, mut buf: &[u8]) -> io::Result<()> {
-    while !buf.is_empty() {
-        stream.writable().await?;
-        match stream.try_write(buf) {
-            Ok(n) => buf = &buf[n..],
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
-            Err(e) => return Err(e),
+/// Writes queued output; `Ready` once it is all out.
+fn drain(stream: &TcpStream, held: &Mutex<Held>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+    loop {
+        let mut h = held.lock().map_err(|_| poisoned())?;
+        if h.out.is_empty() {
+            return Poll::Ready(Ok(()));
+        }
+        match stream.try_write(&h.out) {
+            Ok(n) => {
+                h.out.drain(..n);
+                h.wire.written += n as u64;
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                drop(h);
+                std::task::ready!(stream.poll_write_ready(cx))?;
+            }
+            Err(e) => return Poll::Ready(Err(e)),
         }
     }
-    Ok(())
 }
 
 impl AsyncRead for HeldIo {
@@ -258,41 +332,39 @@ impl AsyncRead for HeldIo {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
+        let mut chunk = [0u8; 16 << 10];
         loop {
-            match self.stream.try_read(buf.initialize_unfilled()) {
-                Ok(n) => {
-                    buf.advance(n);
-                    return Poll::Ready(Ok(()));
-                }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    std::task::ready!(self.stream.poll_read_ready(cx))?;
-                }
-                Err(e) => return Poll::Ready(Err(e)),
-            }
-        }
-    }
-}
-
-impl HeldIo {
-    /// Writes held output first; `Ready` once it is all out.
-    fn poll_drain(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        loop {
-            let mut h = match self.held.lock() {
-                Ok(h) => h,
-                Err(_) => return Poll::Ready(Err(io::Error::other("hold poisoned"))),
-            };
-            if h.on || h.buf.is_empty() {
+            let mut h = self.held.lock().map_err(|_| poisoned())?;
+            if !h.plain.is_empty() {
+                let n = h.plain.len().min(buf.remaining());
+                buf.put_slice(&h.plain[..n]);
+                h.plain.drain(..n);
                 return Poll::Ready(Ok(()));
             }
-            match self.stream.try_write(&h.buf) {
-                Ok(n) => {
-                    h.buf.drain(..n);
-                }
+            if h.tls.as_ref().is_some_and(|s| s.peer_closed) {
+                // The peer's close_notify: the end of the stream.
+                return Poll::Ready(Ok(()));
+            }
+            let n = match self.stream.try_read(&mut chunk) {
+                Ok(n) => n,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                     drop(h);
-                    std::task::ready!(self.stream.poll_write_ready(cx))?;
+                    std::task::ready!(self.stream.poll_read_ready(cx))?;
+                    continue;
                 }
                 Err(e) => return Poll::Ready(Err(e)),
+            };
+            h.wire.read += n as u64;
+            if n == 0 {
+                return Poll::Ready(Ok(()));
+            }
+            let h = &mut *h;
+            match &mut h.tls {
+                None => h.plain.extend_from_slice(&chunk[..n]),
+                Some(session) => {
+                    let opened = session.open(&chunk[..n], &mut h.plain)?;
+                    h.wire.other += opened.other;
+                }
             }
         }
     }
@@ -304,38 +376,46 @@ impl AsyncWrite for HeldIo {
         cx: &mut Context<'_>,
         data: &[u8],
     ) -> Poll<io::Result<usize>> {
-        if let Ok(mut h) = self.held.lock() {
+        {
+            let mut h = self.held.lock().map_err(|_| poisoned())?;
             if h.on {
                 h.buf.extend_from_slice(data);
                 return Poll::Ready(Ok(data.len()));
             }
-        }
-        std::task::ready!(self.poll_drain(cx))?;
-        loop {
-            match self.stream.try_write(data) {
-                Ok(n) => return Poll::Ready(Ok(n)),
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    std::task::ready!(self.stream.poll_write_ready(cx))?;
+            if h.out.len() < OUT_LIMIT {
+                h.queue(data, false)?;
+                drop(h);
+                // What the socket does not take now goes on the next write or flush.
+                if let Poll::Ready(Err(e)) = drain(&self.stream, &self.held, cx) {
+                    return Poll::Ready(Err(e));
                 }
-                Err(e) => return Poll::Ready(Err(e)),
+                return Poll::Ready(Ok(data.len()));
             }
         }
+        std::task::ready!(drain(&self.stream, &self.held, cx))?;
+        self.poll_write(cx, data)
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.poll_drain(cx)
+        let on = self.held.lock().map_err(|_| poisoned())?.on;
+        if on {
+            return Poll::Ready(Ok(()));
+        }
+        drain(&self.stream, &self.held, cx)
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        std::task::ready!(self.poll_drain(cx))?;
-        Poll::Ready(self.stream_shutdown())
-    }
-}
-
-impl HeldIo {
-    fn stream_shutdown(&self) -> io::Result<()> {
+        {
+            let mut h = self.held.lock().map_err(|_| poisoned())?;
+            h.on = false;
+            let buf = std::mem::take(&mut h.buf);
+            if !buf.is_empty() {
+                h.queue(&buf, false)?;
+            }
+        }
+        std::task::ready!(drain(&self.stream, &self.held, cx))?;
         // tokio's shutdown needs `&mut`; the socket is shared, so go to the descriptor.
-        socket2::SockRef::from(&*self.stream).shutdown(std::net::Shutdown::Write)
+        Poll::Ready(socket2::SockRef::from(&*self.stream).shutdown(std::net::Shutdown::Write))
     }
 }
 

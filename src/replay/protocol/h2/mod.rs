@@ -55,3 +55,6 @@ pub static SERVER_HINTS: H2Server = H2Server {
     push: false,
     hints: true,
 };
+
+#[cfg(test)]
+mod hostile_tests;

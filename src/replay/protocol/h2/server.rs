@@ -25,7 +25,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 
-use super::io::HeldIo;
+use super::io::{HeldIo, Hold};
 use h2::server::{self, SendResponse};
 use http::{HeaderMap, Request, Response, StatusCode};
 
@@ -34,6 +34,7 @@ use crate::replay::protocol::ServerHalf;
 use crate::replay::robot::{self, Fetch};
 use crate::replay::server::ServeContext;
 use crate::replay::transport::tcp::Wire;
+use crate::replay::transport::tls::Session;
 
 /// Concurrent streams a client may open.
 pub const MAX_STREAMS: u32 = 128;
@@ -51,7 +52,7 @@ pub struct H2Server {
 
 impl ServerHalf for H2Server {
     fn serve(&self, wire: Wire, cx: &ServeContext<'_>) {
-        let stream = wire.into_stream();
+        let (stream, tls, early) = wire.into_parts();
         let Ok(rt) = tokio::runtime::Builder::new_current_thread()
             .enable_io()
             .enable_time()
@@ -59,7 +60,7 @@ impl ServerHalf for H2Server {
         else {
             return;
         };
-        let _ = rt.block_on(self.run(stream, cx));
+        let _ = rt.block_on(self.run(stream, tls, early, cx));
     }
 
     fn refuse(&self, stream: TcpStream) {
@@ -73,9 +74,15 @@ impl ServerHalf for H2Server {
 type Failure = Box<dyn std::error::Error + Send + Sync>;
 
 impl H2Server {
-    async fn run(&self, stream: TcpStream, cx: &ServeContext<'_>) -> Result<(), Failure> {
+    async fn run(
+        &self,
+        stream: TcpStream,
+        tls: Option<Session>,
+        early: Vec<u8>,
+        cx: &ServeContext<'_>,
+    ) -> Result<(), Failure> {
         stream.set_nonblocking(true)?;
-        let (io, hold) = HeldIo::new(tokio::net::TcpStream::from_std(stream)?);
+        let (io, hold) = HeldIo::new(tokio::net::TcpStream::from_std(stream)?, tls, early);
         let handshake = server::Builder::new()
             .max_concurrent_streams(MAX_STREAMS)
             .max_header_list_size(MAX_HEADER_LIST)
@@ -85,16 +92,34 @@ impl H2Server {
             .initial_window_size(1 << 20)
             .handshake::<_, Bytes>(io);
         let mut conn = tokio::time::timeout(cx.opts.request_timeout, handshake).await??;
+        let served = self.serve_streams(&mut conn, &hold, cx).await;
+        // However the streams ended, the connection is closed properly: the GOAWAY goes out
+        // and the codec lets go of every stream it still holds (within the write timeout).
+        match &served {
+            Ok(()) => conn.graceful_shutdown(),
+            Err(_) => conn.abrupt_shutdown(h2::Reason::INTERNAL_ERROR),
+        }
+        let closing = std::future::poll_fn(|task| conn.poll_closed(task));
+        let _ = tokio::time::timeout(cx.opts.write_timeout, closing).await;
+        served
+    }
+
+    /// Answers batches of requests until the client leaves, goes quiet for the idle timeout
+    /// or breaks the protocol.
+    async fn serve_streams(
+        &self,
+        conn: &mut server::Connection<HeldIo, Bytes>,
+        hold: &Hold,
+        cx: &ServeContext<'_>,
+    ) -> Result<(), Failure> {
         loop {
             // Wait for a request, then take every other one that has already arrived.
             let first = match tokio::time::timeout(cx.opts.idle_timeout, conn.accept()).await {
                 Ok(Some(Ok(request))) => request,
                 Ok(Some(Err(e))) => return Err(e.into()),
                 Ok(None) => return Ok(()),
-                Err(_) => {
-                    conn.graceful_shutdown();
-                    return Ok(());
-                }
+                // Idle: the caller says goodbye with a GOAWAY.
+                Err(_) => return Ok(()),
             };
             // Hold the output while the batch is answered, then send it in one write.
             hold.hold();
@@ -115,7 +140,8 @@ impl H2Server {
                 Ok(Some(next)) => Some(next?),
                 _ => None,
             };
-            hold.release().await?;
+            // A client that does not read is let go after the write timeout.
+            tokio::time::timeout(cx.opts.write_timeout, hold.release()).await??;
             if let Some((req, respond)) = early {
                 self.answer(req, respond, cx)?;
             }
