@@ -101,6 +101,10 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
     progress.done();
 
     report.tls_cost = crate::report::tls::costs(&report.replay);
+    if let Some(replay_opts) = &opts.replay {
+        report.header_cost = header_cost(&served_original, replay_opts)?;
+        timed.lap(&mut report, "header-cost");
+    }
     report.budgets = budget::check(&opts.budgets, &report);
     report.opportunities = crate::report::opportunities::rank(&report);
     report.problems.sort();
@@ -153,4 +157,29 @@ impl Timer {
             .insert(stage.to_string(), (now - self.0).as_secs_f64() * 1000.0);
         self.0 = now;
     }
+}
+
+/// Header bytes of HTTP/1.1 against HTTP/2 for both request header sets, on the original
+/// site: a replay of its own (one run: header bytes do not vary between runs), since the
+/// other figures use one set.
+fn header_cost(
+    served: &ServedSite,
+    replay_opts: &replay::ReplayOptions,
+) -> Result<Vec<crate::report::headers::HeaderCost>> {
+    use crate::report::headers::{H2_MODE, HTTP1_MODE};
+    let modes = [HTTP1_MODE, H2_MODE].map(|m| replay::Mode::named(m).expect("a mode of the table"));
+    let mut rows = Vec::new();
+    for set in [replay::HeaderSet::Libwww, replay::HeaderSet::Browser] {
+        let mut o = replay_opts.clone();
+        o.label = "original".to_string();
+        o.modes = modes.to_vec();
+        o.runs = 1;
+        o.capture = None;
+        o.client.headers = set;
+        rows.extend(replay::replay(served, &o)?.rows);
+    }
+    Ok(crate::report::headers::costs(
+        &rows,
+        replay_opts.client.headers.as_str(),
+    ))
 }

@@ -70,6 +70,26 @@ fn audit_writes_the_rewritten_site_and_every_report() {
     assert_eq!(r["replay"].as_array().unwrap().len(), 2 * modes * 2);
     // Four HTTP/1 modes and HTTP/2 over TLS, each against its cleartext twin.
     assert_eq!(r["tls_cost"].as_array().unwrap().len(), 2 * 5 * 2);
+    // Header bytes of HTTP/1.1 against HTTP/2, both header sets, both tests: HPACK saves on
+    // every one, and more for the browser's large, repetitive headers than for the robot's.
+    let headers = r["header_cost"].as_array().unwrap();
+    assert_eq!(headers.len(), 2 * 2);
+    let saved = |set: &str, test: &str| {
+        let c = headers
+            .iter()
+            .find(|c| c["header_set"] == set && c["test"] == test)
+            .unwrap();
+        c["request_reduction_pct"].as_f64().unwrap()
+    };
+    for test in ["first", "validate"] {
+        assert!(saved("libwww", test) > 0.0);
+        assert!(saved("browser", test) > saved("libwww", test));
+    }
+    assert_eq!(
+        headers.iter().filter(|c| c["headline"] == true).count(),
+        2,
+        "the default set, libwww, is the headline's, in both tests"
+    );
     // The rewrite made the site lighter and broke nothing.
     assert!(r["images_total"]["to_bytes"].as_u64() < r["images_total"]["from_bytes"].as_u64());
     assert_eq!(r["rewrite"]["broken_by_rewrite"], serde_json::json!([]));

@@ -30,6 +30,7 @@ pub mod transport;
 
 use serde::{Deserialize, Serialize};
 
+pub use headers::HeaderSet;
 pub use meter::Counters;
 pub use protocol::http1::message as http;
 pub use protocol::Mode;

@@ -19,6 +19,7 @@ pub fn render(report: &Report) -> String {
     opportunities(&mut out, report);
     replay(&mut out, report);
     tls_cost(&mut out, report);
+    header_cost(&mut out, report);
     images(&mut out, report);
     markup(&mut out, report);
     budgets(&mut out, report);
@@ -271,6 +272,40 @@ fn tls_cost(out: &mut String, report: &Report) {
     }
     if let Some(line) = super::tls::headline(&report.tls_cost, "original") {
         let _ = writeln!(out, "\n{line}.");
+    }
+    let _ = writeln!(out);
+}
+
+/// Header bytes: HTTP/1.1 against HTTP/2 with HPACK, per header set, beside SPDY's figures.
+fn header_cost(out: &mut String, report: &Report) {
+    use super::headers::{H2_MODE, HTTP1_MODE};
+    if report.header_cost.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "### Header bytes, HTTP/1.1 against HTTP/2\n\nMean header bytes per message, `{HTTP1_MODE}` \
+         against `{H2_MODE}` (HPACK), for both request header sets; {}. The set marked * is \
+         the one of the other figures.\n\n\
+         | Site | Test | Header set | Request, HTTP/1.1 | Request, HTTP/2 | Saved | Response, HTTP/1.1 | Response, HTTP/2 | Saved |\n\
+         |---|---|---|---:|---:|---:|---:|---:|---:|",
+        super::headers::spdy_note()
+    );
+    for c in &report.header_cost {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {}{} | {:.0} B | {:.0} B | {:.0}% | {:.0} B | {:.0} B | {:.0}% |",
+            cell(&c.site),
+            cell(&c.test),
+            cell(&c.header_set),
+            if c.headline { " *" } else { "" },
+            c.http1_request_bytes,
+            c.h2_request_bytes,
+            c.request_reduction_pct,
+            c.http1_response_bytes,
+            c.h2_response_bytes,
+            c.response_reduction_pct
+        );
     }
     let _ = writeln!(out);
 }

@@ -1,6 +1,7 @@
 //! Exporters: each turns a stage's result (plain serde data) into one output format.
 
 mod figures;
+pub mod headers;
 pub mod html;
 pub mod json;
 pub mod markdown;

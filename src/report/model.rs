@@ -40,6 +40,10 @@ pub struct Report {
     /// What TLS cost: each mode over TLS against the same mode in cleartext (`report::tls`).
     #[serde(default)]
     pub tls_cost: Vec<super::tls::TlsCost>,
+    /// Header bytes of HTTP/1.1 against HTTP/2 with HPACK, per header set
+    /// (`report::headers`).
+    #[serde(default)]
+    pub header_cost: Vec<super::headers::HeaderCost>,
     /// Budgets checked and whether each held.
     pub budgets: Vec<BudgetResult>,
     /// What the rewrite saved and what it only reports, ranked (`report::opportunities`).

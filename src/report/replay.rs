@@ -60,5 +60,9 @@ pub fn table(rows: &[ReplayRow]) -> String {
         }
     }
     out.push_str(&super::tls::terminal_block(&super::tls::costs(rows)));
+    out.push_str(&super::headers::terminal_block(&super::headers::costs(
+        rows,
+        &first.header_set,
+    )));
     out
 }

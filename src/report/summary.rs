@@ -168,6 +168,7 @@ pub fn audit(report: &Report, reports_at: &std::path::Path, style: &TextStyle) -
     }
 
     s.push_str(&super::tls::terminal_block(&report.tls_cost));
+    s.push_str(&super::headers::terminal_block(&report.header_cost));
 
     if !report.opportunities.is_empty() {
         let _ = writeln!(s);

@@ -110,6 +110,15 @@ pub fn render(report: &Report) -> String {
             );
             out.push_str(&tls);
         }
+        if let Some(headers) = tables::header_cost(report) {
+            let _ = write!(
+                out,
+                "<h3>Header bytes, HTTP/1.1 against HTTP/2</h3><p class=\"note\">Mean header \
+                 bytes per message; {}. The set marked * is the one of the other figures.</p>",
+                esc(&super::headers::spdy_note())
+            );
+            out.push_str(&headers);
+        }
         out.push_str("<h3>Every row, medians with the range over the runs</h3>");
         out.push_str(&tables::replay_runs(report));
     }

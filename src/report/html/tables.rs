@@ -371,6 +371,52 @@ pub fn tls_cost(report: &Report) -> Option<String> {
     ))
 }
 
+/// Header bytes per message, HTTP/1.1 against HTTP/2, per header set.
+pub fn header_cost(report: &Report) -> Option<String> {
+    if report.header_cost.is_empty() {
+        return None;
+    }
+    let bytes = |v: f64| Cell::number(v, &format!("{v:.0} B"));
+    let pct = |v: f64| Cell::number(v, &format!("{v:.0}%"));
+    let rows = report
+        .header_cost
+        .iter()
+        .map(|c| {
+            vec![
+                Cell::text(&c.site),
+                Cell::text(&c.test),
+                Cell::text(&format!(
+                    "{}{}",
+                    c.header_set,
+                    if c.headline { " *" } else { "" }
+                )),
+                bytes(c.http1_request_bytes),
+                bytes(c.h2_request_bytes),
+                pct(c.request_reduction_pct),
+                bytes(c.http1_response_bytes),
+                bytes(c.h2_response_bytes),
+                pct(c.response_reduction_pct),
+            ]
+        })
+        .collect();
+    Some(table(
+        "header-cost",
+        &[
+            "Site",
+            "Test",
+            "Header set",
+            "Request, HTTP/1.1",
+            "Request, HTTP/2",
+            "Saved",
+            "Response, HTTP/1.1",
+            "Response, HTTP/2",
+            "Saved",
+        ],
+        rows,
+        Vec::new(),
+    ))
+}
+
 /// Every replay row: the deterministic figures, and the kernel's count and the times with
 /// their spread over the runs.
 pub fn replay_runs(report: &Report) -> String {
