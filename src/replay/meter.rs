@@ -408,7 +408,16 @@ impl Meter {
         server_closed_first: bool,
     ) -> Counters {
         let http = match &self.exchange {
-            Some(bursts) => counted(bursts, model, server_closed_first),
+            Some(bursts) => {
+                let mut p = counted(bursts, model, server_closed_first);
+                // Over TLS, the client's close_notify: one segment before its FIN, which
+                // carries the ACK of a server's FIN that came first.
+                if self.tls.as_ref().is_some_and(|h| h.close_notify) {
+                    p.up.data += 1;
+                    p.up.acks -= u64::from(server_closed_first);
+                }
+                p
+            }
             None => self.model(model, server_closed_first),
         };
         let (handshake, tls) = match &self.tls {
