@@ -35,11 +35,15 @@ pub fn references(css: &str) -> Vec<CssRef> {
     let mut input = ParserInput::new(css);
     let mut parser = Parser::new(&mut input);
     let mut found = Vec::new();
-    collect(&mut parser, &mut found);
+    collect(&mut parser, &mut found, 0);
     found
 }
 
-fn collect(parser: &mut Parser<'_, '_>, found: &mut Vec<CssRef>) {
+/// Deepest nesting of blocks (`{`, `(`, `[`, functions) searched for references. Real style
+/// sheets nest a few levels; the limit keeps a hostile sheet from exhausting the stack.
+pub const MAX_BLOCK_DEPTH: usize = 64;
+
+fn collect(parser: &mut Parser<'_, '_>, found: &mut Vec<CssRef>, depth: usize) {
     let mut import_pending = false;
     loop {
         let start = parser.position().byte_index();
@@ -92,10 +96,12 @@ fn collect(parser: &mut Parser<'_, '_>, found: &mut Vec<CssRef>) {
             Token::Function(_)
             | Token::ParenthesisBlock
             | Token::SquareBracketBlock
-            | Token::CurlyBracketBlock => {
+            | Token::CurlyBracketBlock
+                if depth < MAX_BLOCK_DEPTH =>
+            {
                 let _ = parser.parse_nested_block(
                     |inner| -> Result<(), cssparser::ParseError<'_, ()>> {
-                        collect(inner, found);
+                        collect(inner, found, depth + 1);
                         Ok(())
                     },
                 );

@@ -1,6 +1,7 @@
-//! Small DOM-editing helpers over markup5ever_rcdom, so that stages outside `html/` can rewrite
-//! elements (read and drop attributes, rename an element by moving its children, add `<link>`
-//! or `<style>` to the head) without importing html5ever themselves.
+//! Small DOM helpers over markup5ever_rcdom, so that stages outside `html/` can read and edit
+//! elements (read and drop attributes, make new elements) without importing html5ever
+//! themselves. Structural edits of a parsed page (rename, unwrap, remove, append to the head)
+//! go through [`super::Page`], which logs them to write them back into the page's bytes.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -86,7 +87,7 @@ pub fn new_element(tag: &str, attrs: &[(&str, &str)]) -> Handle {
 
 /// Replaces `node` in its parent by a new element named `tag` that takes over the old
 /// element's attributes and children (rcdom cannot rename in place). Returns the new element.
-pub fn rename(node: &Handle, tag: &str) -> Handle {
+pub(super) fn rename(node: &Handle, tag: &str) -> Handle {
     let attrs = match &node.data {
         NodeData::Element { attrs, .. } => attrs.borrow().clone(),
         _ => Vec::new(),
@@ -108,13 +109,13 @@ pub fn rename(node: &Handle, tag: &str) -> Handle {
 }
 
 /// Removes `node`, putting its children where it was.
-pub fn unwrap(node: &Handle) {
+pub(super) fn unwrap(node: &Handle) {
     let children: Vec<Handle> = node.children.borrow_mut().drain(..).collect();
     replace_with(node, &children);
 }
 
 /// Removes `node` and everything in it.
-pub fn remove(node: &Handle) {
+pub(super) fn remove(node: &Handle) {
     replace_with(node, &[]);
 }
 

@@ -1,22 +1,37 @@
 //! The html5ever module: parses a decoded page into a DOM and finds every reference a browser
-//! would fetch or follow.
+//! would fetch or follow; parses a page's own bytes with a source map so that edits of the DOM
+//! can be written back as edits of those bytes ([`page`]).
 //!
 //! Parsing goes through html5ever's tree builder (not a tokenizer), so `<style>` and `<script>`
 //! contents, implied elements and misnested markup are seen exactly as a browser sees them.
+//! The tree is never built deeper than [`MAX_DEPTH`]; the references of a page that nests
+//! deeper are read from the tokenizer alone ([`PageRefs::too_deep`]).
 
-use std::default::Default;
+use std::cell::RefCell;
 
-use html5ever::tendril::TendrilSink;
-use html5ever::{parse_document, ParseOpts};
+use html5ever::buffer_queue::BufferQueue;
+use html5ever::tendril::StrTendril;
+use html5ever::tokenizer::states::RawKind;
+use html5ever::tokenizer::{
+    Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
+};
+use html5ever::{Attribute, TokenizerResult};
 use markup5ever_rcdom::NodeData;
 use serde::Serialize;
 
 use crate::css::{self, CssRefKind};
 
+mod compare;
 pub mod edit;
-pub mod serialize;
+pub mod lex;
+pub mod page;
+mod parse;
+pub mod source;
+mod write;
 
 pub use markup5ever_rcdom::{Handle, RcDom};
+pub use page::{Page, Piece, SpanEdit, Unparsed};
+pub use parse::MAX_DEPTH;
 
 /// What kind of reference it is, named after where it was written.
 #[derive(
@@ -113,11 +128,24 @@ pub struct PageRefs {
     pub refs: Vec<RawRef>,
     /// Whether the page renders in quirks mode (no or an old doctype).
     pub quirks: bool,
+    /// The page nests deeper than [`MAX_DEPTH`]: its references were read from the tokenizer
+    /// alone (every start tag, as written), not from the tree a browser builds.
+    pub too_deep: bool,
 }
 
-/// Parses a page.
-pub fn parse(text: &str) -> RcDom {
-    parse_document(RcDom::default(), ParseOpts::default()).one(text)
+/// A page nests deeper than [`MAX_DEPTH`] elements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TooDeep;
+
+/// Parses a decoded page.
+pub fn parse(text: &str) -> Result<RcDom, TooDeep> {
+    let source = source::Source::new(text.as_bytes(), encoding_rs::UTF_8)
+        .expect("UTF-8 is not a stateful encoding");
+    let parsed = parse::parse(&source, false);
+    match parsed.too_deep {
+        true => Err(TooDeep),
+        false => Ok(parsed.dom),
+    }
 }
 
 /// Whether the parsed page renders in (full) quirks mode.
@@ -127,116 +155,121 @@ pub fn is_quirks(dom: &RcDom) -> bool {
 
 /// Parses a page and lists its references.
 pub fn references(text: &str) -> PageRefs {
-    let dom = parse(text);
+    let Ok(dom) = parse(text) else {
+        return token_references(text);
+    };
     let mut out = PageRefs {
         quirks: dom.quirks_mode.get() != html5ever::tree_builder::QuirksMode::NoQuirks,
         ..PageRefs::default()
     };
-    walk(&dom.document, &mut out);
+    let mut stack = vec![dom.document.clone()];
+    while let Some(node) = stack.pop() {
+        if let NodeData::Element {
+            name,
+            attrs,
+            template_contents,
+            ..
+        } = &node.data
+        {
+            let style = (&*name.local == "style").then(|| text_content(&node));
+            element_references(&name.local, &attrs.borrow(), style.as_deref(), &mut out);
+            if let Some(contents) = template_contents.borrow().as_ref() {
+                stack.extend(contents.children.borrow().iter().rev().cloned());
+            }
+        }
+        stack.extend(node.children.borrow().iter().rev().cloned());
+    }
     out
 }
 
-fn walk(node: &Handle, out: &mut PageRefs) {
-    if let NodeData::Element { name, attrs, .. } = &node.data {
-        let tag: &str = &name.local;
-        let attrs = attrs.borrow();
-        let get = |attr: &str| {
-            attrs
-                .iter()
-                .find(|a| &*a.name.local == attr)
-                .map(|a| a.value.to_string())
-        };
-        let mut push = |kind: RefKind, value: Option<String>| {
-            if let Some(value) = value {
-                if !value.trim().is_empty() || !kind.is_fetched() {
-                    out.refs.push(RawRef {
-                        kind,
-                        value,
-                        element: tag.to_string(),
-                    });
-                }
-            }
-        };
-        match tag {
-            "img" => {
-                push(RefKind::Img, get("src"));
-                push(RefKind::Lowsrc, get("lowsrc"));
-                for candidate in srcset_urls(get("srcset").as_deref().unwrap_or("")) {
-                    push(RefKind::Srcset, Some(candidate));
-                }
-            }
-            "input" if get("type").is_some_and(|t| t.trim().eq_ignore_ascii_case("image")) => {
-                push(RefKind::InputImage, get("src"))
-            }
-            "link" => {
-                let rel = get("rel").unwrap_or_default().to_ascii_lowercase();
-                let rels: Vec<&str> = rel.split_ascii_whitespace().collect();
-                let kind = if rels.contains(&"stylesheet") {
-                    RefKind::Stylesheet
-                } else if rels.contains(&"icon") {
-                    RefKind::Icon
-                } else {
-                    RefKind::Link
-                };
-                push(kind, get("href"));
-            }
-            "script" => push(RefKind::Script, get("src")),
-            "a" => push(RefKind::Anchor, get("href")),
-            "area" => push(RefKind::Area, get("href")),
-            "frame" => push(RefKind::Frame, get("src")),
-            "iframe" => push(RefKind::Iframe, get("src")),
-            "object" => push(RefKind::Object, get("data")),
-            "embed" => push(RefKind::Embed, get("src")),
-            "video" => {
-                push(RefKind::Media, get("poster"));
-                push(RefKind::Media, get("src"));
-            }
-            "audio" => push(RefKind::Media, get("src")),
-            "source" => {
-                push(RefKind::Media, get("src"));
-                for candidate in srcset_urls(get("srcset").as_deref().unwrap_or("")) {
-                    push(RefKind::Srcset, Some(candidate));
-                }
-            }
-            "base" if out.base_href.is_none() => out.base_href = get("href"),
-            "meta"
-                if get("http-equiv").is_some_and(|v| v.trim().eq_ignore_ascii_case("refresh")) =>
-            {
-                push(
-                    RefKind::Refresh,
-                    get("content").and_then(|c| refresh_url(&c)),
-                )
-            }
-            _ => {}
-        }
-        if matches!(
-            tag,
-            "body" | "table" | "thead" | "tbody" | "tfoot" | "tr" | "td" | "th"
-        ) {
-            push(RefKind::Background, get("background"));
-        }
-        if let Some(style) = get("style") {
-            for r in css::references(&style) {
-                push(RefKind::from_css(r.kind), Some(r.value));
+/// The references of one element (`style` is the text of a `<style>` element).
+fn element_references(tag: &str, attrs: &[Attribute], style: Option<&str>, out: &mut PageRefs) {
+    let get = |attr: &str| {
+        attrs
+            .iter()
+            .find(|a| &*a.name.local == attr)
+            .map(|a| a.value.to_string())
+    };
+    let mut push = |kind: RefKind, value: Option<String>| {
+        if let Some(value) = value {
+            if !value.trim().is_empty() || !kind.is_fetched() {
+                out.refs.push(RawRef {
+                    kind,
+                    value,
+                    element: tag.to_string(),
+                });
             }
         }
-        if tag == "style" {
-            let text = text_content(node);
-            for r in css::references(&text) {
-                push(RefKind::from_css(r.kind), Some(r.value));
+    };
+    match tag {
+        "img" => {
+            push(RefKind::Img, get("src"));
+            push(RefKind::Lowsrc, get("lowsrc"));
+            for candidate in srcset_urls(get("srcset").as_deref().unwrap_or("")) {
+                push(RefKind::Srcset, Some(candidate));
             }
+        }
+        "input" if get("type").is_some_and(|t| t.trim().eq_ignore_ascii_case("image")) => {
+            push(RefKind::InputImage, get("src"))
+        }
+        "link" => {
+            let rel = get("rel").unwrap_or_default().to_ascii_lowercase();
+            let rels: Vec<&str> = rel.split_ascii_whitespace().collect();
+            let kind = if rels.contains(&"stylesheet") {
+                RefKind::Stylesheet
+            } else if rels.contains(&"icon") {
+                RefKind::Icon
+            } else {
+                RefKind::Link
+            };
+            push(kind, get("href"));
+        }
+        "script" => push(RefKind::Script, get("src")),
+        "a" => push(RefKind::Anchor, get("href")),
+        "area" => push(RefKind::Area, get("href")),
+        "frame" => push(RefKind::Frame, get("src")),
+        "iframe" => push(RefKind::Iframe, get("src")),
+        "object" => push(RefKind::Object, get("data")),
+        "embed" => push(RefKind::Embed, get("src")),
+        "video" => {
+            push(RefKind::Media, get("poster"));
+            push(RefKind::Media, get("src"));
+        }
+        "audio" => push(RefKind::Media, get("src")),
+        "source" => {
+            push(RefKind::Media, get("src"));
+            for candidate in srcset_urls(get("srcset").as_deref().unwrap_or("")) {
+                push(RefKind::Srcset, Some(candidate));
+            }
+        }
+        "base" => {
+            if let (None, Some(href)) = (&out.base_href, get("href")) {
+                out.base_href = Some(href);
+            }
+        }
+        "meta" if get("http-equiv").is_some_and(|v| v.trim().eq_ignore_ascii_case("refresh")) => {
+            push(
+                RefKind::Refresh,
+                get("content").and_then(|c| refresh_url(&c)),
+            )
+        }
+        _ => {}
+    }
+    if matches!(
+        tag,
+        "body" | "table" | "thead" | "tbody" | "tfoot" | "tr" | "td" | "th"
+    ) {
+        push(RefKind::Background, get("background"));
+    }
+    if let Some(style) = get("style") {
+        for r in css::references(&style) {
+            push(RefKind::from_css(r.kind), Some(r.value));
         }
     }
-    if let NodeData::Element {
-        template_contents, ..
-    } = &node.data
-    {
-        if let Some(contents) = template_contents.borrow().as_ref() {
-            walk(contents, out);
+    if let Some(text) = style {
+        for r in css::references(text) {
+            push(RefKind::from_css(r.kind), Some(r.value));
         }
-    }
-    for child in node.children.borrow().iter() {
-        walk(child, out);
     }
 }
 
@@ -248,6 +281,126 @@ fn text_content(node: &Handle) -> String {
         }
     }
     text
+}
+
+/// The references of a page too deep to build, from its start tags as the tokenizer reads
+/// them ([`scan_tags`]). Quirks mode is not known then.
+fn token_references(text: &str) -> PageRefs {
+    let refs = RefCell::new(PageRefs {
+        too_deep: true,
+        ..PageRefs::default()
+    });
+    scan_tags(
+        text,
+        &mut |tag, attrs| element_references(tag, attrs, None, &mut refs.borrow_mut()),
+        &mut |css_text| {
+            let mut refs = refs.borrow_mut();
+            for r in css::references(css_text) {
+                refs.refs.push(RawRef {
+                    kind: RefKind::from_css(r.kind),
+                    value: r.value,
+                    element: "style".to_string(),
+                });
+            }
+        },
+    );
+    refs.into_inner()
+}
+
+/// An attribute by local name and value.
+pub type NamedValue = (String, String);
+
+/// Calls `f` with every start tag of a page (name, attributes by local name), read with the
+/// tokenizer alone: in linear time whatever the page's nesting, for pages too deep to build.
+pub fn for_each_start_tag(text: &str, f: &mut dyn FnMut(&str, &[NamedValue])) {
+    scan_tags(
+        text,
+        &mut |tag, attrs| {
+            let attrs: Vec<NamedValue> = attrs
+                .iter()
+                .map(|a| (a.name.local.to_string(), a.value.to_string()))
+                .collect();
+            f(tag, &attrs);
+        },
+        &mut |_| {},
+    );
+}
+
+/// Runs the tokenizer alone over a page, switching to raw text where the tree builder would
+/// (`<style>`, `<script>`, `<title>`, `<textarea>`…), and calls `on_tag` with every start
+/// tag and `on_style` with the text of every `<style>`.
+fn scan_tags(
+    text: &str,
+    on_tag: &mut dyn FnMut(&str, &[Attribute]),
+    on_style: &mut dyn FnMut(&str),
+) {
+    let sink = TagSink {
+        on_tag: RefCell::new(on_tag),
+        on_style: RefCell::new(on_style),
+        style: RefCell::new(None),
+    };
+    let tokenizer = Tokenizer::new(sink, TokenizerOpts::default());
+    let queue = BufferQueue::default();
+    queue.push_back(StrTendril::from(text));
+    while !matches!(tokenizer.feed(&queue), TokenizerResult::Done) {}
+    tokenizer.end();
+}
+
+/// Called with a start tag's name and attributes.
+type OnTag<'a> = &'a mut dyn FnMut(&str, &[Attribute]);
+
+/// See [`scan_tags`].
+struct TagSink<'a> {
+    on_tag: RefCell<OnTag<'a>>,
+    on_style: RefCell<&'a mut dyn FnMut(&str)>,
+    /// The text of the `<style>` being read.
+    style: RefCell<Option<String>>,
+}
+
+impl TokenSink for TagSink<'_> {
+    type Handle = ();
+
+    fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
+        match token {
+            Token::TagToken(Tag {
+                kind: TagKind::StartTag,
+                name,
+                attrs,
+                ..
+            }) => {
+                (self.on_tag.borrow_mut())(&name, &attrs);
+                match &*name {
+                    "style" => {
+                        *self.style.borrow_mut() = Some(String::new());
+                        TokenSinkResult::RawData(RawKind::Rawtext)
+                    }
+                    "xmp" | "iframe" | "noembed" | "noframes" | "noscript" => {
+                        TokenSinkResult::RawData(RawKind::Rawtext)
+                    }
+                    "title" | "textarea" => TokenSinkResult::RawData(RawKind::Rcdata),
+                    "script" => TokenSinkResult::RawData(RawKind::ScriptData),
+                    "plaintext" => TokenSinkResult::Plaintext,
+                    _ => TokenSinkResult::Continue,
+                }
+            }
+            Token::TagToken(Tag {
+                kind: TagKind::EndTag,
+                ..
+            }) => {
+                if let Some(css_text) = self.style.borrow_mut().take() {
+                    (self.on_style.borrow_mut())(&css_text);
+                }
+                TokenSinkResult::Continue
+            }
+            Token::CharacterTokens(text) => {
+                if let Some(css_text) = self.style.borrow_mut().as_mut() {
+                    css_text.push_str(&text);
+                }
+                TokenSinkResult::Continue
+            }
+            _ => TokenSinkResult::Continue,
+        }
+    }
 }
 
 /// The URLs of a `srcset` attribute (the HTML standard's candidate parsing, without

@@ -1,111 +1,20 @@
 //! Converts one page: walks the DOM once, turns every construct it is sure of into CSS
-//! declarations attached to an element, and records what it left and why.
+//! declarations attached to an element, and records what it left and why. The changed DOM is
+//! written back as edits of the page's own bytes ([`html::Page::edits`]), used only when
+//! re-parsing the edited bytes gives the same tree ([`html::Page::proves`]).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::rc::Rc;
 
 use crate::css::sheet;
-use crate::html::{self, edit, Handle, RcDom};
-use crate::image::{Fill, ImageFacts};
+use crate::html::{edit, Handle, Page, Piece, SpanEdit};
 
+use super::constructs::{self, is_presentational, is_spacer};
 use super::rules::{self, Decl};
+use super::spacer::spacer_box;
 use super::{
     fill_slots, rule_css, to_root, CssMode, MarkupOptions, PageMarkup, SELF, SLOT_CLOSE, SLOT_OPEN,
 };
-
-/// Elements that are presentational constructs in themselves.
-const ELEMENTS: &[&str] = &[
-    "font", "basefont", "center", "u", "s", "strike", "big", "tt", "nobr",
-];
-
-/// Whether `attr` on `tag` is a presentational attribute (one with a CSS equivalent).
-fn is_presentational(tag: &str, attr: &str) -> bool {
-    let cell = matches!(tag, "td" | "th");
-    let part = matches!(tag, "tr" | "thead" | "tbody" | "tfoot");
-    let heading = matches!(tag, "h1" | "h2" | "h3" | "h4" | "h5" | "h6");
-    match attr {
-        "bgcolor" => tag != "font" && tag != "basefont",
-        "background" => tag == "body" || tag == "table" || cell || part,
-        "text" | "link" | "vlink" | "alink" | "marginwidth" | "marginheight" | "leftmargin"
-        | "topmargin" => tag == "body",
-        "align" => {
-            heading
-                || cell
-                || part
-                || matches!(
-                    tag,
-                    "p" | "div"
-                        | "table"
-                        | "caption"
-                        | "img"
-                        | "hr"
-                        | "input"
-                        | "object"
-                        | "legend"
-                        | "col"
-                        | "colgroup"
-                        | "iframe"
-                        | "applet"
-                        | "embed"
-                )
-        }
-        "valign" => cell || part || matches!(tag, "col" | "colgroup"),
-        "width" => cell || matches!(tag, "table" | "col" | "colgroup" | "hr" | "pre"),
-        "height" => cell || matches!(tag, "table" | "tr"),
-        "border" => matches!(tag, "img" | "table" | "object"),
-        "hspace" | "vspace" => matches!(tag, "img" | "object" | "applet" | "embed" | "iframe"),
-        "nowrap" => cell,
-        "clear" => tag == "br",
-        "cellpadding" | "cellspacing" => tag == "table",
-        "size" | "noshade" | "color" => tag == "hr",
-        "bordercolor" => tag == "table" || cell || tag == "tr",
-        _ => false,
-    }
-}
-
-/// Whether an `<img>` is a spacer: an image of one flat fill (transparent or one opaque colour)
-/// by its decoded pixels when the caller knows the file (`MarkupOptions::images`), otherwise by
-/// the usual names (`spacer.gif`, `blank.gif`, `1x1.gif`…) with a declared size.
-fn is_spacer(el: &Handle, images: &BTreeMap<String, ImageFacts>) -> bool {
-    let Some(src) = edit::attr(el, "src") else {
-        return false;
-    };
-    if let Some(facts) = images.get(&src) {
-        return facts.fill.is_some();
-    }
-    let file = src.rsplit('/').next().unwrap_or("").to_ascii_lowercase();
-    let stem = file.split('.').next().unwrap_or("");
-    (edit::attr(el, "width").is_some() || edit::attr(el, "height").is_some())
-        && [
-            "spacer", "space", "blank", "pixel", "clear", "1x1", "trans", "shim",
-        ]
-        .iter()
-        .any(|s| stem.contains(s))
-}
-
-/// Presentational constructs in a parsed page, by name.
-pub fn count(dom: &RcDom, images: &BTreeMap<String, ImageFacts>) -> BTreeMap<String, usize> {
-    let mut counts = BTreeMap::new();
-    for el in edit::elements(&dom.document) {
-        if !edit::is_html(&el) {
-            continue;
-        }
-        let tag = edit::tag(&el).unwrap_or("").to_string();
-        if ELEMENTS.contains(&tag.as_str()) {
-            *counts.entry(tag.clone()).or_insert(0) += 1;
-            continue;
-        }
-        for a in edit::attr_names(&el) {
-            if is_presentational(&tag, &a) {
-                *counts.entry(a).or_insert(0) += 1;
-            }
-        }
-        if tag == "img" && is_spacer(&el, images) {
-            *counts.entry("spacer-gif".to_string()).or_insert(0) += 1;
-        }
-    }
-    counts
-}
 
 /// Selector suffix for the cells of a table (after the table's class).
 const CELLS: &str = ">*>tr>*";
@@ -190,6 +99,7 @@ impl Style {
 
 struct Converter<'a> {
     opts: &'a MarkupOptions,
+    page: &'a Page<'a>,
     quirks: bool,
     has_base: bool,
     styles: Vec<(Handle, Style)>,
@@ -200,52 +110,58 @@ struct Converter<'a> {
     changed: bool,
 }
 
-/// Rewrites one page. Never fails: a page it cannot handle comes back unchanged, with every
-/// construct listed in `left_as_is`.
-pub fn convert_page(text: &str, opts: &MarkupOptions) -> PageMarkup {
-    let dom = html::parse(text);
-    let constructs_before = count(&dom, &opts.images);
-    let unchanged = |reason: &str| PageMarkup {
-        html: text.to_string(),
-        changed: false,
-        rules: Vec::new(),
-        constructs_after: constructs_before.clone(),
-        left_as_is: constructs_before
+/// Rewrites one page (its bytes, in `opts.encoding`). Never fails: a page it cannot handle
+/// comes back unchanged, with every construct listed in `left_as_is`.
+pub fn convert_page(bytes: &[u8], opts: &MarkupOptions) -> PageMarkup {
+    let unchanged = |counts: &std::collections::BTreeMap<String, usize>, reason: &str| PageMarkup {
+        encoding: opts.encoding,
+        constructs_before: counts.clone(),
+        constructs_after: counts.clone(),
+        left_as_is: counts
             .iter()
             .flat_map(|(c, n)| std::iter::repeat_n((c.clone(), reason.to_string()), *n))
             .collect(),
-        constructs_before: constructs_before.clone(),
+        ..PageMarkup::default()
     };
+    let page = match Page::parse(bytes, opts.encoding) {
+        Ok(page) => page,
+        Err(why) => {
+            let (text, _) = opts.encoding.decode_with_bom_removal(bytes);
+            let counts = constructs::count_tags(&text, &opts.images);
+            return unchanged(&counts, why.reason());
+        }
+    };
+    let document = page.document();
+    let constructs_before = constructs::count(document, &opts.images);
+    let unchanged = |reason: &str| unchanged(&constructs_before, reason);
     if constructs_before.is_empty() {
         return unchanged("none");
     }
-    if text.contains([SLOT_OPEN, SLOT_CLOSE, SELF]) {
+    if uses_private_characters(document) {
         return unchanged("private-use-characters");
     }
-    if !opts.charset_declared && !text.is_ascii() {
-        return unchanged("charset-undeclared");
-    }
     if crate::site::media_type(&opts.page_path) == "application/xhtml+xml" {
-        // Served as application/xhtml+xml, the page is parsed as XML: the HTML serializer's
-        // unquoted attributes would be a well-formedness error.
+        // Served as application/xhtml+xml, the page is parsed as XML: unquoted attributes
+        // would be a well-formedness error.
         return unchanged("xhtml-syntax");
     }
-    if has_author_css(&dom) {
+    if has_author_css(document) {
         // Author rules beat presentational hints whatever their specificity; classes would
         // change that order.
         return unchanged("author-css");
     }
     let mut c = Converter {
         opts,
-        quirks: html::is_quirks(&dom),
-        has_base: edit::find(&dom.document, "base").is_some(),
+        page: &page,
+        quirks: page.is_quirks(),
+        has_base: edit::find(document, "base").is_some(),
         styles: Vec::new(),
         bordered: Vec::new(),
         left: Vec::new(),
         changed: false,
     };
     let mut body_text_color = None;
-    for el in edit::elements(&dom.document) {
+    for el in edit::elements(document) {
         if !edit::is_html(&el) {
             continue;
         }
@@ -254,7 +170,7 @@ pub fn convert_page(text: &str, opts: &MarkupOptions) -> PageMarkup {
             "font" => c.font(&el),
             "basefont" => {
                 // Chromium (like the standard) gives <basefont> no rendering at all.
-                edit::remove(&el);
+                page.remove(&el);
                 c.changed = true;
             }
             "center" | "u" | "s" | "strike" | "tt" | "big" | "nobr" => c.phrase(&el, &tag),
@@ -269,39 +185,61 @@ pub fn convert_page(text: &str, opts: &MarkupOptions) -> PageMarkup {
     // Quirks mode: tables take their colour from the body `text` attribute, not from their
     // parent (Chromium's `color: -internal-quirk-inherit`); once `text` is CSS, say it outright.
     if let (true, Some(color)) = (c.quirks, body_text_color) {
-        for table in edit::elements(&dom.document) {
+        for table in edit::elements(document) {
             if edit::tag(&table) == Some("table") && edit::is_html(&table) {
                 c.add(&table, vec![("color".to_string(), color.clone())]);
             }
         }
     }
-    c.cellpadding(&dom);
+    c.cellpadding(document);
     if !c.changed && c.styles.iter().all(|(_, s)| s.is_empty()) {
-        let mut page = unchanged("not-converted");
-        page.left_as_is = c.left;
-        return page;
+        let mut unconverted = unchanged("not-converted");
+        unconverted.left_as_is = c.left;
+        return unconverted;
     }
-    let rules = c.attach(&dom);
-    let constructs_after = count(&dom, &opts.images);
-    let html = html::serialize::serialize(&dom, text);
-    let html = if opts.css == CssMode::PerPage {
-        let names = sheet::class_names(&rules.iter().cloned().collect());
-        fill_slots(&html, &rules, &names)
-    } else {
-        html
+    let rules = c.attach(document);
+    let constructs_after = constructs::count(document, &opts.images);
+    let left_as_is = std::mem::take(&mut c.left);
+    let mut edits = match page.edits() {
+        Ok(edits) if page.proves(&edits) => edits,
+        Ok(_) => return unchanged("reparse-differs"),
+        Err(reason) => return unchanged(reason),
     };
+    if opts.css == CssMode::PerPage {
+        let names = sheet::class_names(&rules.iter().cloned().collect());
+        fill_pieces(&mut edits, |text| fill_slots(text, &rules, &names));
+    }
     PageMarkup {
-        html,
+        edits,
+        encoding: opts.encoding,
         changed: true,
         rules,
         constructs_before,
         constructs_after,
-        left_as_is: c.left,
+        left_as_is,
     }
 }
 
-fn has_author_css(dom: &RcDom) -> bool {
-    edit::elements(&dom.document)
+/// Applies `fill` to the text of every edit.
+pub(crate) fn fill_pieces(edits: &mut [SpanEdit], fill: impl Fn(&str) -> String) {
+    for piece in edits.iter_mut().flat_map(|e| e.pieces.iter_mut()) {
+        if let Piece::Text(text) = piece {
+            *text = fill(text);
+        }
+    }
+}
+
+/// Whether an attribute value holds a character the stage uses as a slot or selector mark.
+fn uses_private_characters(document: &Handle) -> bool {
+    edit::elements(document).iter().any(|el| {
+        edit::attr_names(el)
+            .iter()
+            .any(|a| edit::attr(el, a).is_some_and(|v| v.contains([SLOT_OPEN, SLOT_CLOSE, SELF])))
+    })
+}
+
+fn has_author_css(document: &Handle) -> bool {
+    edit::elements(document)
         .iter()
         .any(|el| match edit::tag(el) {
             Some("style") => true,
@@ -352,15 +290,25 @@ impl Converter<'_> {
                 decls.push(d);
             }
         }
+        // Misnested markup makes the parser copy a `<font>` into the blocks that follow;
+        // a `<span>` would not be copied. Such a font keeps its name and takes the class: with
+        // no presentational attribute left it is a plain inline element, as the span is.
+        let copied = self.page.is_misnested(el);
+        if copied && decls.is_empty() {
+            return self.leave("font", "misnested");
+        }
         for a in ["face", "size", "color"] {
             edit::remove_attr(el, a);
         }
         self.changed = true;
+        if copied {
+            return self.add(el, decls);
+        }
         if edit::attr_names(el).is_empty() && decls.is_empty() {
-            edit::unwrap(el);
+            self.page.unwrap(el);
             return;
         }
-        let span = edit::rename(el, "span");
+        let span = self.page.rename(el, "span");
         if !decls.is_empty() {
             self.add(&span, decls);
         }
@@ -370,8 +318,12 @@ impl Converter<'_> {
         if tag != "center" && !self.opts.phrase_elements {
             return self.leave(tag, "phrase-elements-off");
         }
+        if self.page.is_misnested(el) {
+            // Renamed, the parser would no longer copy it into the blocks that follow.
+            return self.leave(tag, "misnested");
+        }
         if let Some((new_tag, decls)) = rules::element_style(tag) {
-            let new = edit::rename(el, new_tag);
+            let new = self.page.rename(el, new_tag);
             self.add(&new, decls);
         }
     }
@@ -667,7 +619,7 @@ impl Converter<'_> {
                 }
                 decls.extend(spacer_decls);
                 self.changed = true;
-                edit::rename(el, "span")
+                self.page.rename(el, "span")
             }
             Err(reason) => {
                 self.leave("spacer-gif", reason);
@@ -698,9 +650,9 @@ impl Converter<'_> {
     }
 
     /// `cellpadding` becomes `padding` on each cell whose nearest table is this one.
-    fn cellpadding(&mut self, dom: &RcDom) {
+    fn cellpadding(&mut self, document: &Handle) {
         let mut padded: Vec<(Handle, Decl)> = Vec::new();
-        for el in edit::elements(&dom.document) {
+        for el in edit::elements(document) {
             if edit::tag(&el) != Some("table") || !edit::is_html(&el) {
                 continue;
             }
@@ -753,7 +705,7 @@ impl Converter<'_> {
     }
 
     /// Puts the CSS where the options say; returns the page's sorted rule keys.
-    fn attach(&mut self, dom: &RcDom) -> Vec<String> {
+    fn attach(&mut self, document: &Handle) -> Vec<String> {
         let keys: BTreeSet<String> = self
             .styles
             .iter()
@@ -761,7 +713,7 @@ impl Converter<'_> {
             .flat_map(|(_, s)| s.keys(self.opts.atomic_classes))
             .collect();
         let rules: Vec<String> = keys.into_iter().collect();
-        let head = edit::find(&dom.document, "head");
+        let head = edit::find(document, "head");
         for (el, style) in &self.styles {
             if style.is_empty() {
                 continue;
@@ -796,7 +748,7 @@ impl Converter<'_> {
             match self.opts.css {
                 CssMode::SiteSheet if !rules.is_empty() => {
                     let href = format!("{}{}", to_root(&self.opts.page_path), self.opts.sheet_name);
-                    edit::append(
+                    self.page.append(
                         &head,
                         edit::new_element("link", &[("rel", "stylesheet"), ("href", &href)]),
                     );
@@ -811,7 +763,7 @@ impl Converter<'_> {
                     let css = sheet::minify(&css).unwrap_or(css);
                     let style = edit::new_element("style", &[]);
                     edit::append_text(&style, &css);
-                    edit::append(&head, style);
+                    self.page.append(&head, style);
                 }
                 _ => {}
             }
@@ -822,67 +774,6 @@ impl Converter<'_> {
             rules
         }
     }
-}
-
-/// Attributes a spacer may still carry when it becomes a span: `title` and `class` keep their
-/// meaning on a span; anything else (`usemap`, `name`, `id`, event handlers, attributes left
-/// unconverted) could be read by a script or change behaviour.
-const SPACER_KEEPS: &[&str] = &["src", "alt", "width", "height", "title", "class"];
-
-/// The declarations that make a span take a spacer's box, or why it cannot.
-fn spacer_box(el: &Handle, facts: &ImageFacts, decls: &[Decl]) -> Result<Vec<Decl>, &'static str> {
-    if edit::attr_names(el)
-        .iter()
-        .any(|a| !SPACER_KEEPS.contains(&a.as_str()))
-    {
-        return Err("spacer-attributes");
-    }
-    // A `<picture>` chooses among its sources for the `<img>`: it may show something else.
-    if edit::parent(el).is_some_and(|p| edit::tag(&p) == Some("picture")) {
-        return Err("spacer-in-picture");
-    }
-    // The alt text is not shown while the image loads, but it is what a screen reader or a
-    // text browser says: keep a spacer whose alt says something.
-    if edit::attr(el, "alt").is_some_and(|a| !a.trim().is_empty()) {
-        return Err("spacer-alt-text");
-    }
-    let fill = facts.fill.ok_or("spacer-not-flat")?;
-    // A solid span paints its background under the border too; the image did not.
-    if matches!(fill, Fill::Solid(_)) && decls.iter().any(|(p, _)| p.starts_with("border")) {
-        return Err("spacer-border");
-    }
-    let dimension = |name: &str| -> Result<Option<u64>, &'static str> {
-        match edit::attr(el, name) {
-            None => Ok(None),
-            Some(v) if v.trim().ends_with('%') => Err("spacer-percent-size"),
-            Some(v) => rules::px("width", &v)
-                .map(|_| v.trim().parse().ok())
-                .ok_or("spacer-size-unparsed"),
-        }
-    };
-    let (nat_w, nat_h) = (u64::from(facts.width), u64::from(facts.height));
-    // With one dimension given the other keeps the image's aspect ratio; only whole pixels
-    // are converted.
-    let (w, h) = match (dimension("width")?, dimension("height")?) {
-        (Some(w), Some(h)) => (w, h),
-        (Some(w), None) if (w * nat_h) % nat_w == 0 => (w, w * nat_h / nat_w),
-        (None, Some(h)) if (h * nat_w) % nat_h == 0 => (h * nat_w / nat_h, h),
-        (None, None) => (nat_w, nat_h),
-        _ => return Err("spacer-fractional-size"),
-    };
-    let px = |n: u64| rules::px_text(u32::try_from(n).unwrap_or(u32::MAX));
-    let mut out = vec![
-        ("display".to_string(), "inline-block".to_string()),
-        ("width".to_string(), px(w)),
-        ("height".to_string(), px(h)),
-    ];
-    if let Fill::Solid([r, g, b]) = fill {
-        out.push((
-            "background-color".to_string(),
-            format!("#{r:02x}{g:02x}{b:02x}"),
-        ));
-    }
-    Ok(out)
 }
 
 fn nearest_table(el: &Handle) -> Option<Handle> {

@@ -3,22 +3,28 @@
 //! converted only where Chromium renders the result identically, quirks mode included.
 //!
 //! [`convert_page`] rewrites one page and says what it converted and what it left; [`build_sheet`]
-//! names the classes for the whole site and produces the minified sheet; [`SiteSheet::page_html`]
-//! then gives each page's final HTML. See `docs/markup.md` for the mapping table.
+//! names the classes for the whole site and produces the minified sheet; [`PageMarkup::bytes`]
+//! then gives each page's final bytes: the original page with only the edited tags changed.
+//! See `docs/markup.md` for the mapping table.
 
 pub mod audit;
 mod color;
+mod constructs;
 mod convert;
 pub mod rules;
+mod spacer;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use encoding_rs::Encoding;
 use serde::Serialize;
 
 pub use color::parse_legacy_color;
+pub use constructs::count;
 pub use convert::convert_page;
 
 use crate::css::sheet;
+use crate::html::{self, SpanEdit};
 use crate::image::ImageFacts;
 
 /// Where the generated CSS goes.
@@ -54,11 +60,9 @@ pub struct MarkupOptions {
     /// One class per declaration instead of one combined class per element: more classes in
     /// the HTML, fewer and more shared rules. Default: false.
     pub atomic_classes: bool,
-    /// Whether the page declares its charset (byte order mark or `<meta>`). A page with
-    /// non-ASCII text and no declaration is left alone: a browser guesses its charset, and the
-    /// characters the rewrite writes out where the page had entities could be guessed
-    /// differently. Default: true.
-    pub charset_declared: bool,
+    /// The page's encoding, as `site::charset::detect` decides it (the edits are written in
+    /// it, and everything else stays as it was). Default: UTF-8.
+    pub encoding: &'static Encoding,
 }
 
 impl Default for MarkupOptions {
@@ -70,7 +74,7 @@ impl Default for MarkupOptions {
             phrase_elements: true,
             images: BTreeMap::new(),
             atomic_classes: false,
-            charset_declared: true,
+            encoding: encoding_rs::UTF_8,
         }
     }
 }
@@ -82,12 +86,14 @@ pub(crate) const SLOT_CLOSE: char = '\u{E001}';
 pub(crate) const SELF: char = '\u{1}';
 
 /// The result of converting one page.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone)]
 pub struct PageMarkup {
-    /// The rewritten page. In site-sheet mode class names are still slots that
-    /// [`SiteSheet::page_html`] fills in; in the other modes it is final. Equal to the input when
-    /// nothing was converted (the page is then not re-serialized at all).
-    pub html: String,
+    /// The edits of the page's bytes, proven to give the converted tree. In site-sheet mode
+    /// class names are still slots that [`PageMarkup::bytes`] fills in. Empty when nothing was
+    /// converted.
+    pub edits: Vec<SpanEdit>,
+    /// The page's encoding (the edits' text is written in it).
+    pub encoding: &'static Encoding,
     /// Whether anything was converted.
     pub changed: bool,
     /// The rule blocks this page uses, as keys (`\u{1}` stands for the class selector), sorted.
@@ -98,6 +104,38 @@ pub struct PageMarkup {
     pub constructs_after: BTreeMap<String, usize>,
     /// Constructs left as they were, with the reason (`font-face-unsafe`, `author-css`…).
     pub left_as_is: Vec<(String, String)>,
+}
+
+impl Default for PageMarkup {
+    fn default() -> Self {
+        PageMarkup {
+            edits: Vec::new(),
+            encoding: encoding_rs::UTF_8,
+            changed: false,
+            rules: Vec::new(),
+            constructs_before: BTreeMap::new(),
+            constructs_after: BTreeMap::new(),
+            left_as_is: Vec::new(),
+        }
+    }
+}
+
+impl PageMarkup {
+    /// The final page: `source`, the bytes it was converted from, with the edits applied;
+    /// in site-sheet mode the class names come from `sheet`. Every byte outside the edits is
+    /// the source's.
+    pub fn bytes(&self, source: &[u8], sheet: Option<&SiteSheet>) -> Vec<u8> {
+        if !self.changed {
+            return source.to_vec();
+        }
+        let fill = |text: &str| -> String {
+            match sheet {
+                Some(sheet) => fill_slots(text, &self.rules, &sheet.names),
+                None => text.to_string(),
+            }
+        };
+        html::page::render(source, self.encoding, &self.edits, &fill)
+    }
 }
 
 /// The site-wide sheet and its class names.
@@ -137,13 +175,6 @@ pub fn build_sheet<'a>(
         sheet::minify(&text)?
     };
     Ok(SiteSheet { css, names })
-}
-
-impl SiteSheet {
-    /// The final HTML of a page converted in site-sheet mode.
-    pub fn page_html(&self, page: &PageMarkup) -> String {
-        fill_slots(&page.html, &page.rules, &self.names)
-    }
 }
 
 /// Replaces `\u{E000}N\u{E001}` (index into `rules`) with the rule's class name.

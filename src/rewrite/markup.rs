@@ -1,6 +1,7 @@
 //! The markup half of the rewrite: presentational HTML → CSS on every page already staged by
-//! the image half, one site-wide sheet (or per-page `<style>`, or `style=""`), each page
-//! encoded back to its own charset. Pages with nothing to convert keep their staged bytes.
+//! the image half, one site-wide sheet (or per-page `<style>`, or `style=""`). A converted
+//! page is its staged bytes with the edited tags changed in place (every other byte, and so
+//! the page's encoding, stays as staged); pages with nothing to convert keep their bytes.
 //!
 //! With `CssMode` chosen automatically, every page is converted in all three modes and the mode
 //! with the fewest bytes for a first visit to the whole site wins, the shared sheet counted
@@ -141,9 +142,8 @@ struct Candidate {
 struct Staged {
     path: String,
     encoding: &'static encoding_rs::Encoding,
-    /// Declared by a byte order mark or `<meta>`, not guessed.
-    charset_declared: bool,
     before: Vec<u8>,
+    /// The page decoded, as a browser reads it.
     text: String,
     /// The images its `<img src>` values name, keyed by `src` as written.
     images: BTreeMap<String, FoundImage>,
@@ -248,14 +248,9 @@ pub(super) fn run(
         .filter_map(|f| {
             let before = std::fs::read(staging.dir.join(&f.path)).ok()?;
             let decoded = charset::decode(&before);
-            // Pages with invalid bytes would not survive a decode/encode round trip.
-            if !decoded.charset.encoding.is_ascii_compatible() || decoded.malformed {
-                return None;
-            }
             Some(Staged {
                 path: f.path.clone(),
                 encoding: decoded.charset.encoding,
-                charset_declared: decoded.charset.source != charset::CharsetSource::Sniffed,
                 before,
                 images: lookup.page(&f.path, &decoded.text),
                 text: decoded.text,
@@ -268,14 +263,14 @@ pub(super) fn run(
             .par_iter()
             .map(|p| {
                 markup::convert_page(
-                    &p.text,
+                    &p.before,
                     &MarkupOptions {
                         css: mode,
                         sheet_name: sheet_name.clone(),
                         page_path: p.path.clone(),
                         images: p.images.iter().map(|(k, v)| (k.clone(), v.facts)).collect(),
                         atomic_classes,
-                        charset_declared: p.charset_declared,
+                        encoding: p.encoding,
                         ..MarkupOptions::default()
                     },
                 )
@@ -310,16 +305,7 @@ pub(super) fn run(
         let outputs: Vec<Vec<u8>> = pages
             .iter()
             .zip(&staged)
-            .map(|(page, s)| {
-                if !page.changed {
-                    return s.before.clone();
-                }
-                let html = match &names {
-                    Some(sheet) => sheet.page_html(page),
-                    None => page.html.clone(),
-                };
-                charset::encode(&html, s.encoding)
-            })
+            .map(|(page, s)| page.bytes(&s.before, names.as_ref()))
             .collect();
         let sheet_cost = if css.is_empty() {
             0
