@@ -67,12 +67,7 @@ impl<'a> Source<'a> {
                 })
                 .collect()
         } else {
-            let mut shadow: Vec<u8> = body
-                .iter()
-                .map(|&b| if b.is_ascii() { b } else { b'_' })
-                .collect();
-            mask_ascii_trail_bytes(body, encoding, &mut shadow);
-            shadow
+            ascii_shadow(body, encoding)
         };
         Ok(Source {
             bytes,
@@ -146,6 +141,16 @@ pub fn encode_ascii(encoding: &'static Encoding, text: &str, out: &mut Vec<u8>) 
             None => format!("&#{};", u32::from(c)).bytes().for_each(&mut push),
         }
     }
+}
+
+/// The shadow of bytes in an ASCII-compatible encoding (see the module documentation).
+pub fn ascii_shadow(bytes: &[u8], encoding: &'static Encoding) -> Vec<u8> {
+    let mut shadow: Vec<u8> = bytes
+        .iter()
+        .map(|&b| if b.is_ascii() { b } else { b'_' })
+        .collect();
+    mask_ascii_trail_bytes(bytes, encoding, &mut shadow);
+    shadow
 }
 
 /// Masks (`_`) the ASCII-valued second bytes of double-byte characters (see the module

@@ -328,18 +328,21 @@ fn rewrite_document(
         Ok(bytes) => bytes,
         Err(err) => return fail("unreadable", &err),
     };
-    let text = spans::byte_preserving(&bytes);
+    let encoding = match file.kind {
+        FileKind::Html => charset::detect(&bytes).encoding,
+        _ => encoding_rs::UTF_8,
+    };
+    let text = spans::byte_preserving(&bytes, encoding);
     let (occurrences, base, encoding) = match file.kind {
         FileKind::Html => {
-            let charset = charset::detect(&bytes);
-            if !charset.encoding.is_ascii_compatible() {
+            if !encoding.is_ascii_compatible() {
                 return copy(Vec::new());
             }
             let base_href = crate::html::references(&text).base_href;
             (
                 spans::find(&text),
                 resolver.base_url(&file.path, base_href.as_deref()),
-                charset.encoding,
+                encoding,
             )
         }
         _ => (
