@@ -1,6 +1,7 @@
 //! The rewrite must not change how pages look: the default corpus, samples of Space Jam and of
 //! HTML Tidy's clean-mode regression cases, a page of spacer GIFs and every golden markup case,
-//! rewritten (images and markup), render pixel-identical in headless Chromium.
+//! rewritten (images and markup), render pixel-identical in headless Chromium; so does a page in
+//! every encoding family (`common::encodings`).
 
 mod common;
 
@@ -217,4 +218,28 @@ fn a_sample_of_html_tidys_clean_mode_cases_renders_pixel_identical() {
     if chromium_available() {
         rewrite_and_verify(&cases, Some(48));
     }
+}
+
+#[test]
+fn a_page_in_every_encoding_family_renders_pixel_identical_after_the_rewrite() {
+    if !chromium_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("site");
+    let pages = common::encodings::write(&site);
+    let out = tmp.path().join("out");
+    webdiet()
+        .arg("rewrite")
+        .arg(&site)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    for page in &pages {
+        let after = std::fs::read(out.join("site").join(page.name)).unwrap();
+        assert_ne!(after, page.bytes, "{} was converted", page.name);
+    }
+    let checked = verify_trees(&site, &out.join("site"), tmp.path(), None);
+    assert_eq!(checked, pages.len());
 }

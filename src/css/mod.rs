@@ -30,6 +30,21 @@ pub struct CssRef {
     pub span: std::ops::Range<usize>,
 }
 
+/// CSS text in ASCII: every other character as an escape (`é` → `\e9 `), which means the
+/// same in any context (identifiers, strings, URLs) and in whatever ASCII-compatible encoding
+/// a browser decodes the text.
+pub fn ascii(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            out.push_str(&format!("\\{:x} ", u32::from(c)));
+        }
+    }
+    out
+}
+
 /// Every reference in a piece of CSS, in source order.
 pub fn references(css: &str) -> Vec<CssRef> {
     let mut input = ParserInput::new(css);
@@ -159,6 +174,16 @@ mod tests {
         let css = "a{background:url(x.gif)}";
         let r = &references(css)[0];
         assert_eq!(&css[r.span.clone()], "url(x.gif)");
+    }
+
+    #[test]
+    fn ascii_css_escapes_mean_the_same_characters() {
+        let css = ascii(".a{background:url(\"caf\u{e9}.gif\");font-family:\u{5b8b}\u{4f53}}");
+        assert!(css.is_ascii());
+        assert_eq!(
+            values(&css),
+            [(CssRefKind::Url, "caf\u{e9}.gif".to_string())]
+        );
     }
 
     #[test]

@@ -180,6 +180,19 @@ pub fn text_of(node: &Handle) -> String {
     text
 }
 
+/// All the text under `root`, in document order (what a browser's `textContent` gives).
+pub fn text_content(root: &Handle) -> String {
+    let mut text = String::new();
+    let mut stack = vec![root.clone()];
+    while let Some(node) = stack.pop() {
+        if let NodeData::Text { contents } = &node.data {
+            text.push_str(&contents.borrow());
+        }
+        stack.extend(node.children.borrow().iter().rev().cloned());
+    }
+    text
+}
+
 /// Whether the node is an element in the HTML namespace (not SVG or MathML).
 pub fn is_html(node: &Handle) -> bool {
     match &node.data {

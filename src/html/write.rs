@@ -66,23 +66,12 @@ pub fn element(node: &Handle, out: &mut String) {
     }
     for child in node.children.borrow().iter() {
         if let NodeData::Text { contents } = &child.data {
-            css_ascii(&contents.borrow(), out);
+            out.push_str(&crate::css::ascii(&contents.borrow()));
         }
     }
     out.push_str("</");
     out.push_str(&name.local);
     out.push('>');
-}
-
-/// Raw text as ASCII: every other character as a CSS escape (`\e9 `).
-fn css_ascii(text: &str, out: &mut String) {
-    for c in text.chars() {
-        if c.is_ascii() {
-            out.push(c);
-        } else {
-            out.push_str(&format!("\\{:x} ", u32::from(c)));
-        }
-    }
 }
 
 #[cfg(test)]

@@ -23,7 +23,7 @@ pub use color::parse_legacy_color;
 pub use constructs::count;
 pub use convert::convert_page;
 
-use crate::css::sheet;
+use crate::css::{self, sheet};
 use crate::html::{self, SpanEdit};
 use crate::image::ImageFacts;
 
@@ -152,13 +152,15 @@ pub(crate) fn rule_css(key: &str, name: &str) -> String {
     key.replace(SELF, &format!(".{name}"))
 }
 
-/// Names every rule used by `pages` and builds the minified sheet. Names depend only on the set
-/// of rules, never on page order.
+/// Names every rule used by `pages` and builds the minified sheet (ASCII; see the body for the
+/// byte order mark). Names depend only on the set of rules, never on page order.
 pub fn build_sheet<'a>(
     pages: impl IntoIterator<Item = &'a PageMarkup>,
 ) -> Result<SiteSheet, String> {
+    let mut utf16 = false;
     let keys: BTreeSet<String> = pages
         .into_iter()
+        .inspect(|p| utf16 |= p.changed && !p.encoding.is_ascii_compatible())
         .flat_map(|p| p.rules.iter().cloned())
         .collect();
     let names = sheet::class_names(&keys);
@@ -172,7 +174,14 @@ pub fn build_sheet<'a>(
     let css = if text.is_empty() {
         String::new()
     } else {
-        sheet::minify(&text)?
+        css::ascii(&sheet::minify(&text)?)
+    };
+    // A style sheet without a byte order mark or `@charset` is decoded in the encoding of the
+    // page that links it: ASCII reads the same in every ASCII-compatible one, and a BOM makes
+    // UTF-16 pages read it as UTF-8 too.
+    let css = match utf16 && !css.is_empty() {
+        true => format!("\u{feff}{css}"),
+        false => css,
     };
     Ok(SiteSheet { css, names })
 }

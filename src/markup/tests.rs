@@ -350,3 +350,23 @@ fn a_page_nested_deeper_than_the_parser_limit_is_left_with_its_constructs_counte
     assert!(page.left_as_is.iter().all(|(_, r)| r == "too-deep"));
     assert_eq!(page.left_as_is.len(), depth);
 }
+
+#[test]
+fn the_shared_sheet_is_ascii_and_utf16_pages_get_a_byte_order_mark_on_it() {
+    let text = "<body background=\"caf\u{e9}.gif\"><center>x</center>";
+    let page = convert(text, &MarkupOptions::default());
+    let sheet = build_sheet([&page]).unwrap();
+    assert!(sheet.css.is_ascii(), "{}", sheet.css);
+    assert!(sheet.css.contains("caf\\e9 .gif"), "{}", sheet.css);
+    // A sheet without a BOM or @charset is decoded in the linking page's encoding.
+    let mut utf16 = vec![0xff, 0xfe];
+    utf16.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
+    let opts = MarkupOptions {
+        encoding: encoding_rs::UTF_16LE,
+        ..MarkupOptions::default()
+    };
+    let page16 = convert_page(&utf16, &opts);
+    assert!(page16.changed, "{:?}", page16.left_as_is);
+    let sheet = build_sheet([&page, &page16]).unwrap();
+    assert!(sheet.css.starts_with('\u{feff}'));
+}

@@ -336,7 +336,13 @@ fn rewrite_document(
     let (occurrences, base, encoding) = match file.kind {
         FileKind::Html => {
             if !encoding.is_ascii_compatible() {
-                return copy(Vec::new());
+                // UTF-16: not edited in place here; whatever GIF it names stays.
+                let text = charset::decode(&bytes).text;
+                let base_href = crate::html::references(&text).base_href;
+                let base = resolver.base_url(&file.path, base_href.as_deref());
+                return copy(leftovers::still_referenced(
+                    &bytes, file.kind, resolver, &base, converted,
+                ));
             }
             let base_href = crate::html::references(&text).base_href;
             (

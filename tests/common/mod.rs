@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod encodings;
+
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
