@@ -8,7 +8,10 @@
 //! (`<`, `>`, quotes, `=`, `/`, whitespace) is ASCII, so the shadow tokenizes like the page in
 //! any encoding the rewrite edits.
 
+use std::borrow::Cow;
 use std::ops::Range;
+
+use html5ever::data::{C1_REPLACEMENTS, NAMED_ENTITIES};
 
 /// One attribute of a lexed tag.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,7 +58,7 @@ pub fn tag_at(text: &[u8], lt: usize) -> Option<LexedTag> {
         i += 1;
     }
     let name_span = after..i;
-    let name = String::from_utf8_lossy(&text[name_span.clone()]).to_ascii_lowercase();
+    let name = lower(&text[name_span.clone()]);
     let mut attrs = Vec::new();
     loop {
         while i < text.len() && (is_space(text[i]) || text[i] == b'/') {
@@ -110,12 +113,175 @@ pub fn tag_at(text: &[u8], lt: usize) -> Option<LexedTag> {
             }
         }
         attrs.push(LexedAttr {
-            name: String::from_utf8_lossy(&text[attr_name.clone()]).to_ascii_lowercase(),
+            name: lower(&text[attr_name.clone()]),
             name_span: attr_name.clone(),
             value,
             span: attr_name.start..i,
         });
     }
+}
+
+/// A name ASCII-lower-cased (other bytes become U+FFFD: no name the callers look for has them).
+fn lower(name: &[u8]) -> String {
+    name.iter()
+        .map(|&b| match b.is_ascii() {
+            true => char::from(b.to_ascii_lowercase()),
+            false => '\u{fffd}',
+        })
+        .collect()
+}
+
+/// Elements whose content is raw text: no tags inside.
+const RAW_TEXT: [&str; 8] = [
+    "script", "style", "xmp", "iframe", "noembed", "noframes", "textarea", "title",
+];
+
+/// A start tag found by [`start_tags`].
+pub struct Found {
+    pub tag: LexedTag,
+    /// For a raw-text element (`<script>`, `<style>`, `<title>`…), its content.
+    pub raw_text: Option<Range<usize>>,
+}
+
+/// Every start tag of a page in source order, as the tokenizer in its data state finds them:
+/// comments, other markup declarations and end tags are skipped, and so is the content of
+/// raw-text elements, which comes with their tag. Tags cut off by the end of the page are
+/// skipped (the tokenizer drops them). Linear in the page, whatever its nesting.
+pub fn start_tags(text: &[u8]) -> impl Iterator<Item = Found> + '_ {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while let Some(lt) = memchr(b'<', text, i) {
+            i = lt + 1;
+            let rest = &text[lt..];
+            if rest.starts_with(b"<!--") {
+                i = find_seq(text, b"-->", lt + 4).map_or(text.len(), |e| e + 3);
+            } else if rest.starts_with(b"<!") || rest.starts_with(b"<?") || rest.starts_with(b"</")
+            {
+                i = memchr(b'>', text, lt + 1).map_or(text.len(), |e| e + 1);
+            } else if let Some(tag) = tag_at(text, lt) {
+                i = tag.span.end;
+                if !tag.closed {
+                    continue;
+                }
+                let mut raw_text = None;
+                if RAW_TEXT.contains(&tag.name.as_str()) {
+                    let close = find_close(text, &tag.name, i).unwrap_or(text.len());
+                    raw_text = Some(i..close);
+                    i = close;
+                }
+                return Some(Found { tag, raw_text });
+            }
+        }
+        None
+    })
+}
+
+/// The offset of `</tag` (any case) followed by a space, `/` or `>`, from `from`.
+fn find_close(bytes: &[u8], tag: &str, from: usize) -> Option<usize> {
+    let mut i = from;
+    while let Some(lt) = find_seq(bytes, b"</", i) {
+        let name_end = lt + 2 + tag.len();
+        if bytes.len() >= name_end
+            && bytes[lt + 2..name_end].eq_ignore_ascii_case(tag.as_bytes())
+            && bytes
+                .get(name_end)
+                .is_none_or(|&b| is_space(b) || b == b'/' || b == b'>')
+        {
+            return Some(lt);
+        }
+        i = lt + 2;
+    }
+    None
+}
+
+/// An attribute value as the tokenizer decodes it: numeric and named character references
+/// (a named one without `;` followed by `=` or a letter or digit is left as written, the
+/// standard's rule for attribute values).
+pub fn decode_attribute(raw: &str) -> Cow<'_, str> {
+    if !raw.contains('&') {
+        return Cow::Borrowed(raw);
+    }
+    let mut out = String::with_capacity(raw.len());
+    let mut rest = raw;
+    while let Some(amp) = rest.find('&') {
+        out.push_str(&rest[..amp]);
+        rest = &rest[amp..];
+        let used = match rest[1..].strip_prefix('#') {
+            Some(number) => numeric_reference(number, &mut out).map(|n| n + 2),
+            None => named_reference(&rest[1..], &mut out).map(|n| n + 1),
+        };
+        match used {
+            Some(n) => rest = &rest[n..],
+            None => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
+}
+
+/// `x41;` / `65` after `&#`: pushes the character, returns the bytes used.
+fn numeric_reference(text: &str, out: &mut String) -> Option<usize> {
+    let (hex, digits_at) = match text.as_bytes().first() {
+        Some(b'x' | b'X') => (true, 1),
+        _ => (false, 0),
+    };
+    let digits = text[digits_at..]
+        .bytes()
+        .take_while(|b| {
+            if hex {
+                b.is_ascii_hexdigit()
+            } else {
+                b.is_ascii_digit()
+            }
+        })
+        .count();
+    if digits == 0 {
+        return None;
+    }
+    let number = &text[digits_at..digits_at + digits];
+    let value = u32::from_str_radix(number, if hex { 16 } else { 10 }).unwrap_or(u32::MAX);
+    let c = match value {
+        0x80..=0x9f => C1_REPLACEMENTS[(value - 0x80) as usize]
+            .unwrap_or_else(|| char::from_u32(value).unwrap_or('\u{fffd}')),
+        0 => '\u{fffd}',
+        v => char::from_u32(v).unwrap_or('\u{fffd}'),
+    };
+    out.push(c);
+    let end = digits_at + digits;
+    Some(end + usize::from(text[end..].starts_with(';')))
+}
+
+/// A named reference after `&`: the longest name the standard knows, pushed as its
+/// characters; returns the bytes used.
+fn named_reference(text: &str, out: &mut String) -> Option<usize> {
+    let mut longest = None;
+    for (i, c) in text.char_indices() {
+        if !(c.is_ascii_alphanumeric() || c == ';') {
+            break;
+        }
+        let end = i + 1;
+        match NAMED_ENTITIES.get(&text[..end]) {
+            Some(&(0, _)) => {}
+            Some(&found) => longest = Some((end, found)),
+            None => break,
+        }
+        if c == ';' {
+            break;
+        }
+    }
+    let (len, (first, second)) = longest?;
+    let next = text[len..].chars().next();
+    if !text[..len].ends_with(';') && next.is_some_and(|c| c == '=' || c.is_ascii_alphanumeric()) {
+        return None;
+    }
+    out.extend(char::from_u32(first));
+    if second != 0 {
+        out.extend(char::from_u32(second));
+    }
+    Some(len)
 }
 
 /// The offset of the next `needle` at or after `from`.
@@ -164,6 +330,28 @@ mod tests {
             ]
         );
         assert_eq!(&text[tag.attrs[0].value.clone().unwrap()], "center");
+    }
+
+    #[test]
+    fn attribute_values_decode_references_like_the_tokenizer() {
+        for (raw, decoded) in [
+            ("a.gif?x=1&amp;y=2", "a.gif?x=1&y=2"),
+            ("&#233;t&#xE9;&#x2603", "été☃"),
+            ("&#150;&#0;", "\u{2013}\u{fffd}"),
+            ("&eacute;&eacute", "éé"),
+            // In attribute values a reference without ";" before a letter or "=" stays.
+            ("?a=1&copy=2&notit;", "?a=1&copy=2&notit;"),
+            ("&unknown; & &#;", "&unknown; & &#;"),
+        ] {
+            assert_eq!(decode_attribute(raw), decoded, "{raw}");
+        }
+    }
+
+    #[test]
+    fn start_tags_skip_comments_end_tags_and_raw_text() {
+        let page = b"<!-- <a> --><p a=1></p><script>if (a<b) x='<i>'</script><b>";
+        let names: Vec<String> = start_tags(page).map(|f| f.tag.name).collect();
+        assert_eq!(names, ["p", "script", "b"]);
     }
 
     #[test]

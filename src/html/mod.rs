@@ -5,17 +5,8 @@
 //! Parsing goes through html5ever's tree builder (not a tokenizer), so `<style>` and `<script>`
 //! contents, implied elements and misnested markup are seen exactly as a browser sees them.
 //! The tree is never built deeper than [`MAX_DEPTH`]; the references of a page that nests
-//! deeper are read from the tokenizer alone ([`PageRefs::too_deep`]).
+//! deeper are read from its start tags as written ([`PageRefs::too_deep`]).
 
-use std::cell::RefCell;
-
-use html5ever::buffer_queue::BufferQueue;
-use html5ever::tendril::StrTendril;
-use html5ever::tokenizer::states::RawKind;
-use html5ever::tokenizer::{
-    Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
-};
-use html5ever::{Attribute, TokenizerResult};
 use markup5ever_rcdom::NodeData;
 use serde::Serialize;
 
@@ -128,8 +119,8 @@ pub struct PageRefs {
     pub refs: Vec<RawRef>,
     /// Whether the page renders in quirks mode (no or an old doctype).
     pub quirks: bool,
-    /// The page nests deeper than [`MAX_DEPTH`]: its references were read from the tokenizer
-    /// alone (every start tag, as written), not from the tree a browser builds.
+    /// The page nests deeper than [`MAX_DEPTH`]: its references were read from its start
+    /// tags as written, not from the tree a browser builds.
     pub too_deep: bool,
 }
 
@@ -172,7 +163,14 @@ pub fn references(text: &str) -> PageRefs {
         } = &node.data
         {
             let style = (&*name.local == "style").then(|| text_content(&node));
-            element_references(&name.local, &attrs.borrow(), style.as_deref(), &mut out);
+            let attrs = attrs.borrow();
+            let get = |attr: &str| {
+                attrs
+                    .iter()
+                    .find(|a| &*a.name.local == attr)
+                    .map(|a| a.value.to_string())
+            };
+            element_references(&name.local, &get, style.as_deref(), &mut out);
             if let Some(contents) = template_contents.borrow().as_ref() {
                 stack.extend(contents.children.borrow().iter().rev().cloned());
             }
@@ -182,14 +180,14 @@ pub fn references(text: &str) -> PageRefs {
     out
 }
 
-/// The references of one element (`style` is the text of a `<style>` element).
-fn element_references(tag: &str, attrs: &[Attribute], style: Option<&str>, out: &mut PageRefs) {
-    let get = |attr: &str| {
-        attrs
-            .iter()
-            .find(|a| &*a.name.local == attr)
-            .map(|a| a.value.to_string())
-    };
+/// The references of one element, whose attributes `get` gives (`style` is the text of a
+/// `<style>` element).
+fn element_references(
+    tag: &str,
+    get: &dyn Fn(&str) -> Option<String>,
+    style: Option<&str>,
+    out: &mut PageRefs,
+) {
     let mut push = |kind: RefKind, value: Option<String>| {
         if let Some(value) = value {
             if !value.trim().is_empty() || !kind.is_fetched() {
@@ -283,124 +281,25 @@ fn text_content(node: &Handle) -> String {
     text
 }
 
-/// The references of a page too deep to build, from its start tags as the tokenizer reads
-/// them ([`scan_tags`]). Quirks mode is not known then.
+/// The references of a page too deep to build, from its start tags as written (`html::lex`,
+/// linear in the page; attribute values decoded as the tokenizer decodes them). Quirks mode is
+/// not known then.
 fn token_references(text: &str) -> PageRefs {
-    let refs = RefCell::new(PageRefs {
+    let mut out = PageRefs {
         too_deep: true,
         ..PageRefs::default()
-    });
-    scan_tags(
-        text,
-        &mut |tag, attrs| element_references(tag, attrs, None, &mut refs.borrow_mut()),
-        &mut |css_text| {
-            let mut refs = refs.borrow_mut();
-            for r in css::references(css_text) {
-                refs.refs.push(RawRef {
-                    kind: RefKind::from_css(r.kind),
-                    value: r.value,
-                    element: "style".to_string(),
-                });
-            }
-        },
-    );
-    refs.into_inner()
-}
-
-/// An attribute by local name and value.
-pub type NamedValue = (String, String);
-
-/// Calls `f` with every start tag of a page (name, attributes by local name), read with the
-/// tokenizer alone: in linear time whatever the page's nesting, for pages too deep to build.
-pub fn for_each_start_tag(text: &str, f: &mut dyn FnMut(&str, &[NamedValue])) {
-    scan_tags(
-        text,
-        &mut |tag, attrs| {
-            let attrs: Vec<NamedValue> = attrs
-                .iter()
-                .map(|a| (a.name.local.to_string(), a.value.to_string()))
-                .collect();
-            f(tag, &attrs);
-        },
-        &mut |_| {},
-    );
-}
-
-/// Runs the tokenizer alone over a page, switching to raw text where the tree builder would
-/// (`<style>`, `<script>`, `<title>`, `<textarea>`…), and calls `on_tag` with every start
-/// tag and `on_style` with the text of every `<style>`.
-fn scan_tags(
-    text: &str,
-    on_tag: &mut dyn FnMut(&str, &[Attribute]),
-    on_style: &mut dyn FnMut(&str),
-) {
-    let sink = TagSink {
-        on_tag: RefCell::new(on_tag),
-        on_style: RefCell::new(on_style),
-        style: RefCell::new(None),
     };
-    let tokenizer = Tokenizer::new(sink, TokenizerOpts::default());
-    let queue = BufferQueue::default();
-    queue.push_back(StrTendril::from(text));
-    while !matches!(tokenizer.feed(&queue), TokenizerResult::Done) {}
-    tokenizer.end();
-}
-
-/// Called with a start tag's name and attributes.
-type OnTag<'a> = &'a mut dyn FnMut(&str, &[Attribute]);
-
-/// See [`scan_tags`].
-struct TagSink<'a> {
-    on_tag: RefCell<OnTag<'a>>,
-    on_style: RefCell<&'a mut dyn FnMut(&str)>,
-    /// The text of the `<style>` being read.
-    style: RefCell<Option<String>>,
-}
-
-impl TokenSink for TagSink<'_> {
-    type Handle = ();
-
-    fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
-        match token {
-            Token::TagToken(Tag {
-                kind: TagKind::StartTag,
-                name,
-                attrs,
-                ..
-            }) => {
-                (self.on_tag.borrow_mut())(&name, &attrs);
-                match &*name {
-                    "style" => {
-                        *self.style.borrow_mut() = Some(String::new());
-                        TokenSinkResult::RawData(RawKind::Rawtext)
-                    }
-                    "xmp" | "iframe" | "noembed" | "noframes" | "noscript" => {
-                        TokenSinkResult::RawData(RawKind::Rawtext)
-                    }
-                    "title" | "textarea" => TokenSinkResult::RawData(RawKind::Rcdata),
-                    "script" => TokenSinkResult::RawData(RawKind::ScriptData),
-                    "plaintext" => TokenSinkResult::Plaintext,
-                    _ => TokenSinkResult::Continue,
-                }
-            }
-            Token::TagToken(Tag {
-                kind: TagKind::EndTag,
-                ..
-            }) => {
-                if let Some(css_text) = self.style.borrow_mut().take() {
-                    (self.on_style.borrow_mut())(&css_text);
-                }
-                TokenSinkResult::Continue
-            }
-            Token::CharacterTokens(text) => {
-                if let Some(css_text) = self.style.borrow_mut().as_mut() {
-                    css_text.push_str(&text);
-                }
-                TokenSinkResult::Continue
-            }
-            _ => TokenSinkResult::Continue,
-        }
+    for lex::Found { tag, raw_text } in lex::start_tags(text.as_bytes()) {
+        let get = |name: &str| {
+            // The first of duplicate attributes wins, as in the parser.
+            let attr = tag.attrs.iter().find(|a| a.name == name)?;
+            let raw = attr.value.clone().map_or("", |v| &text[v]);
+            Some(lex::decode_attribute(raw).into_owned())
+        };
+        let style = raw_text.filter(|_| tag.name == "style").map(|r| &text[r]);
+        element_references(&tag.name, &get, style, &mut out);
     }
+    out
 }
 
 /// The URLs of a `srcset` attribute (the HTML standard's candidate parsing, without

@@ -19,7 +19,7 @@ use std::rc::Rc;
 use encoding_rs::Encoding;
 use markup5ever_rcdom::{Handle, NodeData};
 
-use super::compare::same_tree;
+use super::compare::digest;
 use super::lex::{self, LexedTag};
 use super::parse::{self, Log, TokKind};
 use super::source::{self, Source};
@@ -76,14 +76,18 @@ pub struct Page<'a> {
     log: Log,
     /// Start-tag token of each element made for one, by address.
     own: HashMap<usize, usize>,
-    /// The attributes of every element as parsed, by address.
-    parsed_attrs: HashMap<usize, Vec<(String, String)>>,
+    /// The attributes of every element that has any, as parsed, by address.
+    parsed_attrs: HashMap<usize, Box<[(String, String)]>>,
     /// Start-tag token → the end-tag token that closes it, where markup nests properly.
     pairs: HashMap<usize, usize>,
     /// Formatting elements the parser copies or closes in other places than their end tags.
     misnested: HashSet<usize>,
     ops: RefCell<Vec<Op>>,
 }
+
+/// Elements other than formatting elements that a caller renames (their end tags are looked
+/// for; [`Page::edits`] refuses to rename others).
+const RENAMED: &[&str] = &["center"];
 
 /// Elements the parser copies when markup is misnested (the standard's formatting elements).
 const FORMATTING: &[&str] = &[
@@ -124,6 +128,8 @@ impl<'a> Page<'a> {
             .created
             .iter()
             .map(|(node, _)| (key(node), attrs_of(node)))
+            .filter(|(_, attrs)| !attrs.is_empty())
+            .map(|(k, attrs)| (k, attrs.into_boxed_slice()))
             .collect();
         let copied = copied_names(&log, &own);
         let pairs = pair_tags(&log, &own, &copied, &parsed.dom.document);
@@ -142,6 +148,24 @@ impl<'a> Page<'a> {
 
     pub fn document(&self) -> &Handle {
         &self.dom.document
+    }
+
+    /// The attributes `node` had when the page was parsed.
+    fn parsed_attrs(&self, node: &Handle) -> &[(String, String)] {
+        self.parsed_attrs.get(&key(node)).map_or(&[], |a| a)
+    }
+
+    /// Whether `node`'s attributes differ from those it was parsed with.
+    fn attrs_changed(&self, node: &Handle) -> bool {
+        let NodeData::Element { attrs, .. } = &node.data else {
+            return false;
+        };
+        let (now, then) = (attrs.borrow(), self.parsed_attrs(node));
+        now.len() != then.len()
+            || now
+                .iter()
+                .zip(then)
+                .any(|(a, (name, value))| *a.name.local != **name || *a.value != **value)
     }
 
     /// Whether the page renders in (full) quirks mode.
@@ -213,14 +237,21 @@ impl<'a> Page<'a> {
                     continue;
                 }
             };
-            if !mapped || !self.own.contains_key(&key(node)) {
+            // Only elements whose end tag is looked for (`pair_tags`) are renamed or unwrapped;
+            // only void elements (one tag, no content) are removed.
+            let tag = edit::tag(node).unwrap_or("");
+            let supported = match op {
+                Op::Remove(_) => write::is_void(tag),
+                _ => write::is_void(tag) || FORMATTING.contains(&tag) || RENAMED.contains(&tag),
+            };
+            if !mapped || !supported || !self.own.contains_key(&key(node)) {
                 return Err(UNMAPPABLE);
             }
         }
         let merged: HashSet<usize> = self.log.merged.iter().map(key).collect();
         for (node, _) in &self.log.created {
             let k = key(node);
-            let changed = self.parsed_attrs.get(&k) != Some(&attrs_of(node));
+            let changed = self.attrs_changed(node);
             let copy = self.misnested.contains(&k);
             if changed && (!self.own.contains_key(&k) && !copy || merged.contains(&k)) {
                 return Err(UNMAPPABLE);
@@ -233,14 +264,11 @@ impl<'a> Page<'a> {
             let Some(el) = &token.own else { continue };
             let k = key(el);
             let current = renamed.get(&k).unwrap_or(el);
-            let final_attrs = attrs_of(current);
             let removed = gone.get(&k).copied();
-            if removed.is_none()
-                && !renamed.contains_key(&k)
-                && self.parsed_attrs.get(&k) == Some(&final_attrs)
-            {
+            if removed.is_none() && !renamed.contains_key(&k) && !self.attrs_changed(el) {
                 continue;
             }
+            let final_attrs = attrs_of(current);
             let tag = self.start_tag(index).ok_or(UNMAPPABLE)?;
             let pieces = match removed {
                 Some(_) => Vec::new(),
@@ -248,7 +276,7 @@ impl<'a> Page<'a> {
                     let new_name = renamed.get(&k).and_then(edit::tag);
                     let old_name = edit::tag(el).unwrap_or("");
                     let mut pieces =
-                        self.start_tag_pieces(&tag, new_name, &self.parsed_attrs[&k], &final_attrs);
+                        self.start_tag_pieces(&tag, new_name, self.parsed_attrs(el), &final_attrs);
                     if let Some(new) = new_name {
                         if write::is_void(old_name) && !write::is_void(new) {
                             pieces.push(Piece::Text(format!("</{new}>")));
@@ -292,20 +320,25 @@ impl<'a> Page<'a> {
     }
 
     /// Whether `edits` turn the page into exactly the edited tree (re-parsed in the page's
-    /// encoding, which the edit must not change either).
-    pub fn proves(&self, edits: &[SpanEdit]) -> bool {
-        let encoding = self.source.encoding();
-        let bytes = render(self.source.bytes(), encoding, edits, &str::to_string);
-        if crate::site::charset::detect(&bytes).encoding != encoding {
+    /// encoding, which the edit must not change either). The page is consumed: its tree is
+    /// reduced to a digest and freed before the edited bytes are parsed. Nobody else may hold
+    /// its nodes by then (they would be kept alive).
+    pub fn proves(self, edits: &[SpanEdit]) -> bool {
+        let expected = digest(&self.dom.document);
+        let quirks = self.dom.quirks_mode.get();
+        let (bytes, encoding) = (self.source.bytes(), self.source.encoding());
+        drop((self.dom, self.log, self.ops));
+        let edited = render(bytes, encoding, edits, &str::to_string);
+        if crate::site::charset::detect(&edited).encoding != encoding {
             return false;
         }
-        let Ok(source) = Source::new(&bytes, encoding) else {
+        let Ok(source) = Source::new(&edited, encoding) else {
             return false;
         };
         let reparsed = parse::parse(&source, false);
         !reparsed.too_deep
-            && reparsed.dom.quirks_mode.get() == self.dom.quirks_mode.get()
-            && same_tree(&self.dom.document, &reparsed.dom.document)
+            && reparsed.dom.quirks_mode.get() == quirks
+            && digest(&reparsed.dom.document) == expected
     }
 
     fn edit(&self, shadow: Range<usize>, pieces: Vec<Piece>) -> SpanEdit {
@@ -449,8 +482,8 @@ impl<'a> Page<'a> {
     }
 }
 
-/// Start-tag token → the end-tag token that closed its element: the first end tag of the
-/// element's name after everything inside the element (its descendants' tags, and the tokens
+/// Start-tag token → the end-tag token that closed its element, for formatting elements and
+/// [`RENAMED`] ones: the first end tag of the element's name after everything inside the element (its descendants' tags, and the tokens
 /// during which the parser made the elements it implied or copied there) and before the next
 /// element that follows it in the tree. Elements closed by other tags (an implied end, a
 /// misnested end tag the parser ignored) have none, as have the elements of `unpaired` names.
@@ -523,7 +556,9 @@ fn pair_tags(
                     .filter(|&e| next.is_none_or(|n| e < n))
             });
         if let Some(end) = end {
-            pairs.insert(*start, end);
+            if FORMATTING.contains(&name) || RENAMED.contains(&name) {
+                pairs.insert(*start, end);
+            }
             last = end;
         }
         last_inside[i] = last;

@@ -14,7 +14,6 @@
 
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use html5ever::buffer_queue::BufferQueue;
@@ -88,7 +87,6 @@ pub fn parse(source: &Source<'_>, record: bool) -> Parsed {
         dom: RcDom::default(),
         record,
         token: Cell::new(None),
-        depth: RefCell::new(HashMap::new()),
         too_deep: Cell::new(false),
         log: RefCell::new(Log::default()),
     };
@@ -217,9 +215,6 @@ struct MapSink {
     record: bool,
     /// The token being processed.
     token: Cell<Option<usize>>,
-    /// Depth of every element placed so far, by address (the elements stay alive in the tree
-    /// or in `log.created`, so an address is never reused during the parse).
-    depth: RefCell<HashMap<usize, u32>>,
     too_deep: Cell<bool>,
     log: RefCell<Log>,
 }
@@ -229,17 +224,23 @@ fn key(node: &Handle) -> usize {
 }
 
 impl MapSink {
-    /// Records the depth of an element placed under `parent`.
+    /// Checks the depth of an element placed under `parent` (by walking up: at most
+    /// [`MAX_DEPTH`] steps, and a handful on ordinary pages).
     fn placed(&self, parent: &Handle, child: &NodeOrText<Handle>) {
         let NodeOrText::AppendNode(child) = child else {
             self.head_ends_unless_in(parent);
             return;
         };
-        let depth = self.depth.borrow().get(&key(parent)).copied().unwrap_or(0) + 1;
-        if depth > MAX_DEPTH {
-            self.too_deep.set(true);
+        let mut depth = 1;
+        let mut node = Some(parent.clone()).filter(|n| super::edit::tag(n).is_some());
+        while let Some(n) = node {
+            depth += 1;
+            if depth > MAX_DEPTH {
+                self.too_deep.set(true);
+                break;
+            }
+            node = super::edit::parent(&n).filter(|n| super::edit::tag(n).is_some());
         }
-        self.depth.borrow_mut().insert(key(child), depth);
         let is_head = self
             .log
             .borrow()
@@ -294,11 +295,13 @@ impl TreeSink for MapSink {
     fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> Handle {
         let is_head = name.local == *"head" && name.ns == html5ever::ns!(html);
         let node = self.dom.create_element(name, attrs, flags);
-        let mut log = self.log.borrow_mut();
-        if self.record && is_head && log.head.is_none() {
-            log.head = Some(node.clone());
+        if self.record {
+            let mut log = self.log.borrow_mut();
+            if is_head && log.head.is_none() {
+                log.head = Some(node.clone());
+            }
+            log.created.push((node.clone(), self.token.get()));
         }
-        log.created.push((node.clone(), self.token.get()));
         node
     }
 

@@ -112,7 +112,7 @@ fn uppercase_and_unquoted_attributes_are_read() {
 }
 
 /// The page after its edits, as text.
-fn edited(page: &Page<'_>, bytes: &[u8]) -> String {
+fn edited(page: Page<'_>, bytes: &[u8]) -> String {
     let edits = page.edits().unwrap();
     assert!(page.proves(&edits), "the edits must give the edited tree");
     String::from_utf8(page::render(
@@ -133,7 +133,7 @@ fn a_changed_start_tag_keeps_what_it_did_not_change_byte_for_byte() {
     edit::remove_attr(&td, "bgcolor");
     edit::set_attr(&td, "class", "a b");
     assert_eq!(
-        edited(&page, bytes),
+        edited(page, bytes),
         "<TABLE><TR><TD  Align='left' nowrap\tID=\"c\" class=\"a b\">x&amp;y</TD></TR></TABLE>"
     );
 }
@@ -147,7 +147,7 @@ fn a_renamed_element_changes_its_start_and_end_tag_only() {
     let span = page.rename(&font, "span");
     edit::set_attr(&span, "class", "r");
     assert_eq!(
-        edited(&page, bytes),
+        edited(page, bytes),
         "<P>a <span class=r>b <B>c</B></span > d"
     );
 }
@@ -155,15 +155,19 @@ fn a_renamed_element_changes_its_start_and_end_tag_only() {
 #[test]
 fn an_edit_that_does_not_give_the_edited_tree_is_not_proven() {
     let bytes = b"<p><font color=red>a</font>b";
-    let page = Page::parse(bytes, encoding_rs::UTF_8).unwrap();
-    let font = edit::find(page.document(), "font").unwrap();
-    edit::remove_attr(&font, "color");
-    page.rename(&font, "span");
+    let converted = || {
+        let page = Page::parse(bytes, encoding_rs::UTF_8).unwrap();
+        let font = edit::find(page.document(), "font").unwrap();
+        edit::remove_attr(&font, "color");
+        page.rename(&font, "span");
+        page
+    };
+    let page = converted();
     let mut edits = page.edits().unwrap();
     assert!(page.proves(&edits));
     // Leave the end tag as it was: `</font>` no longer closes the span.
     edits.retain(|e| !bytes[e.span.clone()].starts_with(b"</"));
-    assert!(!page.proves(&edits));
+    assert!(!converted().proves(&edits));
 }
 
 #[test]

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::html::{self, edit, Handle};
+use crate::html::{edit, lex, Handle};
 use crate::image::ImageFacts;
 
 /// Elements that are presentational constructs in themselves.
@@ -84,30 +84,36 @@ fn spacer_by(attr: &dyn Fn(&str) -> Option<String>, images: &BTreeMap<String, Im
 /// Counts one element's constructs.
 fn count_element(
     tag: &str,
-    names: &[String],
+    names: &[&str],
     attr: &dyn Fn(&str) -> Option<String>,
     images: &BTreeMap<String, ImageFacts>,
     counts: &mut BTreeMap<String, usize>,
 ) {
+    let mut add = |construct: &str| match counts.get_mut(construct) {
+        Some(n) => *n += 1,
+        None => {
+            counts.insert(construct.to_string(), 1);
+        }
+    };
     if ELEMENTS.contains(&tag) {
         // A `<font class=…>` (what a misnested font becomes) is no longer presentational.
         let bare_font = tag == "font"
             && !names.is_empty()
             && !names
                 .iter()
-                .any(|n| matches!(n.as_str(), "face" | "size" | "color"));
+                .any(|n| matches!(*n, "face" | "size" | "color"));
         if !bare_font {
-            *counts.entry(tag.to_string()).or_insert(0) += 1;
+            add(tag);
         }
         return;
     }
     for a in names {
         if is_presentational(tag, a) {
-            *counts.entry(a.clone()).or_insert(0) += 1;
+            add(a);
         }
     }
     if tag == "img" && spacer_by(attr, images) {
-        *counts.entry("spacer-gif".to_string()).or_insert(0) += 1;
+        add("spacer-gif");
     }
 }
 
@@ -118,20 +124,28 @@ pub fn count(document: &Handle, images: &BTreeMap<String, ImageFacts>) -> BTreeM
         if edit::is_html(&el) {
             let tag = edit::tag(&el).unwrap_or("");
             let attr = |a: &str| edit::attr(&el, a);
-            count_element(tag, &edit::attr_names(&el), &attr, images, &mut counts);
+            let names = edit::attr_names(&el);
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            count_element(tag, &names, &attr, images, &mut counts);
         }
     }
     counts
 }
 
 /// Presentational constructs in a page's start tags as written (for a page too deep to
-/// parse), by name.
-pub fn count_tags(text: &str, images: &BTreeMap<String, ImageFacts>) -> BTreeMap<String, usize> {
+/// parse), by name: read by `html::lex` from text in which every delimiter of markup is where
+/// the page has it (an `html::source` shadow, or decoded text), in linear time.
+pub fn count_tags(text: &[u8], images: &BTreeMap<String, ImageFacts>) -> BTreeMap<String, usize> {
     let mut counts = BTreeMap::new();
-    html::for_each_start_tag(text, &mut |tag, attrs| {
-        let names: Vec<String> = attrs.iter().map(|(n, _)| n.clone()).collect();
-        let attr = |a: &str| attrs.iter().find(|(n, _)| n == a).map(|(_, v)| v.clone());
-        count_element(tag, &names, &attr, images, &mut counts);
-    });
+    for found in lex::start_tags(text) {
+        let tag = &found.tag;
+        let names: Vec<&str> = tag.attrs.iter().map(|a| a.name.as_str()).collect();
+        let attr = |name: &str| {
+            let a = tag.attrs.iter().find(|a| a.name == name)?;
+            let value = a.value.clone().map_or(&[][..], |v| &text[v]);
+            Some(String::from_utf8_lossy(value).into_owned())
+        };
+        count_element(&tag.name, &names, &attr, images, &mut counts);
+    }
     counts
 }

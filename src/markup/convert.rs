@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::rc::Rc;
 
 use crate::css::sheet;
-use crate::html::{edit, Handle, Page, Piece, SpanEdit};
+use crate::html::{self, edit, Handle, Page, Piece, SpanEdit};
 
 use super::constructs::{self, is_presentational, is_spacer};
 use super::rules::{self, Decl};
@@ -126,8 +126,13 @@ pub fn convert_page(bytes: &[u8], opts: &MarkupOptions) -> PageMarkup {
     let page = match Page::parse(bytes, opts.encoding) {
         Ok(page) => page,
         Err(why) => {
-            let (text, _) = opts.encoding.decode_with_bom_removal(bytes);
-            let counts = constructs::count_tags(&text, &opts.images);
+            let counts = match html::source::Source::new(bytes, opts.encoding) {
+                Ok(source) => constructs::count_tags(source.shadow(), &opts.images),
+                Err(_) => {
+                    let (text, _) = opts.encoding.decode_with_bom_removal(bytes);
+                    constructs::count_tags(text.as_bytes(), &opts.images)
+                }
+            };
             return unchanged(&counts, why.reason());
         }
     };
@@ -200,6 +205,8 @@ pub fn convert_page(bytes: &[u8], opts: &MarkupOptions) -> PageMarkup {
     let rules = c.attach(document);
     let constructs_after = constructs::count(document, &opts.images);
     let left_as_is = std::mem::take(&mut c.left);
+    // The converter holds nodes; the proof frees the tree before it parses the edited bytes.
+    drop(c);
     let mut edits = match page.edits() {
         Ok(edits) if page.proves(&edits) => edits,
         Ok(_) => return unchanged("reparse-differs"),

@@ -19,7 +19,7 @@ use std::ops::Range;
 use encoding_rs::{Encoding, UTF_8};
 
 use crate::css;
-use crate::html::lex::{self, find_seq, is_space, memchr};
+use crate::html::lex::{self, is_space};
 use crate::html::source;
 
 /// Where a URL was found.
@@ -44,11 +44,6 @@ pub struct Occurrence {
     /// The bytes of the URL as written (inside quotes, entities and CSS escapes not decoded).
     pub span: Range<usize>,
 }
-
-/// Elements whose content is raw text: no tags inside.
-const RAW_TEXT: [&str; 8] = [
-    "script", "style", "xmp", "iframe", "noembed", "noframes", "textarea", "title",
-];
 
 /// Attributes that hold one URL, on any element.
 const URL_ATTRIBUTES: [&str; 7] = [
@@ -78,42 +73,25 @@ pub fn find(text: &str) -> Vec<Occurrence> {
 
 /// URL occurrences and script ranges of a page (see [`find`]).
 pub fn scan(text: &str) -> Scan {
-    let bytes = text.as_bytes();
     let mut found = Scan::default();
-    let mut i = 0;
-    while let Some(lt) = memchr(b'<', bytes, i) {
-        i = lt + 1;
-        let rest = &bytes[lt..];
-        if rest.starts_with(b"<!--") {
-            i = find_seq(bytes, b"-->", lt + 4).map_or(bytes.len(), |e| e + 3);
-        } else if rest.starts_with(b"<!") || rest.starts_with(b"<?") || rest.starts_with(b"</") {
-            i = memchr(b'>', bytes, lt + 1).map_or(bytes.len(), |e| e + 1);
-        } else if let Some(tag) = lex::tag_at(bytes, lt) {
-            i = tag.span.end;
-            if !tag.closed {
-                // The tokenizer drops a tag cut off by the end of the page.
+    for lex::Found { tag, raw_text } in lex::start_tags(text.as_bytes()) {
+        let mut seen: Vec<&str> = Vec::new();
+        for attr in &tag.attrs {
+            // The first of duplicate attributes wins, as in the HTML parser.
+            if seen.contains(&attr.name.as_str()) {
                 continue;
             }
-            let mut seen: Vec<&str> = Vec::new();
-            for attr in &tag.attrs {
-                // The first of duplicate attributes wins, as in the HTML parser.
-                if seen.contains(&attr.name.as_str()) {
-                    continue;
-                }
-                seen.push(&attr.name);
-                if let Some(value) = attr.value.clone() {
-                    attribute(text, &tag.name, &attr.name, value, &mut found);
-                }
+            seen.push(&attr.name);
+            if let Some(value) = attr.value.clone() {
+                attribute(text, &tag.name, &attr.name, value, &mut found);
             }
-            if RAW_TEXT.contains(&tag.name.as_str()) {
-                let close = find_close(bytes, &tag.name, i).unwrap_or(bytes.len());
-                if tag.name == "style" {
-                    css_occurrences(text, i..close, Place::Css, &tag.name, &mut found.urls);
-                } else if tag.name == "script" {
-                    found.scripts.push(i..close);
-                }
-                i = close;
+        }
+        match (tag.name.as_str(), raw_text) {
+            ("style", Some(range)) => {
+                css_occurrences(text, range, Place::Css, &tag.name, &mut found.urls)
             }
+            ("script", Some(range)) => found.scripts.push(range),
+            _ => {}
         }
     }
     found
@@ -259,24 +237,6 @@ fn trim(raw: &str, offset: usize) -> Range<usize> {
             .len();
     let kept = raw.trim_matches(|c: char| c.is_ascii_whitespace()).len();
     offset + lead..offset + lead + kept
-}
-
-/// The offset of `</tag` (any case) followed by a space, `/` or `>`, from `from`.
-fn find_close(bytes: &[u8], tag: &str, from: usize) -> Option<usize> {
-    let mut i = from;
-    while let Some(lt) = find_seq(bytes, b"</", i) {
-        let name_end = lt + 2 + tag.len();
-        if bytes.len() >= name_end
-            && bytes[lt + 2..name_end].eq_ignore_ascii_case(tag.as_bytes())
-            && bytes
-                .get(name_end)
-                .is_none_or(|&b| is_space(b) || b == b'/' || b == b'>')
-        {
-            return Some(lt);
-        }
-        i = lt + 2;
-    }
-    None
 }
 
 #[cfg(test)]
