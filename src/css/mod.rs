@@ -187,6 +187,15 @@ mod tests {
     }
 
     #[test]
+    fn a_million_nested_blocks_do_not_exhaust_the_stack() {
+        for open in ["{", "(", "[", "a("] {
+            let css = format!("url(top.gif){}url(deep.gif)", open.repeat(1_000_000));
+            // References deeper than MAX_BLOCK_DEPTH are not searched; the scan still ends.
+            assert_eq!(values(&css), [(CssRefKind::Url, "top.gif".to_string())]);
+        }
+    }
+
+    #[test]
     fn broken_css_does_not_stop_the_scan() {
         let css = "a { color: ; background: url(ok.gif) } }} { b { background: url(two.gif)";
         assert_eq!(values(css).len(), 2);
