@@ -7,12 +7,14 @@
 //! then gives each page's final bytes: the original page with only the edited tags changed.
 //! See `docs/markup.md` for the mapping table.
 
+mod attributes;
 pub mod audit;
 mod color;
 mod constructs;
 mod convert;
 pub mod rules;
 mod spacer;
+mod style;
 
 use std::collections::{BTreeMap, BTreeSet};
 
