@@ -31,8 +31,8 @@ fn main() {
         crawled.files.len(),
         started.elapsed().as_secs_f64()
     );
-    let mut modes: Vec<Vec<Mode>> = Mode::ALL.iter().map(|m| vec![*m]).collect();
-    modes.push(Mode::ALL.to_vec());
+    let mut modes: Vec<Vec<Mode>> = Mode::all().into_iter().map(|m| vec![m]).collect();
+    modes.push(Mode::all());
     for modes in modes {
         let opts = ReplayOptions {
             pages: Pages::All,

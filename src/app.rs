@@ -6,11 +6,12 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use crate::config::{
-    AnalyzeConfig, AuditConfig, Command, Config, ReplayConfig, ReportConfig, ReportFormat,
-    RewriteConfig, Verbosity, VerifyConfig,
+    AnalyzeConfig, AuditConfig, Command, Config, LinksConfig, ReplayConfig, ReportConfig,
+    ReportFormat, RewriteConfig, Verbosity, VerifyConfig,
 };
-use crate::error::{Error, Result};
+use crate::error::{shown, Error, Problem, Result};
 use crate::inventory;
+use crate::output::{self, Plan, Transaction};
 use crate::report;
 use crate::site;
 
@@ -44,6 +45,7 @@ pub fn run(config: &Config) -> Result<Status> {
         Command::Report(cfg) => run_report(cfg, config),
         Command::Verify(verify) => run_verify(verify, config),
         Command::Replay(replay) => run_replay(replay, config),
+        Command::Links(links) => run_links(links),
         // The child's exit code is its protocol with the parent (3 = no namespace here), so it
         // leaves directly; its output is already flushed.
         Command::ReplayChild => std::process::exit(crate::replay::netns::child_main()),
@@ -58,54 +60,84 @@ fn run_analyze(cfg: &AnalyzeConfig, config: &Config) -> Result<Status> {
     let text = if cfg.json {
         report::json::to_string(&inventory)
     } else {
-        report::terminal::inventory(&inventory, config)
+        report::terminal::inventory(&inventory, &config.text_style())
     };
     print_stdout(&text)?;
     Ok(Status::Success)
 }
 
+/// `webdiet rewrite`: the rewritten site and `report.json` appear in the output directory
+/// together, or (on any failure or signal) nothing changes there.
 fn run_rewrite(cfg: &RewriteConfig, config: &Config) -> Result<Status> {
     let site = site::crawl(&cfg.site, &cfg.crawl)?;
+    crate::audit::require_page(&site, None)?;
     let inventory = inventory::analyze(&site, &cfg.analyze);
-    let done = crate::rewrite::rewrite(&site, &inventory, &cfg.rewrite)?;
+    let out = Transaction::begin(&cfg.out, Plan::rewrite(), &[&cfg.site])?;
+    print_notes(out.notes(), config);
+    let mut opts = cfg.rewrite.clone();
+    opts.out_site = out.path(output::SITE);
+    let done = crate::rewrite::rewrite(&site, &inventory, &opts)?;
     let mut report = report::Report::new(&cfg.site);
     report.inventory = Some((&inventory).into());
     report.add_rewrite(done, &inventory);
-    report::json::write(&cfg.out.report_json(), &report)?;
+    report.opportunities = report::opportunities::rank(&report);
+    report.site.rewritten = Some(cfg.out.site().display().to_string());
+    out.write(
+        output::REPORT_JSON,
+        report::json::to_string(&report).as_bytes(),
+    )?;
+    out.commit()?;
     print_problems(&report.problems, &cfg.site, config);
     print_stdout(&report::terminal::rewrite(
         &report,
         &cfg.out.report_json(),
-        config,
+        &config.text_style(),
     ))?;
     Ok(Status::Success)
 }
 
-/// `webdiet audit`: 0 when every budget holds, 1 when one does not.
+/// `webdiet audit`: 0 when every budget holds, 1 when one does not. The rewritten site and
+/// the three reports appear in the output directory together, or (on any failure or signal)
+/// nothing changes there; a dry run writes the reports only.
 fn run_audit(cfg: &AuditConfig, config: &Config) -> Result<Status> {
+    let out = Transaction::begin(&cfg.out, Plan::audit(cfg.audit.dry_run), &[&cfg.audit.site])?;
+    print_notes(out.notes(), config);
     let progress = StageProgress::new(config.verbosity);
-    let report = crate::audit::audit(&cfg.audit, &progress)?;
-    report::json::write(&cfg.out.report_json(), &report)?;
-    report::write_file(
-        &cfg.out.report_md(),
+    let mut opts = cfg.audit.clone();
+    opts.rewrite.out_site = out.path(output::SITE);
+    let mut report = crate::audit::audit(&opts, &progress)?;
+    if !opts.dry_run {
+        report.site.rewritten = Some(cfg.out.site().display().to_string());
+    }
+    out.write(
+        output::REPORT_JSON,
+        report::json::to_string(&report).as_bytes(),
+    )?;
+    out.write(
+        output::REPORT_MD,
         report::markdown::render(&report).as_bytes(),
     )?;
-    report::write_file(
-        &cfg.out.report_html(),
+    out.write(
+        output::REPORT_HTML,
         report::html::render(&report).as_bytes(),
     )?;
+    out.commit()?;
     print_problems(&report.problems, &cfg.audit.site, config);
     if config.verbosity == Verbosity::Verbose {
         print_stdout(&report::terminal::rewrite(
             &report,
             &cfg.out.report_json(),
-            config,
+            &config.text_style(),
         ))?;
     }
     if config.verbosity != Verbosity::Quiet {
-        print_stdout(&report::summary::audit(&report, &cfg.out, config))?;
+        print_stdout(&report::summary::audit(
+            &report,
+            &cfg.out.report_json(),
+            &config.text_style(),
+        ))?;
     } else {
-        print_stdout(&report::summary::budgets(&report, config))?;
+        print_stdout(&report::summary::budgets(&report, &config.text_style()))?;
     }
     Ok(if report.budgets.iter().all(|b| b.passed) {
         Status::Success
@@ -131,11 +163,8 @@ fn run_report(cfg: &ReportConfig, config: &Config) -> Result<Status> {
             ),
         });
     }
-    let out = crate::config::OutputPaths {
-        dir: cfg.json.parent().unwrap_or(Path::new(".")).to_path_buf(),
-    };
     let text = match cfg.format {
-        ReportFormat::Text => report::summary::audit(&report, &out, config),
+        ReportFormat::Text => report::summary::audit(&report, &cfg.json, &config.text_style()),
         ReportFormat::Markdown => report::markdown::render(&report),
         ReportFormat::Html => report::html::render(&report),
         ReportFormat::Json => report::json::to_string(&report),
@@ -188,7 +217,7 @@ fn run_verify(cfg: &VerifyConfig, config: &Config) -> Result<Status> {
     let text = if cfg.json {
         report::json::to_string(&report)
     } else {
-        report::terminal::verify(&report, config)
+        report::terminal::verify(&report, &config.text_style())
     };
     print_stdout(&text)?;
     Ok(if report.all_identical() {
@@ -198,19 +227,43 @@ fn run_verify(cfg: &VerifyConfig, config: &Config) -> Result<Status> {
     })
 }
 
-/// Each problem on stderr as `webdiet: SITE/PATH: message [code]`, unless `--quiet`.
-fn print_problems<P: std::fmt::Display>(problems: &[P], site: &Path, config: &Config) {
+/// Each problem on stderr as `webdiet: SITE/PATH: message [code]`, unless `--quiet`. Paths
+/// are escaped ([`shown`]); a file that several stages found unreadable is printed once (the
+/// first message for each path and code).
+fn print_problems(problems: &[Problem], site: &Path, config: &Config) {
     if config.verbosity == Verbosity::Quiet {
         return;
     }
     let prefix = if site.as_os_str().is_empty() {
         String::new()
     } else {
-        format!("{}/", site.display())
+        format!("{}/", shown(site))
     };
+    let mut seen = std::collections::BTreeSet::new();
     let mut stderr = std::io::stderr().lock();
     for problem in problems {
-        let _ = writeln!(stderr, "webdiet: {prefix}{problem}");
+        if !seen.insert((&problem.path, &problem.code)) {
+            continue;
+        }
+        let _ = writeln!(
+            stderr,
+            "webdiet: {prefix}{}: {} [{}]",
+            shown(Path::new(&problem.path)),
+            problem.message,
+            problem.code
+        );
+    }
+}
+
+/// What the output directory held from earlier runs (removed leftovers, or ones left alone),
+/// on stderr unless `--quiet`.
+fn print_notes(notes: &[String], config: &Config) {
+    if config.verbosity == Verbosity::Quiet {
+        return;
+    }
+    let mut stderr = std::io::stderr().lock();
+    for note in notes {
+        let _ = writeln!(stderr, "webdiet: note: {note}");
     }
 }
 
@@ -234,7 +287,7 @@ fn run_replay(cfg: &ReplayConfig, config: &Config) -> Result<Status> {
         let mut text = report::replay::table(&replay.rows);
         text.push_str(&format!("\n  {}\n", replay.method.detail));
         let rule = crate::deflate::WorthRule::default();
-        let estimate = crate::replay::compression(&served, &rule);
+        let estimate = crate::deflate::estimate(served.text_files(), &rule);
         let t = estimate.totals;
         text.push_str(&format!(
             "\n  text resources: {} files, {} bytes raw; deflate level 6 {}, level 9 {}, best {}, \
@@ -252,5 +305,20 @@ fn run_replay(cfg: &ReplayConfig, config: &Config) -> Result<Status> {
         text
     };
     print_stdout(&text)?;
+    Ok(Status::Success)
+}
+
+/// `webdiet links`: the profiles, or the given links, as a table or JSON.
+fn run_links(cfg: &LinksConfig) -> Result<Status> {
+    use crate::replay::link::listing;
+    let links = match &cfg.links {
+        None => listing::profiles(),
+        Some(links) => links.iter().map(listing::listing).collect(),
+    };
+    print_stdout(&if cfg.json {
+        report::json::to_string(&links)
+    } else {
+        listing::table(&links)
+    })?;
     Ok(Status::Success)
 }

@@ -12,7 +12,7 @@ use crate::inventory::{self, AnalyzeOptions};
 use crate::replay::{self, ReplayOptions, ServedSite};
 use crate::report::{CompressionReport, Report};
 use crate::rewrite::{self, RewriteOptions};
-use crate::site::{self, CrawlOptions, Site};
+use crate::site::{self, CrawlOptions, FileKind, Site};
 
 /// Options for [`audit`].
 #[derive(Debug, Clone)]
@@ -21,9 +21,11 @@ pub struct AuditOptions {
     pub site: PathBuf,
     pub crawl: CrawlOptions,
     pub analyze: AnalyzeOptions,
-    /// Where the rewritten site goes (`DIR/site`) and how images are converted.
+    /// Where the rewritten site is written (`rewrite.out_site`) and how images are converted.
     pub rewrite: RewriteOptions,
-    /// Measure and report, but keep no rewritten site (`--dry-run`). Default: `false`.
+    /// Measure and report, but keep no rewritten site (`--dry-run`): the report names none,
+    /// and the caller discards the tree at `rewrite.out_site` (the command line builds it in
+    /// the output's staging directory and never moves it into place). Default: `false`.
     pub dry_run: bool,
     /// The replay, or `None` to skip it (`--no-replay`). Default: all modes and tests, 5 runs.
     pub replay: Option<ReplayOptions>,
@@ -47,36 +49,38 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
 
     progress.stage(1, steps, "crawling and analyzing");
     let original = site::crawl(&opts.site, &opts.crawl)?;
+    let page = opts.replay.as_ref().and_then(|r| match &r.pages {
+        replay::Pages::One(page) => Some(page.as_str()),
+        _ => None,
+    });
+    require_page(&original, page)?;
     let inventory = inventory::analyze(&original, &opts.analyze);
     report.inventory = Some((&inventory).into());
     timed.lap(&mut report, "analyze");
 
     progress.stage(2, steps, "rewriting (GIF → PNG/APNG, markup → CSS)");
-    let scratch = opts
-        .dry_run
-        .then(|| std::env::temp_dir().join(format!("webdiet-dry-run-{}", std::process::id())));
-    let mut rewrite_opts = opts.rewrite.clone();
-    if let Some(dir) = &scratch {
-        rewrite_opts.out_site = dir.join("site");
-    }
-    let done = rewrite::rewrite(&original, &inventory, &rewrite_opts)?;
+    let done = rewrite::rewrite(&original, &inventory, &opts.rewrite)?;
     report.add_rewrite(done, &inventory);
     report.rewrite.dry_run = opts.dry_run;
     if opts.dry_run {
         report.site.rewritten = None;
     }
-    let rewritten = site::crawl(&rewrite_opts.out_site, &opts.crawl)?;
+    let rewritten = site::crawl(&opts.rewrite.out_site, &opts.crawl)?;
     timed.lap(&mut report, "rewrite");
 
     progress.stage(3, steps, "estimating deflate savings");
     let (served_original, problems) = ServedSite::from_site(&original);
     report.problems.extend(problems);
-    let (served_rewritten, problems) = ServedSite::from_site(&without_sidecars(&rewritten));
+    let (mut served_rewritten, problems) = ServedSite::from_site(&without_sidecars(&rewritten));
+    served_rewritten.dated_like(&served_original);
     report.problems.extend(problems);
     report.compression = Some(CompressionReport {
         rule: opts.worth.describe(),
-        original: replay::compression(&served_original, &opts.worth),
-        rewritten: Some(replay::compression(&served_rewritten, &opts.worth)),
+        original: crate::deflate::estimate(served_original.text_files(), &opts.worth),
+        rewritten: Some(crate::deflate::estimate(
+            served_rewritten.text_files(),
+            &opts.worth,
+        )),
     });
     timed.lap(&mut report, "compression");
 
@@ -96,13 +100,27 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
     }
     progress.done();
 
-    if let Some(dir) = scratch {
-        std::fs::remove_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-    }
     report.budgets = budget::check(&opts.budgets, &report);
+    report.opportunities = crate::report::opportunities::rank(&report);
     report.problems.sort();
     report.problems.dedup();
     Ok(report)
+}
+
+/// Refuses, right after the crawl and before anything is rewritten, a site the audit could
+/// not visit: one without any page, or without the page `--page` names.
+pub fn require_page(site: &Site, page: Option<&str>) -> Result<()> {
+    if !site.files.iter().any(|f| f.kind == FileKind::Html) {
+        return Err(Error::NoPages {
+            path: site.root.clone(),
+        });
+    }
+    match page {
+        Some(page) if site.file(page).is_none() => Err(Error::NoSuchPage {
+            path: site.root.join(page),
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// The rewritten site as a client sees it: `.gz` sidecars are an alternative representation
@@ -114,7 +132,7 @@ fn without_sidecars(site: &Site) -> Site {
         .filter(|f| !(f.path.ends_with(".gz") && site.file(&f.path[..f.path.len() - 3]).is_some()))
         .cloned()
         .collect();
-    Site::from_files(site.root.clone(), files, site.problems.clone())
+    site.with_files(files)
 }
 
 /// Wall-clock time per stage, into `report.timings_ms`.

@@ -13,7 +13,7 @@ use serde::Deserialize;
 
 use crate::error::{Error, Result};
 use crate::image::Outcome;
-use crate::report::replay::ReplayRow;
+use crate::replay::ReplayRow;
 use crate::report::{BudgetResult, Report};
 
 /// The limits; every one is optional.
@@ -83,20 +83,30 @@ pub fn check(budgets: &Budgets, report: &Report) -> Vec<BudgetResult> {
             .find(|r| r.site == site && r.test == "first" && r.mode == mode)
     };
     let bytes = |row: &ReplayRow| (row.bytes_up + row.bytes_down) as f64;
-    let mut results = Vec::new();
-    let mut limit = |name: String, limit: f64, actual: Option<f64>, at_most: bool| {
-        let passed = match actual {
-            Some(a) if at_most => a <= limit,
-            Some(a) => a >= limit,
-            None => false,
-        };
-        results.push(BudgetResult {
-            name,
-            limit,
-            actual,
-            passed,
-        });
+    // Why a replay figure is missing, said once for every budget that needed it.
+    let unmeasured = |mode: &str| {
+        if report.replay.is_empty() {
+            "the replay was skipped (--no-replay)".to_string()
+        } else {
+            format!("mode {mode} was not replayed (see --modes)")
+        }
     };
+    let mut results = Vec::new();
+    let mut limit =
+        |name: String, limit: f64, actual: Option<f64>, at_most: bool, why: &dyn Fn() -> String| {
+            let passed = match actual {
+                Some(a) if at_most => a <= limit,
+                Some(a) => a >= limit,
+                None => false,
+            };
+            results.push(BudgetResult {
+                name,
+                limit,
+                actual,
+                passed,
+                unmeasured: actual.is_none().then(why),
+            });
+        };
     if let Some(max) = budgets.max_first_visit_bytes {
         let actual = first("rewritten", mode).map(bytes);
         limit(
@@ -104,11 +114,18 @@ pub fn check(budgets: &Budgets, report: &Report) -> Vec<BudgetResult> {
             max as f64,
             actual,
             true,
+            &|| unmeasured(mode),
         );
     }
     if let Some(max) = budgets.max_requests {
         let actual = first("rewritten", mode).map(|r| r.requests as f64);
-        limit(format!("max-requests ({mode})"), max as f64, actual, true);
+        limit(
+            format!("max-requests ({mode})"),
+            max as f64,
+            actual,
+            true,
+            &|| unmeasured(mode),
+        );
     }
     for (m, max) in &budgets.max_packets {
         let actual = first("rewritten", m).map(|r| r.packets as f64);
@@ -117,6 +134,7 @@ pub fn check(budgets: &Budgets, report: &Report) -> Vec<BudgetResult> {
             *max as f64,
             actual,
             true,
+            &|| unmeasured(m),
         );
     }
     if let Some(min) = budgets.min_saving_percent {
@@ -124,7 +142,13 @@ pub fn check(budgets: &Budgets, report: &Report) -> Vec<BudgetResult> {
             (Some(o), Some(r)) if bytes(o) > 0.0 => Some(100.0 * (1.0 - bytes(r) / bytes(o))),
             _ => None,
         };
-        limit(format!("min-saving-percent ({mode})"), min, actual, false);
+        limit(
+            format!("min-saving-percent ({mode})"),
+            min,
+            actual,
+            false,
+            &|| unmeasured(mode),
+        );
     }
     if budgets.no_verify_failures {
         let failed = report
@@ -137,6 +161,7 @@ pub fn check(budgets: &Budgets, report: &Report) -> Vec<BudgetResult> {
             0.0,
             Some(failed as f64),
             true,
+            &String::new,
         );
     }
     results
@@ -147,17 +172,12 @@ mod tests {
     use super::*;
 
     fn row(site: &str, mode: &str, bytes: u64, packets: u64) -> ReplayRow {
-        let json = serde_json::json!({
-            "site": site, "page": "index.html", "mode": mode, "test": "first", "runs": 1,
-            "requests": 43, "connections": 1, "bytes_up": 0, "bytes_down": bytes,
-            "packets_up": 0, "packets_down": packets, "packets": packets,
-            "packets_range": {"min": packets, "max": packets},
-            "data_segments_up": 0, "data_segments_down": 0,
-            "data_segments_range": {"min": 0, "max": 0}, "min_packets": packets,
-            "efficiency": 1.0, "overhead_pct": 1.0, "retransmits": 0, "elapsed_ms": 1.0,
-            "elapsed_ms_range": [1.0, 1.0], "method": "netns", "mss": 1460
-        });
-        serde_json::from_value(json).expect("a replay row")
+        ReplayRow {
+            requests: 43,
+            bytes_up: 0,
+            bytes_down: bytes,
+            ..crate::replay::row::sample_row(site, mode, "first", packets, bytes)
+        }
     }
 
     fn report() -> Report {

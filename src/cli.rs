@@ -10,11 +10,12 @@ use crate::markup::CssMode;
 use crate::rewrite::markup::CssChoice;
 
 use crate::config::{
-    AnalyzeConfig, AuditConfig, Command, Config, OutputPaths, ReplayConfig, ReportConfig,
-    RewriteConfig, Verbosity, VerifyConfig,
+    AnalyzeConfig, AuditConfig, Command, Config, LinksConfig, OutputPaths, ReplayConfig,
+    ReportConfig, RewriteConfig, Verbosity, VerifyConfig,
 };
 use crate::error::{Error, Result};
 use crate::inventory::AnalyzeOptions;
+use crate::output::Plan;
 use crate::replay::{Mode, Pages, ReplayOptions, Test};
 use crate::site::CrawlOptions;
 
@@ -74,6 +75,21 @@ enum Sub {
         #[command(flatten)]
         replay: ReplayArgs,
     },
+    /// List the link profiles (rates, RTT, loss, queue, MTU) with their sources, or show what
+    /// a link spec (and a sweep over it) resolves to.
+    ///
+    /// Exit status: 0, or 2 when the spec is not valid (the message lists the valid forms).
+    Links {
+        /// A link: a profile, a custom link (down=2mbit,up=375kbit,rtt=50ms,loss=1%), or
+        /// trace:UP_FILE,DOWN_FILE; several separated by commas [default: every profile].
+        link: Option<String>,
+        /// Vary one setting over LINK: rtt=20,40,80 (ms) or loss=0,0.5,1 (percent).
+        #[arg(long, value_name = "KEY=V1,V2,…", requires = "link")]
+        sweep: Option<String>,
+        /// Print the links as JSON on stdout.
+        #[arg(long)]
+        json: bool,
+    },
     /// Internal: the replay inside a private network namespace (re-executed by `replay`).
     #[command(name = "__replay-child", hide = true)]
     ReplayChild,
@@ -108,42 +124,79 @@ enum Sub {
         original: PathBuf,
         /// The rewritten site directory.
         rewritten: PathBuf,
-        /// Check at most this many pages, spread evenly over the site [default: all].
-        #[arg(long, value_name = "N")]
-        pages: Option<usize>,
+        /// Check at most this many pages (1 or more), spread evenly over the site
+        /// [default: all].
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        pages: Option<u64>,
         /// Print the results as JSON on stdout.
         #[arg(long)]
         json: bool,
-        /// Where diff images go [default: out/<original directory name>/verify/].
+        /// Where diff images go [default: out/<original directory name>/verify/]. Must be a new
+        /// or empty directory, or one an earlier `verify` wrote (it has DIR/.webdiet-output).
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
+        /// Write diff images into DIR even though webdiet did not make it; they replace files
+        /// of the same name (PAGE.png), and nothing else in DIR is touched.
+        #[arg(long)]
+        force: bool,
     },
 }
 
 // ---- replay (begin) ----
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum ModeArg {
-    Http10,
-    Persistent,
-    Pipelined,
-    PipelinedDeflate,
+/// `--modes`: a mode of the replay's table, or `all`.
+fn parse_mode(text: &str) -> std::result::Result<ModeChoice, String> {
+    if text.eq_ignore_ascii_case("all") {
+        return Ok(ModeChoice::All);
+    }
+    text.parse::<Mode>().map(ModeChoice::One)
 }
 
-impl From<ModeArg> for Mode {
-    fn from(mode: ModeArg) -> Mode {
-        match mode {
-            ModeArg::Http10 => Mode::Http10,
-            ModeArg::Persistent => Mode::Persistent,
-            ModeArg::Pipelined => Mode::Pipelined,
-            ModeArg::PipelinedDeflate => Mode::PipelinedDeflate,
-        }
-    }
+/// The help of `--modes`: the table's modes and which are the default.
+fn modes_help() -> String {
+    let all = Mode::all();
+    let list = all
+        .iter()
+        .map(|m| {
+            if m.spec().default {
+                m.as_str().to_string()
+            } else {
+                format!("{} (only when named)", m.as_str())
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!(
+        "Modes to replay, comma-separated, or `all` [default: all but those only named]: {list}"
+    )
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum HeadersArg {
+    Libwww,
+    Browser,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ModeChoice {
+    All,
+    One(Mode),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum TestArg {
+    Both,
     First,
     Validate,
+}
+
+impl TestArg {
+    fn tests(self) -> Vec<Test> {
+        match self {
+            TestArg::Both => Test::ALL.to_vec(),
+            TestArg::First => vec![Test::First],
+            TestArg::Validate => vec![Test::Validate],
+        }
+    }
 }
 
 /// `audit` only: dry run and budgets.
@@ -171,8 +224,8 @@ struct AuditArgs {
     #[arg(long)]
     no_verify_failures: bool,
     /// The mode whose first visit the byte and request budgets read [default: pipelined].
-    #[arg(long, value_enum)]
-    budget_mode: Option<ModeArg>,
+    #[arg(long, value_parser = |s: &str| s.parse::<Mode>())]
+    budget_mode: Option<Mode>,
 }
 
 impl AuditArgs {
@@ -180,18 +233,18 @@ impl AuditArgs {
         let mut max_packets = std::collections::BTreeMap::new();
         for spec in &self.max_packets {
             let parsed = spec.split_once('=').and_then(|(mode, n)| {
-                let mode = <ModeArg as ValueEnum>::from_str(mode.trim(), true).ok()?;
+                let mode = mode.trim().parse::<Mode>().ok()?;
                 Some((mode, n.trim().parse::<u64>().ok()?))
             });
             let Some((mode, n)) = parsed else {
                 return Err(Error::Usage {
                     message: format!(
-                        "--max-packets {spec}: expected MODE=N with MODE one of http10, \
-                         persistent, pipelined, pipelined-deflate"
+                        "--max-packets {spec}: expected MODE=N with MODE one of {}",
+                        Mode::names().join(", ")
                     ),
                 });
             };
-            max_packets.insert(mode_name(mode), n);
+            max_packets.insert(mode.as_str().to_string(), n);
         }
         Ok(crate::budget::Budgets {
             max_first_visit_bytes: self.max_first_visit_bytes,
@@ -199,14 +252,9 @@ impl AuditArgs {
             max_packets,
             min_saving_percent: self.min_saving_percent,
             no_verify_failures: self.no_verify_failures,
-            budget_mode: self.budget_mode.map(mode_name),
+            budget_mode: self.budget_mode.map(|m| m.as_str().to_string()),
         })
     }
-}
-
-/// A mode's name as the report spells it (`pipelined-deflate`).
-fn mode_name(mode: ModeArg) -> String {
-    Mode::from(mode).as_str().to_string()
 }
 
 #[derive(Debug, Args)]
@@ -217,25 +265,37 @@ struct ReplayArgs {
     /// Visit every page of the site in turn.
     #[arg(long)]
     all_pages: bool,
-    /// Modes to replay, comma-separated [default: all].
-    #[arg(long, value_enum, value_delimiter = ',')]
-    modes: Vec<ModeArg>,
+    #[arg(long, value_delimiter = ',', value_parser = parse_mode, value_name = "MODE", help = modes_help())]
+    modes: Vec<ModeChoice>,
+    /// Also replay HTTP/2 with server push (the mode h2c-push): the page comes with everything
+    /// it needs on a first visit.
+    #[arg(long)]
+    push: bool,
+    /// Also replay HTTP/2 with preload hints (the mode h2c-hints): the page's response names
+    /// what it needs in `link: rel=preload`.
+    #[arg(long)]
+    hints: bool,
+    /// The request headers the robot sends: the 1997 robot's few, or a current Chromium's
+    /// (client hints, an Accept per type, a 300-byte cookie). Header compression depends on it.
+    #[arg(long, value_enum, default_value_t = HeadersArg::Libwww)]
+    headers: HeadersArg,
     /// Tests to run, comma-separated [default: both]. A validation always follows a first visit.
     #[arg(long, value_enum, value_delimiter = ',')]
     tests: Vec<TestArg>,
-    /// Repetitions of each combination; the report gives medians.
+    /// Repetitions of each combination, 1–1000; the report gives medians.
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
     runs: u32,
-    /// Parallel connections in HTTP/1.0 mode.
+    /// Parallel connections in HTTP/1.0 mode, 1–64.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=64))]
     connections: u32,
-    /// TCP maximum segment size (payload bytes per segment).
+    /// TCP maximum segment size (payload bytes per segment), 88–65000.
     #[arg(long, default_value_t = 1460, value_parser = clap::value_parser!(u32).range(88..=65_000))]
     mss: u32,
     /// Leave Nagle's algorithm on (it is off by default, as in the 1997 study).
     #[arg(long)]
     nagle: bool,
-    /// The client's output buffer in pipelined modes, in bytes (libwww's was 1024).
+    /// The client's output buffer in pipelined modes, in bytes, 64–1048576 (libwww's was
+    /// 1024).
     #[arg(long, value_name = "BYTES", default_value_t = 1460, value_parser = clap::value_parser!(u32).range(64..=1 << 20))]
     client_buffer: u32,
     /// Let Linux ACK every segment at the start of a connection (quick-ACK mode) instead of
@@ -268,29 +328,41 @@ impl ReplayArgs {
             capture: self.capture,
             ..ReplayOptions::default()
         };
-        if !self.modes.is_empty() {
-            opts.modes = Mode::ALL
+        if self.modes.contains(&ModeChoice::All) {
+            opts.modes = Mode::all();
+        } else if !self.modes.is_empty() {
+            opts.modes = Mode::all()
                 .into_iter()
-                .filter(|m| self.modes.iter().any(|&arg| Mode::from(arg) == *m))
+                .filter(|m| self.modes.contains(&ModeChoice::One(*m)))
                 .collect();
         }
+        for (asked, name) in [(self.push, "h2c-push"), (self.hints, "h2c-hints")] {
+            let mode = Mode::named(name).expect("a mode of the table");
+            if asked && !opts.modes.contains(&mode) {
+                opts.modes.push(mode);
+                opts.modes.sort();
+            }
+        }
+        opts.client.headers = match self.headers {
+            HeadersArg::Libwww => crate::replay::headers::HeaderSet::Libwww,
+            HeadersArg::Browser => crate::replay::headers::HeaderSet::Browser,
+        };
         if !self.tests.is_empty() {
+            let asked: Vec<Test> = self.tests.iter().flat_map(|t| t.tests()).collect();
             opts.tests = Test::ALL
                 .into_iter()
-                .filter(|t| {
-                    self.tests.contains(&match t {
-                        Test::First => TestArg::First,
-                        Test::Validate => TestArg::Validate,
-                    })
-                })
+                .filter(|t| asked.contains(t))
                 .collect();
         }
         opts.client.connections = self.connections as usize;
-        opts.client.nagle = self.nagle;
         opts.client.buffer = self.client_buffer as usize;
-        opts.client.delayed_acks = !self.quick_acks;
-        opts.server.delayed_acks = !self.quick_acks;
-        opts.server.nagle = self.nagle;
+        let tcp = crate::replay::transport::TcpOptions {
+            nagle: self.nagle,
+            delayed_acks: !self.quick_acks,
+            tcp_maxseg: None,
+        };
+        opts.client.tcp = tcp;
+        opts.server.tcp = tcp;
         opts.server.port = self.port.unwrap_or(0);
         opts
     }
@@ -320,8 +392,22 @@ struct SiteArgs {
 #[derive(Debug, Args)]
 struct OutArgs {
     /// Output directory [default: out/<site directory name>/]. Must not be inside the site.
+    /// webdiet replaces only what it wrote there itself (listed in DIR/.webdiet-output).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Replace DIR/site/ and DIR/report.{json,md,html} even when webdiet did not write them.
+    /// Nothing else in DIR is touched.
+    #[arg(long)]
+    force: bool,
+}
+
+impl OutArgs {
+    /// The output location, checked against the rules of [`crate::output::check`].
+    fn paths(&self, site: &std::path::Path, plan: &Plan) -> Result<OutputPaths> {
+        let paths = OutputPaths::for_site(site, self.out.as_deref(), self.force);
+        crate::output::check(&paths, plan, &[site])?;
+        Ok(paths)
+    }
 }
 
 // --- image conversion options (rewrite stage) ---
@@ -430,7 +516,7 @@ impl Cli {
                 crawl: CrawlOptions::default(),
             }),
             Sub::Rewrite { site, out, image } => {
-                let out = OutputPaths::for_site(&site.site, out.out.as_deref())?;
+                let out = out.paths(&site.site, &Plan::rewrite())?;
                 Command::Rewrite(RewriteConfig {
                     rewrite: image.rewrite_options(&out, site.analyze_options()),
                     analyze: site.analyze_options(),
@@ -448,6 +534,19 @@ impl Cli {
                 }))
             }
             Sub::ReplayChild => Command::ReplayChild,
+            Sub::Links { link, sweep, json } => {
+                let usage = |e: crate::replay::link::SpecError| Error::Usage {
+                    message: e.to_string(),
+                };
+                let links = match (link, sweep) {
+                    (None, _) => None,
+                    (Some(link), None) => Some(crate::replay::link::parse(&link).map_err(usage)?),
+                    (Some(link), Some(sweep)) => {
+                        Some(crate::replay::link::sweep(&link, &sweep).map_err(usage)?)
+                    }
+                };
+                Command::Links(LinksConfig { links, json })
+            }
             Sub::Audit {
                 site,
                 out,
@@ -455,7 +554,7 @@ impl Cli {
                 replay,
                 audit,
             } => {
-                let out = OutputPaths::for_site(&site.site, out.out.as_deref())?;
+                let out = out.paths(&site.site, &Plan::audit(audit.dry_run))?;
                 if replay.capture.is_some() {
                     return Err(Error::Usage {
                         message: "--capture records one replay; use it with `webdiet replay`, \
@@ -479,8 +578,15 @@ impl Cli {
                 }))
             }
             Sub::Report { report, format } => {
-                if !report.is_file() {
-                    return Err(Error::NotFound { path: report });
+                match std::fs::metadata(&report) {
+                    Ok(meta) if meta.is_dir() => {
+                        return Err(Error::ReportIsADirectory { path: report })
+                    }
+                    Ok(_) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                        return Err(Error::NotFound { path: report })
+                    }
+                    Err(e) => return Err(Error::io(report, e)),
                 }
                 Command::Report(ReportConfig {
                     json: report,
@@ -498,10 +604,14 @@ impl Cli {
                 pages,
                 json,
                 out,
+                force,
             } => {
                 require_dir(&original)?;
                 require_dir(&rewritten)?;
-                Command::Verify(VerifyConfig::new(original, rewritten, pages, json, out)?)
+                let pages = pages.map(|n| usize::try_from(n).unwrap_or(usize::MAX));
+                Command::Verify(VerifyConfig::new(
+                    original, rewritten, pages, json, out, force,
+                )?)
             }
         };
         Ok(Config {

@@ -13,7 +13,7 @@ use crate::error::Problem;
 use crate::html::{self, RefKind};
 use crate::site::charset::{self, CharsetSource};
 use crate::site::resolve::{Resolver, Target};
-use crate::site::{FileKind, Site, SiteFile};
+use crate::site::{FileKind, Site, SiteFile, SiteLink};
 
 /// Options for [`analyze`].
 #[derive(Debug, Clone)]
@@ -112,6 +112,9 @@ pub struct Inventory {
     /// Files nothing refers to (the site's root index page excepted).
     pub orphans: Vec<String>,
     pub external_links: Vec<ExternalLink>,
+    /// Symbolic links inside the site that lead inside it. The files they lead to are counted
+    /// once, under their own path; a reference through a link resolves to that path.
+    pub symlinks: Vec<SiteLink>,
     /// Files that could not be read or parsed, and other trouble, with the reason.
     pub problems: Vec<Problem>,
     /// Every page and style sheet with its resolved references.
@@ -193,6 +196,7 @@ pub fn analyze(site: &Site, opts: &AnalyzeOptions) -> Inventory {
         broken_references: broken,
         orphans,
         external_links: external,
+        symlinks: site.links.clone(),
         problems,
         documents,
     }
@@ -220,7 +224,7 @@ fn read_document(
     let bytes = match site.read(&file.path) {
         Ok(bytes) => bytes,
         Err(err) => {
-            problems.push(Problem::new(&file.path, "unreadable", err.to_string()));
+            problems.push(Problem::new(&file.path, "unreadable", err.reason()));
             return (None, problems);
         }
     };

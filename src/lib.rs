@@ -16,6 +16,7 @@ pub mod html;
 pub mod image;
 pub mod inventory;
 pub mod markup;
+pub mod output;
 pub mod replay;
 pub mod report;
 pub mod rewrite;

@@ -82,7 +82,7 @@ fn odd_files_are_reported_and_the_rest_is_still_analyzed() {
         ("fake.gif", "misnamed"),
         ("loop", "symlink-loop"),
         ("outside", "symlink-outside-site"),
-        ("dangling.html", "unreadable"),
+        ("dangling.html", "symlink-dangling"),
     ] {
         assert!(
             codes.contains(&(path.to_string(), code.to_string())),

@@ -11,6 +11,12 @@ use webdiet::verify::{self, diff, RenderOptions};
 
 use common::chromium_available;
 
+/// A measured figure over five runs, from `lo` to `hi`.
+fn spread(lo: f64, hi: f64) -> serde_json::Value {
+    let mid = (lo + hi) / 2.0;
+    json!({"median": mid, "min": lo, "max": hi, "q1": (lo + mid) / 2.0, "q3": (mid + hi) / 2.0, "runs": 5})
+}
+
 /// A replay row as `report.json` holds it.
 fn replay_row(site: &str, mode: &str, test: &str, packets: u64, bytes: u64) -> serde_json::Value {
     json!({
@@ -18,11 +24,20 @@ fn replay_row(site: &str, mode: &str, test: &str, packets: u64, bytes: u64) -> s
         "requests": 42, "connections": if mode == "http10" { 42 } else { 1 },
         "bytes_up": bytes / 12, "bytes_down": bytes - bytes / 12,
         "packets_up": packets / 2, "packets_down": packets - packets / 2, "packets": packets,
-        "packets_range": {"min": packets - 1, "max": packets + 3},
         "data_segments_up": 42, "data_segments_down": packets / 3,
-        "data_segments_range": {"min": 42 + packets / 3, "max": 42 + packets / 3},
-        "min_packets": packets * 2 / 3, "efficiency": 0.67, "overhead_pct": 4.2,
-        "retransmits": 0, "elapsed_ms": 25.0, "elapsed_ms_range": [21.5, 30.25],
+        "acks_up": packets / 8, "acks_down": 2,
+        "lower_bound": packets * 2 / 3, "efficiency": 0.67, "overhead_pct": 4.2,
+        "headers": {"up": 42 * 160, "requests": 42, "down": 42 * 240, "responses": 42},
+        "header_set": "libwww",
+        "kernel": {
+            "packets": spread(packets as f64 - 1.0, packets as f64 + 3.0),
+            "packets_up": spread(packets as f64 / 2.0, packets as f64 / 2.0 + 2.0),
+            "packets_down": spread(packets as f64 / 2.0, packets as f64 / 2.0 + 1.0),
+            "data_segments": spread((42 + packets / 3) as f64, (42 + packets / 3) as f64),
+            "other": spread(10.0, 14.0),
+            "retransmits": spread(0.0, 0.0)
+        },
+        "time": {"first_byte_ms": spread(2.0, 3.5), "complete_ms": spread(21.5, 30.25)},
         "method": "netns", "mss": 1460
     })
 }
@@ -77,7 +92,7 @@ fn realistic_report() -> Report {
         }
     }
     let report = json!({
-        "schema_version": 1,
+        "schema_version": 2,
         "tool": {"name": "webdiet", "version": "0.1.0"},
         "site": {"path": "corpus/microscape", "name": "microscape", "rewritten": "out/microscape/site"},
         "inventory": {

@@ -446,3 +446,46 @@ fn a_missing_background_moved_into_the_shared_sheet_is_not_broken_by_the_rewrite
         done.broken_by_rewrite
     );
 }
+
+#[test]
+fn pages_changed_only_by_the_markup_pass_count_as_edited() {
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("site");
+    let plain =
+        b"<!DOCTYPE html><html><head><title>p</title></head><body><p>plain</p></body></html>";
+    let centred = b"<html><body><center><font color=red>centred</font></center></body></html>";
+    common::write_site(
+        &site,
+        &[
+            ("a.html", centred),
+            ("b.html", centred),
+            ("plain.html", plain),
+        ],
+    );
+    let out = tmp.path().join("out");
+    Command::cargo_bin("webdiet")
+        .unwrap()
+        .arg("rewrite")
+        .arg(&site)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+    let differs = |page: &str| {
+        std::fs::read(site.join(page)).unwrap()
+            != std::fs::read(out.join("site").join(page)).unwrap()
+    };
+    let edited = ["a.html", "b.html", "plain.html"]
+        .into_iter()
+        .filter(|p| differs(p))
+        .count() as u64;
+    assert_eq!(
+        edited, 2,
+        "the two pages with presentational markup changed"
+    );
+    assert_eq!(report["rewrite"]["documents_changed"], edited);
+    assert_eq!(report["rewrite"]["documents_copied"], 3 - edited);
+    assert_eq!(report["markup"]["pages_changed"], edited);
+}

@@ -3,14 +3,16 @@
 //! Frames stay sub-rectangles with palette indices (a full-canvas RGBA APNG of a 544 KB GIF
 //! was 42 MB). The colours of all frames are merged into one palette (GIF frames may each have
 //! their own colour table and transparent index; an APNG has one PLTE/tRNS); past 256
-//! distinct colours the frames are written as RGBA sub-rectangles instead.
+//! distinct colours the frames are written as RGBA sub-rectangles instead. The GIF is read
+//! twice, one frame at a time ([`scan`] for the palette and counts, then [`encode`]), so memory
+//! holds one frame and the canvas-sized first frame, never the whole animation.
 //!
 //! GIF → APNG differences handled here (see `docs/images.md`):
 //! - the first APNG frame must cover the canvas: it is padded with transparent pixels, which
 //!   is what the GIF shows there (browsers start from a transparent canvas);
 //! - GIF delays of 0 and 1 cs play at 100 ms in browsers but mean "as fast as possible" in
 //!   APNG: they are written as 10 cs;
-//! - a frame with no visible pixels (zero-size, or outside the screen; already clipped by
+//! - a frame with no visible pixels (zero-size, or outside the canvas; already clipped by
 //!   `decode`) becomes a 1×1 fully transparent frame blended OVER and not disposed, which
 //!   changes nothing on screen and keeps its delay;
 //! - disposal: keep/unspecified → NONE, restore to background → BACKGROUND (browsers clear to
@@ -23,7 +25,7 @@ use std::collections::{HashMap, HashSet};
 use gif::DisposalMethod;
 use png::{BitDepth, BlendOp, ColorType, Compression, DisposeOp};
 
-use super::decode::{Frame, Gif};
+use super::decode::{Frame, Limits, ReadError, Reader};
 
 const TRANSPARENT: [u8; 4] = [0, 0, 0, 0];
 
@@ -36,59 +38,91 @@ pub(crate) fn browser_delay_cs(delay_cs: u16) -> u16 {
     }
 }
 
-/// Encodes a decoded GIF as PNG or APNG (unoptimised; oxipng runs afterwards).
-/// Interlacing, when asked for, is applied by oxipng afterwards.
-pub(crate) fn encode(gif: &Gif) -> Result<Vec<u8>, String> {
-    let animated = gif.frames.len() > 1;
+/// What a first pass over the GIF learns before anything is written: the APNG's header needs
+/// the frame count and play count, and its one palette needs every frame's colours. Frames are
+/// decoded and dropped one by one, so memory holds one frame, never the animation.
+#[derive(Debug)]
+pub(crate) struct Scan {
+    pub width: u32,
+    pub height: u32,
+    pub frames: usize,
+    pub plays: u32,
+    /// The merged palette, transparent entries first; `None` past 256 colours (RGBA frames).
+    palette: Option<Vec<[u8; 4]>>,
+}
+
+/// Reads every frame once (the first only, when `animated` is false) and merges their colours.
+pub(crate) fn scan(gif: &[u8], limits: &Limits, animated: bool) -> Result<Scan, ReadError> {
+    let mut reader = Reader::open(gif, limits)?;
     let mut colors: Vec<[u8; 4]> = Vec::new();
     let mut seen: HashSet<[u8; 4]> = HashSet::new();
-    let first = &gif.frames[0];
-    let needs_transparent = !covers(first, gif) || (animated && gif.frames.iter().any(is_empty));
-    if needs_transparent {
-        seen.insert(TRANSPARENT);
-        colors.push(TRANSPARENT);
-    }
-    let frames: &[Frame] = if animated {
-        &gif.frames
-    } else {
-        &gif.frames[..1]
-    };
     let mut overflow = false;
-    'frames: for frame in frames {
-        let mut used = [false; 256];
-        for &p in &frame.pixels {
-            used[usize::from(p)] = true;
+    let mut frames = 0;
+    while let Some(frame) = reader.next_frame()? {
+        // The padding around the first frame, and the 1×1 stand-in for a frame with no visible
+        // pixels, are transparent.
+        let padded = frames == 0 && !covers(&frame, reader.width, reader.height);
+        if (padded || (frames > 0 && is_empty(&frame))) && seen.insert(TRANSPARENT) {
+            colors.push(TRANSPARENT);
         }
-        for (i, _) in used.iter().enumerate().filter(|(_, u)| **u) {
-            let c = frame.colors[i];
-            if seen.insert(c) {
-                if colors.len() == 256 {
-                    overflow = true;
-                    break 'frames;
-                }
-                colors.push(c);
+        if !overflow {
+            let mut used = [false; 256];
+            for &p in &frame.pixels {
+                used[usize::from(p)] = true;
             }
+            for (i, _) in used.iter().enumerate().filter(|(_, u)| **u) {
+                let c = frame.colors[i];
+                if seen.insert(c) {
+                    colors.push(c);
+                }
+            }
+            overflow = colors.len() > 256;
+        }
+        frames += 1;
+        if !animated {
+            break;
         }
     }
     // Transparent entries first keeps tRNS short.
-    let palette = if overflow {
-        None
-    } else {
-        let mut order: Vec<[u8; 4]> = colors.clone();
-        order.sort_by_key(|c| c[3] == 255);
-        Some(order)
-    };
-    let index: HashMap<[u8; 4], u8> = palette
+    let palette = (!overflow).then(|| {
+        colors.sort_by_key(|c| c[3] == 255);
+        colors
+    });
+    Ok(Scan {
+        width: reader.width,
+        height: reader.height,
+        frames,
+        plays: reader.plays(),
+        palette,
+    })
+}
+
+/// Why [`encode`] failed.
+#[derive(Debug)]
+pub(crate) enum EncodeError {
+    /// The GIF read differently the second time (it cannot, short of a bug).
+    Read(ReadError),
+    Png(String),
+}
+
+/// Encodes the GIF as PNG (one frame) or APNG (several), from its [`Scan`], reading the frames
+/// a second time, one at a time (unoptimised; oxipng runs afterwards, and interlacing, when
+/// asked for, is applied by oxipng).
+pub(crate) fn encode(gif: &[u8], scan: &Scan, limits: &Limits) -> Result<Vec<u8>, EncodeError> {
+    let animated = scan.frames > 1;
+    let index: HashMap<[u8; 4], u8> = scan
+        .palette
         .iter()
         .flatten()
         .enumerate()
         .map(|(i, c)| (*c, i as u8))
         .collect();
+    let err = |e: png::EncodingError| EncodeError::Png(e.to_string());
 
     let mut out = Vec::new();
-    let mut encoder = png::Encoder::new(&mut out, gif.width, gif.height);
+    let mut encoder = png::Encoder::new(&mut out, scan.width, scan.height);
     encoder.set_compression(Compression::Fast);
-    let depth = match &palette {
+    let depth = match &scan.palette {
         Some(p) => {
             let mut plte = Vec::with_capacity(p.len() * 3);
             for c in p {
@@ -120,57 +154,62 @@ pub(crate) fn encode(gif: &Gif) -> Result<Vec<u8>, String> {
             8
         }
     };
-    let err = |e: png::EncodingError| e.to_string();
     if animated {
         encoder
-            .set_animated(frames.len() as u32, gif.plays)
+            .set_animated(scan.frames as u32, scan.plays)
             .map_err(err)?;
     }
     let mut writer = encoder.write_header().map_err(err)?;
-    let pixels = |frame: &Frame, w: u32, h: u32, x0: u32, y0: u32| -> Vec<u8> {
-        // Row-major samples of a w×h window at (x0, y0) of the canvas, the frame drawn in it.
-        let mut samples =
-            Vec::with_capacity((w * h) as usize * if palette.is_some() { 1 } else { 4 });
-        for y in y0..y0 + h {
-            for x in x0..x0 + w {
-                let inside = x >= frame.left
-                    && y >= frame.top
-                    && x < frame.left + frame.width
-                    && y < frame.top + frame.height;
-                let color = if inside {
-                    let i = ((y - frame.top) * frame.width + (x - frame.left)) as usize;
-                    frame.colors[usize::from(frame.pixels[i])]
-                } else {
-                    TRANSPARENT
-                };
-                match &palette {
-                    Some(_) => samples.push(index[&color]),
-                    None => samples.extend_from_slice(&color),
+    let mut reader = Reader::open(gif, limits).map_err(EncodeError::Read)?;
+    let mut n = 0;
+    while n < scan.frames {
+        let frame = reader
+            .next_frame()
+            .map_err(EncodeError::Read)?
+            .ok_or_else(|| EncodeError::Read(ReadError::Corrupt(format!("frame {n} vanished"))))?;
+        // Samples for each of the frame's 256 indices: one palette index, or RGBA.
+        let sample: Vec<[u8; 4]> = frame
+            .colors
+            .iter()
+            .map(|c| match &scan.palette {
+                Some(_) => [index.get(c).copied().unwrap_or(0), 0, 0, 0],
+                None => *c,
+            })
+            .collect();
+        let bytes_per = if scan.palette.is_some() { 1 } else { 4 };
+        let transparent = match &scan.palette {
+            Some(_) => vec![index.get(&TRANSPARENT).copied().unwrap_or(0)],
+            None => TRANSPARENT.to_vec(),
+        };
+        let rect = |data: &mut Vec<u8>, stride: usize, x0: usize, y0: usize| {
+            // Draws the frame into a `stride`-pixel-wide buffer whose origin is (x0, y0).
+            let w = frame.width as usize;
+            for (row, indices) in frame.pixels.chunks(w.max(1)).enumerate() {
+                let y = frame.top as usize - y0 + row;
+                let start = (y * stride + frame.left as usize - x0) * bytes_per;
+                for (i, &p) in indices.iter().enumerate() {
+                    let at = start + i * bytes_per;
+                    data[at..at + bytes_per].copy_from_slice(&sample[usize::from(p)][..bytes_per]);
                 }
             }
-        }
-        samples
-    };
-    for (n, frame) in frames.iter().enumerate() {
+        };
         let (x, y, w, h, data, blend, dispose) = if n == 0 {
-            let data = pixels(frame, gif.width, gif.height, 0, 0);
-            (
-                0,
-                0,
-                gif.width,
-                gif.height,
-                data,
-                BlendOp::Source,
-                dispose_op(frame.dispose),
-            )
-        } else if is_empty(frame) {
-            let data = match &palette {
-                Some(_) => vec![index[&TRANSPARENT]],
-                None => TRANSPARENT.to_vec(),
-            };
-            (0, 0, 1, 1, data, BlendOp::Over, DisposeOp::None)
+            // The first APNG frame covers the canvas: transparent around the GIF's first frame.
+            let stride = scan.width as usize;
+            let mut data = transparent.repeat(stride * scan.height as usize);
+            rect(&mut data, stride, 0, 0);
+            let (w, h) = (scan.width, scan.height);
+            (0, 0, w, h, data, BlendOp::Source, dispose_op(frame.dispose))
+        } else if is_empty(&frame) {
+            (0, 0, 1, 1, transparent, BlendOp::Over, DisposeOp::None)
         } else {
-            let data = pixels(frame, frame.width, frame.height, frame.left, frame.top);
+            let mut data = vec![0u8; frame.pixels.len() * bytes_per];
+            rect(
+                &mut data,
+                frame.width as usize,
+                frame.left as usize,
+                frame.top as usize,
+            );
             let has_transparent = frame
                 .pixels
                 .iter()
@@ -180,15 +219,8 @@ pub(crate) fn encode(gif: &Gif) -> Result<Vec<u8>, String> {
             } else {
                 BlendOp::Source
             };
-            (
-                frame.left,
-                frame.top,
-                frame.width,
-                frame.height,
-                data,
-                blend,
-                dispose_op(frame.dispose),
-            )
+            let (l, t, w, h) = (frame.left, frame.top, frame.width, frame.height);
+            (l, t, w, h, data, blend, dispose_op(frame.dispose))
         };
         if animated {
             writer.reset_frame_position().map_err(err)?;
@@ -206,6 +238,7 @@ pub(crate) fn encode(gif: &Gif) -> Result<Vec<u8>, String> {
             data
         };
         writer.write_image_data(&data).map_err(err)?;
+        n += 1;
     }
     writer.finish().map_err(err)?;
     Ok(out)
@@ -223,8 +256,8 @@ fn is_empty(frame: &Frame) -> bool {
     frame.width == 0 || frame.height == 0
 }
 
-fn covers(frame: &Frame, gif: &Gif) -> bool {
-    frame.left == 0 && frame.top == 0 && frame.width == gif.width && frame.height == gif.height
+fn covers(frame: &Frame, width: u32, height: u32) -> bool {
+    frame.left == 0 && frame.top == 0 && frame.width == width && frame.height == height
 }
 
 /// Packs 8-bit indices into 1-, 2- or 4-bit samples, each row starting on a byte.

@@ -60,12 +60,16 @@ fn gif_facts(bytes: &[u8]) -> Option<ImageFacts> {
         max_total_pixels: 1 << 24,
         max_frames: 1000,
     };
-    let gif = decode::read(bytes, &limits).ok()?;
-    let first = gif.frames.first()?;
-    // The first frame as a browser shows it: its pixels where it covers the screen,
+    let mut reader = decode::Reader::open(bytes, &limits).ok()?;
+    let first = reader.next_frame().ok()??;
+    let mut frames = 1;
+    while reader.next_frame().ok()?.is_some() {
+        frames += 1;
+    }
+    // The first frame as a browser shows it: its pixels where it covers the canvas,
     // transparent elsewhere.
     let covered = u64::from(first.width) * u64::from(first.height);
-    let screen = u64::from(gif.width) * u64::from(gif.height);
+    let screen = u64::from(reader.width) * u64::from(reader.height);
     let mut colors: BTreeSet<[u8; 4]> = BTreeSet::new();
     if covered < screen {
         colors.insert([0, 0, 0, 0]);
@@ -77,9 +81,9 @@ fn gif_facts(bytes: &[u8]) -> Option<ImageFacts> {
         }
     }
     Some(summarize(
-        gif.width,
-        gif.height,
-        gif.frames.len(),
+        reader.width,
+        reader.height,
+        frames,
         &colors,
         true,
     ))

@@ -179,22 +179,35 @@ fn kept(outcome: Outcome, detail: impl std::fmt::Display, frames: usize) -> Conv
 }
 
 fn convert_inner(gif: &[u8], opts: &ImageOptions) -> Conversion {
-    let decoded = match decode::read(gif, &opts.limits) {
-        Ok(decoded) => decoded,
-        Err(decode::ReadError::TooLarge(why)) => return kept(Outcome::TooLarge, why, 0),
-        Err(decode::ReadError::Corrupt(why)) => return kept(Outcome::Corrupt, why, 0),
+    let read_error = |e: decode::ReadError, frames| match e {
+        decode::ReadError::TooLarge(why) => kept(Outcome::TooLarge, why, frames),
+        decode::ReadError::Corrupt(why) => kept(Outcome::Corrupt, why, frames),
     };
-    let frames = decoded.frames.len();
-    if frames > 1 && !opts.apng {
-        return kept(
-            Outcome::Animated,
-            format!("{frames} frames; --no-apng"),
-            frames,
-        );
+    let scan = match apng::scan(gif, &opts.limits, opts.apng) {
+        Ok(scan) => scan,
+        Err(e) => return read_error(e, 0),
+    };
+    if !opts.apng {
+        // Only the first frame was read: count the rest without keeping them.
+        let frames = match frame_count(gif, &opts.limits) {
+            Ok(n) => n,
+            Err(e) => return read_error(e, 0),
+        };
+        if frames > 1 {
+            return kept(
+                Outcome::Animated,
+                format!("{frames} frames; --no-apng"),
+                frames,
+            );
+        }
     }
-    let raw = match apng::encode(&decoded) {
+    let frames = scan.frames;
+    let raw = match apng::encode(gif, &scan, &opts.limits) {
         Ok(png) => png,
-        Err(why) => return kept(Outcome::VerifyFailed, format!("PNG encoder: {why}"), frames),
+        Err(apng::EncodeError::Read(e)) => return read_error(e, frames),
+        Err(apng::EncodeError::Png(why)) => {
+            return kept(Outcome::VerifyFailed, format!("PNG encoder: {why}"), frames)
+        }
     };
     let png = optimize(&raw, opts).unwrap_or(raw);
     if let Err(why) = verify::same_image(gif, &png, &opts.limits) {
@@ -216,6 +229,16 @@ fn convert_inner(gif: &[u8], opts: &ImageOptions) -> Conversion {
         frames,
         elapsed: Duration::ZERO,
     }
+}
+
+/// Frames in the GIF, each decoded and dropped in turn (within the limits).
+fn frame_count(gif: &[u8], limits: &Limits) -> Result<usize, decode::ReadError> {
+    let mut reader = decode::Reader::open(gif, limits)?;
+    let mut n = 0;
+    while reader.next_frame()?.is_some() {
+        n += 1;
+    }
+    Ok(n)
 }
 
 /// Runs oxipng on an encoded PNG. `None` when oxipng fails (the unoptimised PNG is then used).

@@ -1,17 +1,115 @@
-//! Counting bytes and TCP segments the way the 1997 study did, from the kernel's own counters
-//! (`TCP_INFO`) on the client's sockets instead of a packet capture.
+//! The one meter every replay mode shares: what a connection cost, counted twice.
 //!
-//! The study's rule: every segment in both directions counts (SYN, FIN, pure ACKs), except that
-//! once the client has sent its FIN, that FIN and everything later on the connection does not.
-//! So each connection is read just before the client shuts it down; the FIN and what follows
-//! are left out, as in the paper (docs/packets.md). Counters are plain values with `AddAssign`:
-//! a run's totals are sums.
+//! - **Model** (deterministic): the segments the exchange needs under the paper's rules, from
+//!   what the client itself did and saw — the size of each write, the size of each response,
+//!   who closed first. Data segments are `ceil(bytes / MSS)` per write; the server is modelled
+//!   as the 1997 study's buffering server (it answers a batch of pipelined requests into one
+//!   buffer and flushes it when full or when the batch is answered); pure ACKs follow the
+//!   delayed-ACK rule of 1997 stacks (RFC 1122): one ACK per two segments received, and one at
+//!   the end of an odd burst unless the receiver sends data at once, which carries it (the
+//!   last burst's is carried by the client's FIN, which does not count); a FIN is ACKed at
+//!   once (BSD's `TF_ACKNOW`). Same site, same options → same figure, on every run. The
+//!   headline and budgets use it.
+//! - **Kernel** (measured): the kernel's own `TCP_INFO` counters, read just before the client
+//!   sends its FIN (the paper's rule: nothing from the client's FIN on counts). Data segments
+//!   agree with the model; pure ACKs depend on when the receiving process was scheduled, so
+//!   they vary between runs, and the report shows their range.
+//!
+//! A protocol whose writes a codec decides (HTTP/2, through the `h2` crate) gives the meter
+//! its exchange as the protocol's own model of bursts ([`Meter::exchange`]: for HTTP/2, the
+//! frames each batch of requests and its answers consist of); the same data-segment and ACK
+//! rules then apply.
+//!
+//! Counters are plain values with `AddAssign`: a run's totals are sums.
 
-use std::net::TcpStream;
+use std::ops::AddAssign;
 
 use serde::{Deserialize, Serialize};
 
-use super::sys;
+/// Segments one way on one or more connections.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Segments {
+    /// SYN, the handshake's final ACK, SYN-ACK, and the server's FIN when it closed first.
+    pub control: u64,
+    /// Segments carrying payload.
+    pub data: u64,
+    /// Pure acknowledgements.
+    pub acks: u64,
+}
+
+impl Segments {
+    pub fn total(&self) -> u64 {
+        self.control + self.data + self.acks
+    }
+}
+
+impl AddAssign for Segments {
+    fn add_assign(&mut self, o: Self) {
+        self.control += o.control;
+        self.data += o.data;
+        self.acks += o.acks;
+    }
+}
+
+/// Segments both ways: up is client → server, down is server → client.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Packets {
+    pub up: Segments,
+    pub down: Segments,
+}
+
+impl Packets {
+    /// Every segment that counts, both ways.
+    pub fn total(&self) -> u64 {
+        self.up.total() + self.down.total()
+    }
+
+    /// The fewest segments that can carry the exchange: handshake, data and teardown, no pure
+    /// ACK. A true lower bound: `lower_bound() <= total()` always.
+    pub fn lower_bound(&self) -> u64 {
+        self.up.control + self.up.data + self.down.control + self.down.data
+    }
+}
+
+impl AddAssign for Packets {
+    fn add_assign(&mut self, o: Self) {
+        self.up += o.up;
+        self.down += o.down;
+    }
+}
+
+/// What the kernel counted on the client's sockets (`TCP_INFO`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Kernel {
+    /// Every segment sent (`tcpi_segs_out`), before the client's FIN.
+    pub packets_up: u64,
+    /// Every segment received (`tcpi_segs_in`), before the client's FIN.
+    pub packets_down: u64,
+    /// Of those, segments with payload (`tcpi_data_segs_out` / `_in`).
+    pub data_up: u64,
+    pub data_down: u64,
+    /// Retransmitted segments (0 on a lossless link).
+    pub retransmits: u64,
+}
+
+impl Kernel {
+    pub fn packets(&self) -> u64 {
+        self.packets_up + self.packets_down
+    }
+    pub fn data(&self) -> u64 {
+        self.data_up + self.data_down
+    }
+}
+
+impl AddAssign for Kernel {
+    fn add_assign(&mut self, o: Self) {
+        self.packets_up += o.packets_up;
+        self.packets_down += o.packets_down;
+        self.data_up += o.data_up;
+        self.data_down += o.data_down;
+        self.retransmits += o.retransmits;
+    }
+}
 
 /// What one connection, or a sum of them, cost on the wire.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -22,119 +120,431 @@ pub struct Counters {
     pub bytes_up: u64,
     /// TCP payload bytes, server → client.
     pub bytes_down: u64,
-    /// Segments client → server under the paper's rule (everything before the client's FIN).
-    pub packets_up: u64,
-    /// Segments server → client received before the client's FIN.
-    pub packets_down: u64,
-    /// Of those, segments carrying payload.
-    pub data_segments_up: u64,
-    pub data_segments_down: u64,
-    /// The physical minimum for the same connections and bytes (see [`minimum`]).
-    pub min_packets: u64,
-    /// Retransmitted segments (should be 0 on loopback).
-    pub retransmits: u64,
+    /// The deterministic figure (see the module notes).
+    pub model: Packets,
+    /// The kernel's figure for the same connections.
+    pub kernel: Kernel,
+    pub headers: HeaderBytes,
 }
 
-impl std::ops::AddAssign for Counters {
+impl AddAssign for Counters {
     fn add_assign(&mut self, o: Self) {
         self.requests += o.requests;
         self.connections += o.connections;
         self.bytes_up += o.bytes_up;
         self.bytes_down += o.bytes_down;
-        self.packets_up += o.packets_up;
-        self.packets_down += o.packets_down;
-        self.data_segments_up += o.data_segments_up;
-        self.data_segments_down += o.data_segments_down;
-        self.min_packets += o.min_packets;
-        self.retransmits += o.retransmits;
+        self.model += o.model;
+        self.kernel += o.kernel;
+        self.headers += o.headers;
     }
 }
 
 impl Counters {
-    /// Packets under the paper's rule, both directions.
-    pub fn packets(&self) -> u64 {
-        self.packets_up + self.packets_down
-    }
-
-    /// 100 × (1 − bytes / (bytes + 40 × packets)): the share of 40-byte TCP/IP headers.
-    pub fn overhead_pct(&self) -> f64 {
-        let bytes = (self.bytes_up + self.bytes_down) as f64;
-        let headers = 40.0 * self.packets() as f64;
-        if bytes + headers == 0.0 {
-            0.0
-        } else {
-            100.0 * (1.0 - bytes / (bytes + headers))
-        }
+    /// Payload bytes both ways.
+    pub fn bytes(&self) -> u64 {
+        self.bytes_up + self.bytes_down
     }
 }
 
-/// The fewest segments that can carry one connection's exchange: the handshake (SYN, SYN-ACK,
-/// ACK), ceil(bytes / MSS) data segments each way, one ACK per two data segments received in
-/// each direction (the delayed-ACK rule of RFC 1122), and the teardown segments the paper's rule
-/// counts: the server's FIN when the server closed first (the client's FIN never counts).
-pub fn minimum(bytes_up: u64, bytes_down: u64, mss: u64, server_closed_first: bool) -> u64 {
-    let up = bytes_up.div_ceil(mss);
-    let down = bytes_down.div_ceil(mss);
-    3 + up + down + up / 2 + down / 2 + u64::from(server_closed_first)
+/// 100 × (1 − bytes / (bytes + 40 × packets)): the share of 40-byte TCP/IP headers.
+pub fn overhead_pct(bytes: u64, packets: u64) -> f64 {
+    let bytes = bytes as f64;
+    let headers = 40.0 * packets as f64;
+    if bytes + headers == 0.0 {
+        0.0
+    } else {
+        100.0 * (1.0 - bytes / (bytes + headers))
+    }
 }
 
-/// Meters one client connection: bytes are counted by the caller as they pass, segments are
-/// read from the kernel at [`Meter::finish`].
+/// The model's assumptions, stated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Model {
+    /// Payload bytes per segment.
+    pub mss: u64,
+    /// The server's response buffer: a batch's answers are flushed when it holds this much.
+    pub server_buffer: u64,
+}
+
+/// Header bytes: request heads up, response heads down, and how many of each. HTTP/1.x: the
+/// request line or status line and header fields as text; HTTP/2: the HEADERS (and
+/// CONTINUATION) frames, HPACK block and 9-byte frame header.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeaderBytes {
+    pub up: u64,
+    pub requests: u64,
+    pub down: u64,
+    pub responses: u64,
+}
+
+impl AddAssign for HeaderBytes {
+    fn add_assign(&mut self, o: Self) {
+        self.up += o.up;
+        self.requests += o.requests;
+        self.down += o.down;
+        self.responses += o.responses;
+    }
+}
+
+/// Which way a burst goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// Client → server.
+    Up,
+    /// Server → client.
+    Down,
+}
+
+/// One burst of an exchange: bytes one side sends at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Burst {
+    pub side: Side,
+    pub bytes: u64,
+}
+
+/// One write the client made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Write {
+    bytes: u64,
+    /// Requests whose last byte went out in this write.
+    requests: u64,
+    /// Whole responses the client had received when it wrote.
+    after_responses: usize,
+}
+
+/// Meters one connection: the client records what it writes and receives as it goes; the
+/// kernel's counters are read at [`Meter::finish`], just before the client's FIN.
 #[derive(Debug, Default)]
 pub struct Meter {
+    writes: Vec<Write>,
+    /// Wire size of each whole response, in order.
+    responses: Vec<u64>,
     pub bytes_up: u64,
     pub bytes_down: u64,
     pub requests: u64,
+    /// Requests written whose last byte has not gone out yet.
+    pending_requests: u64,
+    /// Header bytes seen so far.
+    pub headers: HeaderBytes,
+    /// The exchange as bursts, in order, for a protocol that models its own (see the module
+    /// notes). When set, the model is computed from these.
+    pub exchange: Option<Vec<Burst>>,
 }
 
 impl Meter {
-    /// Reads the kernel's counters for `stream`, just before the client sends its FIN, and
-    /// returns this connection's counters. `server_closed_first` when the client saw the
-    /// server's FIN (end of stream) before closing.
-    pub fn finish(&self, stream: &TcpStream, mss: u64, server_closed_first: bool) -> Counters {
-        let info = sys::tcp_info(stream).unwrap_or_default();
+    /// A request was added to the output (it goes out with the next [`Meter::wrote`]).
+    pub fn request(&mut self) {
+        self.requests += 1;
+        self.pending_requests += 1;
+    }
+
+    /// The client wrote `bytes` in one call; every pending request is then complete when
+    /// `all_sent` (the last chunk of the output buffer).
+    pub fn wrote(&mut self, bytes: u64, all_sent: bool) {
+        self.bytes_up += bytes;
+        let requests = if all_sent {
+            std::mem::take(&mut self.pending_requests)
+        } else {
+            0
+        };
+        self.writes.push(Write {
+            bytes,
+            requests,
+            after_responses: self.responses.len(),
+        });
+    }
+
+    /// The client read `bytes` more.
+    pub fn read(&mut self, bytes: u64) {
+        self.bytes_down += bytes;
+    }
+
+    /// A whole response of `bytes` on the wire (head and body) arrived.
+    pub fn response(&mut self, bytes: u64) {
+        self.responses.push(bytes);
+    }
+
+    /// This connection's counters: the model, and the kernel's view from `info` (read just
+    /// before the client's FIN). `server_closed_first` when the server's FIN arrived first.
+    pub fn finish(
+        &self,
+        info: super::sys::TcpInfo,
+        model: Model,
+        server_closed_first: bool,
+    ) -> Counters {
         Counters {
             requests: self.requests,
             connections: 1,
             bytes_up: self.bytes_up,
             bytes_down: self.bytes_down,
-            packets_up: info.segs_out,
-            packets_down: info.segs_in,
-            data_segments_up: info.data_segs_out,
-            data_segments_down: info.data_segs_in,
-            min_packets: minimum(self.bytes_up, self.bytes_down, mss, server_closed_first),
-            retransmits: u64::from(info.total_retrans),
+            model: match &self.exchange {
+                Some(writes) => counted(writes, model.mss, server_closed_first),
+                None => self.model(model, server_closed_first),
+            },
+            headers: self.headers,
+            kernel: Kernel {
+                packets_up: info.segs_out,
+                packets_down: info.segs_in,
+                data_up: info.data_segs_out,
+                data_down: info.data_segs_in,
+                retransmits: u64::from(info.total_retrans),
+            },
         }
     }
+
+    /// The deterministic segment count of this connection (see the module notes).
+    fn model(&self, m: Model, server_closed_first: bool) -> Packets {
+        let segs = |bytes: u64| bytes.div_ceil(m.mss.max(1));
+        let mut p = Packets::default();
+        // Handshake: SYN and the final ACK up, SYN-ACK down. Teardown: only the server's FIN
+        // counts, when it comes before the client's, and the client ACKs it at once.
+        p.up.control = 2;
+        p.down.control = 1 + u64::from(server_closed_first);
+        p.up.acks = u64::from(server_closed_first);
+
+        // Client bursts: the writes made between two reads. The server answers each at once,
+        // so its ACK of an odd burst's tail rides on the answer: floor(n/2) pure ACKs.
+        let mut batches: Vec<(u64, u64)> = Vec::new(); // (segments, requests) per burst
+        let mut last_mark = None;
+        for w in &self.writes {
+            if last_mark != Some(w.after_responses) {
+                batches.push((0, 0));
+                last_mark = Some(w.after_responses);
+            }
+            let b = batches.last_mut().expect("just pushed");
+            b.0 += segs(w.bytes);
+            b.1 += w.requests;
+        }
+        for (segments, _) in &batches {
+            p.up.data += segments;
+            p.down.acks += segments / 2;
+        }
+
+        // Server flushes: each batch's answers into one buffer, flushed when it holds
+        // `server_buffer` bytes and when the batch is answered. A flush whose last response is
+        // followed at once by a client write has its odd tail ACKed by that write; the last
+        // flush's tail is ACKed by the client's FIN, which does not count.
+        let wrote_after: std::collections::BTreeSet<usize> =
+            self.writes.iter().map(|w| w.after_responses).collect();
+        let mut next = 0;
+        let mut flushes: Vec<(u64, usize)> = Vec::new(); // (bytes, responses received after it)
+        for (_, requests) in &batches {
+            let mut buffered = 0;
+            for _ in 0..*requests {
+                let Some(&size) = self.responses.get(next) else {
+                    break;
+                };
+                next += 1;
+                buffered += size;
+                if buffered >= m.server_buffer {
+                    flushes.push((buffered, next));
+                    buffered = 0;
+                }
+            }
+            if buffered > 0 {
+                flushes.push((buffered, next));
+            }
+        }
+        // Responses the client saw beyond the requests it counted (none in a correct run).
+        let rest: u64 = self.responses.iter().skip(next).sum();
+        if rest > 0 {
+            flushes.push((rest, self.responses.len()));
+        }
+        let last = flushes.len();
+        for (i, (bytes, received)) in flushes.into_iter().enumerate() {
+            let n = segs(bytes);
+            p.down.data += n;
+            p.up.acks += n / 2;
+            let answered = wrote_after.contains(&received);
+            if n % 2 == 1 && !answered && i + 1 < last {
+                p.up.acks += 1;
+            }
+        }
+        p
+    }
+}
+
+/// The model from a protocol's own bursts: `ceil(bytes / MSS)` data segments per burst;
+/// consecutive bursts of one side are acknowledged together, one ACK per two segments, an odd
+/// run's last segment by the other side's next burst (or, after the last, by the client's FIN).
+fn counted(exchange: &[Burst], mss: u64, server_closed_first: bool) -> Packets {
+    let mut p = Packets::default();
+    p.up.control = 2;
+    p.down.control = 1 + u64::from(server_closed_first);
+    p.up.acks = u64::from(server_closed_first);
+    let mut bursts: Vec<(Side, u64)> = Vec::new();
+    for b in exchange.iter().filter(|b| b.bytes > 0) {
+        let n = b.bytes.div_ceil(mss.max(1));
+        match bursts.last_mut() {
+            Some((side, segs)) if *side == b.side => *segs += n,
+            _ => bursts.push((b.side, n)),
+        }
+    }
+    for (side, n) in bursts {
+        let (data, acks) = match side {
+            Side::Up => (&mut p.up.data, &mut p.down.acks),
+            Side::Down => (&mut p.down.data, &mut p.up.acks),
+        };
+        *data += n;
+        *acks += n / 2;
+    }
+    p
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    const M: Model = Model {
+        mss: 1460,
+        server_buffer: 64 << 10,
+    };
+
+    fn info() -> super::super::sys::TcpInfo {
+        Default::default()
+    }
+
     #[test]
-    fn minimum_of_a_tiny_exchange_is_handshake_data_and_fin() {
-        // SYN, SYN-ACK, ACK, one request, one response; the client's FIN does not count.
-        assert_eq!(minimum(100, 200, 1460, false), 5);
-        // The server's FIN counts when it comes first (HTTP/1.0).
-        assert_eq!(minimum(100, 200, 1460, true), 6);
-        // 4 full segments down need 2 ACKs; 3 up need 1.
-        assert_eq!(minimum(100, 4 * 1460, 1460, false), 3 + 1 + 4 + 2);
-        assert_eq!(minimum(3 * 1460, 100, 1460, false), 3 + 3 + 1 + 1);
+    fn a_tiny_http10_exchange_is_handshake_data_and_the_servers_acked_fin() {
+        let mut m = Meter::default();
+        m.request();
+        m.wrote(100, true);
+        m.read(200);
+        m.response(200);
+        let c = m.finish(info(), M, true);
+        // SYN, ACK, request, the ACK of the server's FIN up; SYN-ACK, response, FIN down.
+        assert_eq!(
+            c.model.up,
+            Segments {
+                control: 2,
+                data: 1,
+                acks: 1
+            }
+        );
+        assert_eq!(
+            c.model.down,
+            Segments {
+                control: 2,
+                data: 1,
+                acks: 0
+            }
+        );
+        assert_eq!(c.model.total(), 7);
+        assert_eq!(c.model.lower_bound(), 6);
+    }
+
+    #[test]
+    fn a_long_response_is_acked_every_second_segment() {
+        let mut m = Meter::default();
+        m.request();
+        m.wrote(100, true);
+        m.response(5 * 1460);
+        let c = m.finish(info(), M, false);
+        assert_eq!(c.model.down.data, 5);
+        // Two ACKs for four segments; the fifth's ACK rides on the client's FIN.
+        assert_eq!(c.model.up.acks, 2);
+    }
+
+    #[test]
+    fn persistent_requests_carry_the_ack_of_the_previous_odd_response() {
+        let mut m = Meter::default();
+        for i in 0..3 {
+            m.request();
+            m.wrote(100, true);
+            assert_eq!(m.writes[i].after_responses, i);
+            m.response(3 * 1460);
+        }
+        let c = m.finish(info(), M, false);
+        assert_eq!(c.model.up.data, 3);
+        assert_eq!(c.model.down.data, 9);
+        // One ACK per two segments of each response; each odd tail is carried by the next
+        // request, the last by the FIN.
+        assert_eq!(c.model.up.acks, 3);
+    }
+
+    #[test]
+    fn a_pipelined_batch_is_answered_in_one_buffered_flush() {
+        let mut m = Meter::default();
+        // The page, then 40 small requests in one burst of three writes.
+        m.request();
+        m.wrote(60, true);
+        m.response(3000);
+        for _ in 0..40 {
+            m.request();
+        }
+        m.wrote(1460, false);
+        m.wrote(1460, false);
+        m.wrote(600, true);
+        for _ in 0..40 {
+            m.response(300);
+        }
+        let c = m.finish(info(), M, false);
+        // 12,000 bytes of 304-sized answers leave in ceil(12000/1460) = 9 segments, not 40.
+        assert_eq!(c.model.down.data, 3 + 9);
+        assert_eq!(c.model.up.data, 1 + 3);
+        // The server ACKs one of the three request segments; the client ACKs 1 of the page's
+        // 3 segments (the tail rides on the next burst) and 4 of the batch's 9.
+        assert_eq!(c.model.down.acks, 1);
+        assert_eq!(c.model.up.acks, 1 + 4);
+    }
+
+    #[test]
+    fn a_full_server_buffer_is_flushed_within_a_batch() {
+        let mut m = Meter::default();
+        for _ in 0..3 {
+            m.request();
+        }
+        m.wrote(300, true);
+        for _ in 0..3 {
+            m.response(40_000);
+        }
+        let small = Model {
+            mss: 1460,
+            server_buffer: 50_000,
+        };
+        let c = m.finish(info(), small, false);
+        // Flushes of 80,000 and 40,000 bytes: 55 + 28 segments.
+        assert_eq!(c.model.down.data, 55 + 28);
+        // The first flush's odd tail is ACKed on its own; the second's by the FIN.
+        assert_eq!(c.model.up.acks, 27 + 1 + 14);
+    }
+
+    #[test]
+    fn the_lower_bound_never_exceeds_the_model() {
+        let mut m = Meter::default();
+        m.request();
+        m.wrote(5000, true);
+        m.response(100_000);
+        let c = m.finish(info(), M, true);
+        assert!(c.model.lower_bound() <= c.model.total());
+        assert!(c.model.lower_bound() < c.model.total(), "there are ACKs");
+    }
+
+    #[test]
+    fn a_protocols_own_bursts_are_segmented_and_acked_by_the_same_rules() {
+        let b = |side, bytes| Burst { side, bytes };
+        let m = Meter {
+            exchange: Some(vec![
+                b(Side::Up, 100),
+                b(Side::Up, 2000),
+                b(Side::Down, 9),
+                b(Side::Down, 5000),
+                b(Side::Up, 0),
+                b(Side::Up, 50),
+            ]),
+            ..Meter::default()
+        };
+        let c = m.finish(info(), M, false);
+        // Runs: up 1+2 = 3 segments, down 1+4 = 5, up 1.
+        assert_eq!((c.model.up.data, c.model.down.data), (4, 5));
+        assert_eq!(c.model.down.acks, 1);
+        assert_eq!(c.model.up.acks, 2);
+        assert!(c.model.lower_bound() <= c.model.total());
     }
 
     #[test]
     fn overhead_follows_the_papers_formula() {
-        let c = Counters {
-            bytes_up: 600,
-            bytes_down: 1000,
-            packets_up: 5,
-            packets_down: 5,
-            ..Counters::default()
-        };
-        assert!((c.overhead_pct() - 20.0).abs() < 1e-9);
-        let mut sum = c;
-        sum += c;
-        assert_eq!(sum.packets(), 20);
+        assert!((overhead_pct(1600, 10) - 20.0).abs() < 1e-9);
+        assert_eq!(overhead_pct(0, 0), 0.0);
     }
 }

@@ -1,34 +1,47 @@
 //! The replay stage: re-runs the 1997 W3C experiment on a site. An embedded server serves the
-//! site on loopback, an embedded client (the libwww "robot") visits it in four modes — HTTP/1.0
-//! with parallel connections, HTTP/1.1 persistent, pipelined, pipelined with deflate — for a
-//! first visit and a cache validation, and the kernel's TCP counters say what each cost in
-//! bytes and packets, with Ethernet-like segmentation (MSS 1460) rather than loopback's.
+//! site, an embedded client (the libwww "robot") visits it in every mode of the table —
+//! HTTP/1.0 with parallel connections, HTTP/1.1 persistent, pipelined, pipelined with deflate —
+//! for a first visit and a cache validation, and one meter says what each cost in bytes and
+//! packets, with Ethernet-like segmentation (MSS 1460) rather than loopback's.
 //!
-//! `replay(&ServedSite, &ReplayOptions) -> Replay`: by default the run happens in a private
-//! network namespace (a re-executed child process, see [`netns`]); where namespaces are not
-//! available it falls back to clamping `TCP_MAXSEG` on the host loopback, and says so.
+//! One picture, three layers:
+//! - the *link* carries the packets: a private network namespace whose loopback behaves like
+//!   Ethernet ([`netns`]), or, where namespaces are unavailable, the host loopback with
+//!   `TCP_MAXSEG` clamped;
+//! - the *transport* on top ([`transport`]: TCP);
+//! - the *protocols* ([`protocol`]: HTTP/1.x), each a client half and a server half; the table
+//!   [`protocol::MODES`] names the modes.
+//!
+//! All of them share one meter ([`meter`]) and one row type ([`row::ReplayRow`]).
+//! `replay(&ServedSite, &ReplayOptions) -> Replay`.
 
-pub mod client;
-pub mod http;
+pub mod headers;
+pub mod link;
 pub mod meter;
 pub mod netns;
+pub mod protocol;
+pub mod robot;
+pub mod row;
 pub mod served;
 pub mod server;
 mod sys;
-
-use std::time::Instant;
+pub mod transport;
 
 use serde::{Deserialize, Serialize};
 
-pub use client::{ClientOptions, Mode, Test};
 pub use meter::Counters;
+pub use protocol::http1::message as http;
+pub use protocol::Mode;
+pub use robot::{ClientOptions, Test, Visit};
+pub use row::{ReplayRow, Spread};
 pub use served::ServedSite;
 pub use server::ServerOptions;
 
 use crate::error::{Error, Result};
-use crate::report::replay::{Range, ReplayRow};
 use crate::site::resolve::Resolver;
 use crate::site::FileKind;
+use meter::Model;
+use transport::Connector;
 
 /// Which pages the robot visits.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -49,7 +62,7 @@ pub struct ReplayOptions {
     pub label: String,
     /// Default: the index page.
     pub pages: Pages,
-    /// Default: all four.
+    /// Default: [`Mode::defaults`].
     pub modes: Vec<Mode>,
     /// Default: first visit and validation.
     pub tests: Vec<Test>,
@@ -72,7 +85,7 @@ impl Default for ReplayOptions {
         ReplayOptions {
             label: "original".into(),
             pages: Pages::Index,
-            modes: Mode::ALL.to_vec(),
+            modes: Mode::defaults(),
             tests: Test::ALL.to_vec(),
             runs: 5,
             mss: 1460,
@@ -144,20 +157,8 @@ pub fn replay(site: &ServedSite, opts: &ReplayOptions) -> Result<Replay> {
     run_here(site, opts, method)
 }
 
-/// Deflate estimates for every text resource of a served site (the report's `compression`).
-pub fn compression(
-    site: &ServedSite,
-    rule: &crate::deflate::WorthRule,
-) -> crate::deflate::Estimate {
-    crate::deflate::estimate(
-        site.files()
-            .filter(|(_, r)| http::is_text(r.content_type))
-            .map(|(p, r)| (p, r.body.as_slice())),
-        rule,
-    )
-}
-
-/// Runs server and client in this process and network namespace.
+/// Runs server and client in this process and network namespace: for each mode, a server
+/// with the mode's server half, and `runs` visits of every page by its client half.
 pub fn run_here(site: &ServedSite, opts: &ReplayOptions, method: Method) -> Result<Replay> {
     let fail = |message: String| Error::Invalid {
         path: site.site.root.clone(),
@@ -166,70 +167,77 @@ pub fn run_here(site: &ServedSite, opts: &ReplayOptions, method: Method) -> Resu
     let resolver = Resolver::new(&site.site, None);
     let pages = pages(site, &resolver, &opts.pages).map_err(fail)?;
     let mut server_opts = opts.server.clone();
-    server_opts.tcp_maxseg = method.tcp_maxseg;
+    server_opts.tcp.tcp_maxseg = method.tcp_maxseg;
     let mut client_opts = opts.client.clone();
-    client_opts.tcp_maxseg = method.tcp_maxseg;
-    client_opts.mss = u64::from(opts.mss);
-    let control = server::Control::default();
+    client_opts.tcp.tcp_maxseg = method.tcp_maxseg;
+    let model = Model {
+        mss: u64::from(opts.mss),
+        server_buffer: server_opts.buffer as u64,
+    };
+    let robot = robot::Robot::new(site, &resolver, &client_opts);
+    let cx = server::ServeContext::new(site, &resolver, &server_opts);
     let runs = opts.runs.max(1);
-    // measured[mode][test] = one (counters, elapsed ms) per run.
-    let mut measured: Vec<(Mode, Test, Vec<RunResult>)> = Vec::new();
-    for &mode in &opts.modes {
-        for &test in &opts.tests {
-            measured.push((mode, test, Vec::new()));
-        }
-    }
-    std::thread::scope(|scope| -> Result<()> {
-        let server = server::Server::start(scope, site, &resolver, &server_opts, &control)
-            .map_err(|e| fail(format!("cannot start the server: {e}")))?;
-        let client = client::Client::new(server.addr, site, &resolver, &client_opts);
-        let outcome = (|| {
-            for &mode in &opts.modes {
-                for _ in 0..runs {
-                    let mut per_test = [(Counters::default(), 0.0), (Counters::default(), 0.0)];
-                    for page in &pages {
-                        let mut cache = client::Cache::default();
-                        for (i, test) in Test::ALL.into_iter().enumerate() {
-                            let started = Instant::now();
-                            let counters =
-                                client.visit(page, mode, test, &mut cache).map_err(|e| {
-                                    format!("{} {} {}: {e}", mode.as_str(), test.as_str(), page)
-                                })?;
-                            per_test[i].0 += counters;
-                            per_test[i].1 += started.elapsed().as_secs_f64() * 1000.0;
-                        }
-                    }
-                    for (m, t, runs) in measured.iter_mut() {
-                        if *m == mode {
-                            let i = Test::ALL.iter().position(|x| x == t).expect("a test");
-                            runs.push(per_test[i]);
-                        }
-                    }
-                }
-            }
-            Ok(())
-        })();
-        server.stop();
-        outcome.map_err(fail)
-    })?;
     let page_label = match &opts.pages {
         Pages::All => format!("{} pages", pages.len()),
         _ => pages[0].clone(),
     };
-    let rows = measured
-        .into_iter()
-        .map(|(mode, test, runs)| {
-            row(
-                &opts.label,
-                &page_label,
-                mode,
-                test,
-                &runs,
-                &method,
-                opts.mss,
-            )
-        })
-        .collect();
+    let mut rows = Vec::new();
+    for &mode in &opts.modes {
+        let spec = mode.spec();
+        // measured[test] = one visit (summed over the pages) per run.
+        let mut measured: Vec<Vec<Visit>> = vec![Vec::new(); Test::ALL.len()];
+        let control = server::Control::default();
+        std::thread::scope(|scope| -> Result<()> {
+            let server = server::Server::start(scope, &cx, &control, spec.server)
+                .map_err(|e| fail(format!("cannot start the server: {e}")))?;
+            let connector = Connector {
+                addr: server.addr,
+                tcp: client_opts.tcp,
+                timeout: client_opts.timeout,
+                model,
+                own: &control.own,
+            };
+            let outcome = (|| {
+                for _ in 0..runs {
+                    let mut per_test = vec![Visit::default(); Test::ALL.len()];
+                    for page in &pages {
+                        let mut cache = robot::Cache::default();
+                        for (i, test) in Test::ALL.into_iter().enumerate() {
+                            let visit = spec
+                                .client
+                                .visit(&robot, &connector, page, test, &mut cache)
+                                .map_err(|e| {
+                                    format!("{} {} {}: {e}", mode.as_str(), test.as_str(), page)
+                                })?;
+                            per_test[i].counters += visit.counters;
+                            per_test[i].timing.first_byte += visit.timing.first_byte;
+                            per_test[i].timing.complete += visit.timing.complete;
+                        }
+                    }
+                    for (i, visit) in per_test.into_iter().enumerate() {
+                        measured[i].push(visit);
+                    }
+                }
+                Ok(())
+            })();
+            server.stop();
+            outcome.map_err(fail)
+        })?;
+        for (i, test) in Test::ALL.into_iter().enumerate() {
+            if opts.tests.contains(&test) {
+                rows.push(ReplayRow::from_runs(
+                    &opts.label,
+                    &page_label,
+                    mode,
+                    test,
+                    &measured[i],
+                    client_opts.headers,
+                    &method.name,
+                    opts.mss,
+                ));
+            }
+        }
+    }
     Ok(Replay {
         method,
         mss: opts.mss,
@@ -256,103 +264,6 @@ fn pages(site: &ServedSite, resolver: &Resolver, which: &Pages) -> Result<Vec<St
             .map(|p| vec![p])
             .ok_or_else(|| "the site has no index page and no other page".into()),
     }
-}
-
-/// One run of one mode and test: its counters and elapsed milliseconds.
-type RunResult = (Counters, f64);
-
-/// The median of each measure over the runs, with the range of packets and time.
-fn row(
-    label: &str,
-    page: &str,
-    mode: Mode,
-    test: Test,
-    runs: &[RunResult],
-    method: &Method,
-    mss: u32,
-) -> ReplayRow {
-    let med = |f: &dyn Fn(&Counters) -> u64| median(runs.iter().map(|(c, _)| f(c)).collect());
-    let packets: Vec<u64> = runs.iter().map(|(c, _)| c.packets()).collect();
-    let mut elapsed: Vec<f64> = runs.iter().map(|(_, ms)| *ms).collect();
-    elapsed.sort_by(f64::total_cmp);
-    let median_counters = Counters {
-        requests: med(&|c| c.requests),
-        connections: med(&|c| c.connections),
-        bytes_up: med(&|c| c.bytes_up),
-        bytes_down: med(&|c| c.bytes_down),
-        packets_up: med(&|c| c.packets_up),
-        packets_down: med(&|c| c.packets_down),
-        data_segments_up: med(&|c| c.data_segments_up),
-        data_segments_down: med(&|c| c.data_segments_down),
-        min_packets: med(&|c| c.min_packets),
-        retransmits: med(&|c| c.retransmits),
-    };
-    let packets_median = median(packets.clone());
-    ReplayRow {
-        site: label.to_string(),
-        page: page.to_string(),
-        mode: mode.as_str().to_string(),
-        test: test.as_str().to_string(),
-        runs: runs.len(),
-        requests: median_counters.requests,
-        connections: median_counters.connections,
-        bytes_up: median_counters.bytes_up,
-        bytes_down: median_counters.bytes_down,
-        packets_up: median_counters.packets_up,
-        packets_down: median_counters.packets_down,
-        packets: packets_median,
-        packets_range: Range {
-            min: packets.iter().copied().min().unwrap_or(0),
-            max: packets.iter().copied().max().unwrap_or(0),
-        },
-        data_segments_up: median_counters.data_segments_up,
-        data_segments_down: median_counters.data_segments_down,
-        data_segments_range: Range {
-            min: runs
-                .iter()
-                .map(|(c, _)| c.data_segments_up + c.data_segments_down)
-                .min()
-                .unwrap_or(0),
-            max: runs
-                .iter()
-                .map(|(c, _)| c.data_segments_up + c.data_segments_down)
-                .max()
-                .unwrap_or(0),
-        },
-        min_packets: median_counters.min_packets,
-        efficiency: if packets_median == 0 {
-            0.0
-        } else {
-            median_counters.min_packets as f64 / packets_median as f64
-        },
-        overhead_pct: Counters {
-            packets_up: packets_median,
-            packets_down: 0,
-            ..median_counters
-        }
-        .overhead_pct(),
-        retransmits: median_counters.retransmits,
-        // The lower middle, like every counter, so an even `--runs` reports one measured run.
-        elapsed_ms: elapsed
-            .get((elapsed.len().max(1) - 1) / 2)
-            .copied()
-            .unwrap_or(0.0),
-        elapsed_ms_range: [
-            elapsed.first().copied().unwrap_or(0.0),
-            elapsed.last().copied().unwrap_or(0.0),
-        ],
-        method: method.name.clone(),
-        mss,
-    }
-}
-
-/// The median of a list (the lower middle for an even count, so it is always a measured value).
-fn median(mut values: Vec<u64>) -> u64 {
-    values.sort_unstable();
-    values
-        .get((values.len().max(1) - 1) / 2)
-        .copied()
-        .unwrap_or(0)
 }
 
 #[cfg(test)]

@@ -20,6 +20,9 @@ use crate::site::{self, CrawlOptions};
 /// The hidden subcommand that runs the child.
 pub const CHILD_COMMAND: &str = "__replay-child";
 
+/// The environment variable that tells the child its parent's process id.
+const PARENT_ENV: &str = "WEBDIET_REPLAY_PARENT";
+
 /// Exit code of a child that could not enter a namespace.
 const UNAVAILABLE: i32 = 3;
 
@@ -37,6 +40,9 @@ pub enum ChildError {
 pub struct ChildRequest {
     pub dir: PathBuf,
     pub options: ReplayOptions,
+    /// Each file's `Last-Modified` as the parent's served site has it (seconds since the
+    /// epoch): the child reads the files again, and their dates must not change.
+    pub modified: std::collections::BTreeMap<String, u64>,
 }
 
 /// Runs the replay of `site` in a namespaced child process.
@@ -57,9 +63,11 @@ pub fn run_in_child(site: &ServedSite, opts: &ReplayOptions) -> Result<Replay, C
     let request = ChildRequest {
         dir,
         options: opts.clone(),
+        modified: site.modified(),
     };
     let mut child = Command::new(&exe)
         .arg(CHILD_COMMAND)
+        .env(PARENT_ENV, std::process::id().to_string())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -128,6 +136,15 @@ impl Drop for Scratch {
 /// The child's body: enter the namespace (before any thread exists), set up `lo`, replay, print.
 /// Returns the process exit code.
 pub fn child_main() -> i32 {
+    let parent = std::env::var(PARENT_ENV)
+        .ok()
+        .and_then(|pid| pid.parse().ok());
+    if let Some(parent) = parent {
+        if !sys::die_with_parent(parent) {
+            eprintln!("the webdiet that started this replay is gone");
+            return 2;
+        }
+    }
     // Reading stdin creates no thread: the process is still single-threaded for `unshare`.
     let request: ChildRequest = match serde_json::from_reader(std::io::stdin().lock()) {
         Ok(r) => r,
@@ -144,7 +161,8 @@ pub fn child_main() -> i32 {
         }
     };
     let outcome = site::crawl(&request.dir, &CrawlOptions::default()).and_then(|site| {
-        let (served, _problems) = ServedSite::from_site(&site);
+        let (mut served, _problems) = ServedSite::from_site(&site);
+        served.set_modified(&request.modified);
         let _capture = match &request.options.capture {
             Some(file) => Some(Capture::start(file)?),
             None => None,

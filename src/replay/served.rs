@@ -11,9 +11,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::deflate;
 use crate::error::{Error, Problem, Result};
-use crate::site::{FileKind, Site, SiteFile};
+use crate::site::{name, FileKind, Site, SiteFile};
 
-use super::http;
+use super::protocol::http1::message as http;
 
 /// One file as the server sends it.
 #[derive(Debug, Clone)]
@@ -27,6 +27,8 @@ pub struct Resource {
     /// A strong validator: length and a 64-bit hash of the bytes.
     pub etag: String,
     pub last_modified: String,
+    /// When the file was last modified (its `Last-Modified`), to the second.
+    pub modified: SystemTime,
 }
 
 /// A site ready to be served and checked against.
@@ -64,7 +66,8 @@ impl ServedSite {
             resources.insert(file.path.clone(), Resource::new(&file.path, body, mtime));
         }
         let served = ServedSite {
-            site: Site::from_files(site.root.clone(), files, Vec::new()),
+            site: Site::from_files(site.root.clone(), files, Vec::new())
+                .with_links(site.links.clone()),
             dir: Some(site.root.clone()),
             resources,
         };
@@ -105,14 +108,87 @@ impl ServedSite {
         self.resources.iter().map(|(p, r)| (p.as_str(), r))
     }
 
-    /// Writes the site to a directory (for the namespace child, which reads a directory).
-    pub fn write_to(&self, dir: &std::path::Path) -> Result<()> {
-        for (path, res) in &self.resources {
-            let target = dir.join(path);
-            if let Some(parent) = target.parent() {
-                std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+    /// The `Date` the replay's server sends: the newest `Last-Modified` of the site. A fixed,
+    /// site-given date rather than the clock, so that HTTP/2's compressed headers (whose size
+    /// depends on the date's digits through HPACK's Huffman code, and on whether it repeats) are
+    /// the same on every run.
+    pub fn date(&self) -> String {
+        let newest = self
+            .resources
+            .values()
+            .map(|r| r.modified)
+            .max()
+            .unwrap_or(UNIX_EPOCH);
+        http::http_date(newest)
+    }
+
+    /// Dates this site's files like `original`'s: a file the original has keeps the
+    /// original's `Last-Modified`, a new one gets the original's newest. The rewritten site
+    /// was written seconds ago, file by file, so its own times would differ from run to run
+    /// (and change how HPACK compresses the headers); the replay compares the two sites, not
+    /// when they were written.
+    pub fn dated_like(&mut self, original: &ServedSite) {
+        let newest = original
+            .resources
+            .values()
+            .map(|r| r.modified)
+            .max()
+            .unwrap_or(UNIX_EPOCH);
+        for (path, res) in self.resources.iter_mut() {
+            let modified = original.resource(path).map_or(newest, |o| o.modified);
+            res.modified = modified;
+            res.last_modified = http::http_date(modified);
+        }
+    }
+
+    /// Each file's `Last-Modified`, in seconds since the epoch.
+    pub fn modified(&self) -> BTreeMap<String, u64> {
+        self.resources
+            .iter()
+            .map(|(p, r)| {
+                let secs = r
+                    .modified
+                    .duration_since(UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs());
+                (p.clone(), secs)
+            })
+            .collect()
+    }
+
+    /// Sets the `Last-Modified` of the files `modified` names (seconds since the epoch).
+    pub fn set_modified(&mut self, modified: &BTreeMap<String, u64>) {
+        for (path, res) in self.resources.iter_mut() {
+            if let Some(&secs) = modified.get(path) {
+                res.modified = UNIX_EPOCH + Duration::from_secs(secs);
+                res.last_modified = http::http_date(res.modified);
             }
-            std::fs::write(&target, &res.body).map_err(|e| Error::io(&target, e))?;
+        }
+    }
+
+    /// Every text resource (HTML, CSS, scripts…) with its bytes: what deflate estimates cover.
+    pub fn text_files(&self) -> impl Iterator<Item = (&str, &[u8])> {
+        self.files()
+            .filter(|(_, r)| http::is_text(r.content_type))
+            .map(|(p, r)| (p, r.body.as_slice()))
+    }
+
+    /// Writes the site to a directory (for the namespace child, which reads a directory):
+    /// every file under its byte name ([`name::to_path`]), every link as a link.
+    pub fn write_to(&self, dir: &std::path::Path) -> Result<()> {
+        let create_parent = |target: &std::path::Path| match target.parent() {
+            Some(parent) => std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e)),
+            None => Ok(()),
+        };
+        for (path, res) in &self.resources {
+            let target = dir.join(name::to_path(path));
+            create_parent(&target)?;
+            std::fs::write(&target, &res.body).map_err(|e| Error::io(dir.join(path), e))?;
+        }
+        for link in &self.site.links {
+            let target = dir.join(name::to_path(&link.path));
+            create_parent(&target)?;
+            std::os::unix::fs::symlink(name::to_path(&link.target), &target)
+                .map_err(|e| Error::io(dir.join(&link.path), e))?;
         }
         Ok(())
     }
@@ -131,6 +207,45 @@ fn kind_of(path: &str) -> FileKind {
 }
 
 impl Resource {
+    /// The body to send, its `Content-Encoding` and its entity tag (one per variant), for a
+    /// client that accepts deflate and/or gzip.
+    pub fn variant(
+        &self,
+        accept_deflate: bool,
+        accept_gzip: bool,
+    ) -> (&[u8], Option<&'static str>, String) {
+        let tagged = |suffix: &str| format!("{}-{suffix}\"", self.etag.trim_end_matches('"'));
+        if accept_deflate {
+            if let Some(body) = &self.deflated {
+                return (body, Some("deflate"), tagged("deflate"));
+            }
+        }
+        if accept_gzip {
+            if let Some(body) = &self.gzipped {
+                return (body, Some("gzip"), tagged("gzip"));
+            }
+        }
+        (&self.body, None, self.etag.clone())
+    }
+
+    /// RFC 9110 §13.1: If-None-Match wins; If-Modified-Since only without it. `etag` is the
+    /// chosen variant's.
+    pub fn not_modified(
+        &self,
+        etag: &str,
+        if_none_match: Option<&str>,
+        if_modified_since: Option<&str>,
+    ) -> bool {
+        match (if_none_match, if_modified_since) {
+            (Some(tags), _) => tags
+                .split(',')
+                .map(|t| t.trim().trim_start_matches("W/"))
+                .any(|t| t == "*" || t == etag),
+            (None, Some(since)) => since == self.last_modified,
+            (None, None) => false,
+        }
+    }
+
     fn new(path: &str, body: Vec<u8>, mtime: SystemTime) -> Self {
         let content_type = crate::site::media_type(path);
         let (deflated, gzipped) = if http::is_text(content_type) {
@@ -145,6 +260,7 @@ impl Resource {
         Resource {
             etag: format!("\"{:x}-{:016x}\"", body.len(), fnv1a(&body)),
             last_modified: http::http_date(mtime),
+            modified: mtime,
             body,
             deflated,
             gzipped,

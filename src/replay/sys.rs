@@ -71,6 +71,18 @@ pub fn unshare(user: bool) -> io::Result<()> {
     Ok(())
 }
 
+/// Asks the kernel to kill this process when its parent dies (`PR_SET_PDEATHSIG`), so that a
+/// replay child never outlives the `webdiet` that started it (a SIGTERM to the parent alone,
+/// say). Returns false when `parent` (the process id the parent gave us) is already gone: the
+/// kernel re-parented us before the call, and the signal will never come.
+pub fn die_with_parent(parent: u32) -> bool {
+    // SAFETY: prctl with PR_SET_PDEATHSIG takes a signal number and touches no memory.
+    unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) };
+    // SAFETY: getppid cannot fail and touches no memory.
+    let now = unsafe { libc::getppid() };
+    u32::try_from(now).is_ok_and(|now| now == parent)
+}
+
 /// The real user and group ids, for the new user namespace's id maps.
 pub fn ids() -> (u32, u32) {
     // SAFETY: getuid/getgid cannot fail and touch no memory.

@@ -5,8 +5,11 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
 
-use super::client::{Cache, Client, ClientOptions, Mode, Test};
-use super::server::{Control, Server, ServerOptions};
+use super::meter::{Counters, Model};
+use super::protocol::Mode;
+use super::robot::{Cache, ClientOptions, Robot, Test};
+use super::server::{Control, ServeContext, Server, ServerOptions};
+use super::transport::Connector;
 use super::{run_here, Method, Pages, ReplayOptions, ServedSite};
 use crate::site::resolve::Resolver;
 
@@ -45,17 +48,66 @@ fn gif(len: usize) -> Vec<u8> {
     bytes
 }
 
-/// Runs `f` against a server for `site`.
-fn with_server<T>(
+/// A running server for a test: its address and the admission state its own client uses.
+struct Running<'a> {
+    addr: SocketAddr,
+    control: &'a Control,
+}
+
+impl Running<'_> {
+    /// One visit of `page` by the robot in `mode`, checked against `expected`.
+    fn visit(
+        &self,
+        expected: &ServedSite,
+        mode: Mode,
+        test: Test,
+        cache: &mut Cache,
+    ) -> Result<Counters, String> {
+        let resolver = Resolver::new(&expected.site, None);
+        let opts = ClientOptions::default();
+        let robot = Robot::new(expected, &resolver, &opts);
+        let connector = Connector {
+            addr: self.addr,
+            tcp: opts.tcp,
+            timeout: opts.timeout,
+            model: Model {
+                mss: 1460,
+                server_buffer: 64 << 10,
+            },
+            own: &self.control.own,
+        };
+        mode.spec()
+            .client
+            .visit(&robot, &connector, "index.html", test, cache)
+            .map(|v| v.counters)
+    }
+}
+
+fn mode(name: &str) -> Mode {
+    Mode::named(name).unwrap()
+}
+
+/// Runs `f` against an HTTP/1 server for `site`.
+fn with_server<T>(site: &ServedSite, opts: ServerOptions, f: impl FnOnce(&Running) -> T) -> T {
+    with_mode_server(site, opts, mode("persistent"), f)
+}
+
+/// Runs `f` against the server half of `mode` for `site`.
+fn with_mode_server<T>(
     site: &ServedSite,
     opts: ServerOptions,
-    f: impl FnOnce(SocketAddr, &Resolver) -> T,
+    mode: Mode,
+    f: impl FnOnce(&Running) -> T,
 ) -> T {
     let resolver = Resolver::new(&site.site, None);
     let control = Control::default();
+    let cx = ServeContext::new(site, &resolver, &opts);
     std::thread::scope(|scope| {
-        let server = Server::start(scope, site, &resolver, &opts, &control).unwrap();
-        let out = f(server.addr, &resolver);
+        let server = Server::start(scope, &cx, &control, mode.spec().server).unwrap();
+        let out = f(&Running {
+            addr: server.addr,
+            control: &control,
+        });
         server.stop();
         out
     })
@@ -76,7 +128,8 @@ fn exchange(addr: SocketAddr, request: &[u8]) -> String {
 #[test]
 fn http10_request_gets_the_file_and_a_close() {
     let site = site();
-    with_server(&site, ServerOptions::default(), |addr, _| {
+    with_server(&site, ServerOptions::default(), |server| {
+        let addr = server.addr;
         let text = exchange(addr, b"GET /a.gif HTTP/1.0\r\n\r\n");
         assert!(text.starts_with("HTTP/1.0 200 OK\r\n"), "{text}");
         assert!(text.contains("Content-Length: 70\r\n"));
@@ -88,7 +141,8 @@ fn http10_request_gets_the_file_and_a_close() {
 #[test]
 fn head_has_headers_but_no_body() {
     let site = site();
-    with_server(&site, ServerOptions::default(), |addr, _| {
+    with_server(&site, ServerOptions::default(), |server| {
+        let addr = server.addr;
         let text = exchange(
             addr,
             b"HEAD /img/b.gif HTTP/1.1\r\nConnection: close\r\n\r\n",
@@ -102,7 +156,8 @@ fn head_has_headers_but_no_body() {
 fn pipelined_requests_are_answered_in_order_and_validators_give_304() {
     let site = site();
     let etag = site.resource("a.gif").unwrap().etag.clone();
-    with_server(&site, ServerOptions::default(), |addr, _| {
+    with_server(&site, ServerOptions::default(), |server| {
+        let addr = server.addr;
         let request = format!(
             "GET /a.gif HTTP/1.1\r\n\r\nGET /img/b.gif HTTP/1.1\r\n\r\n\
              GET /a.gif HTTP/1.1\r\nIf-None-Match: {etag}\r\nConnection: close\r\n\r\n"
@@ -120,7 +175,8 @@ fn pipelined_requests_are_answered_in_order_and_validators_give_304() {
 #[test]
 fn deflate_is_sent_only_to_clients_that_accept_it() {
     let site = site();
-    with_server(&site, ServerOptions::default(), |addr, _| {
+    with_server(&site, ServerOptions::default(), |server| {
+        let addr = server.addr;
         let plain = exchange(addr, b"GET / HTTP/1.0\r\n\r\n");
         assert!(!plain.contains("Content-Encoding"));
         let mut stream = TcpStream::connect(addr).unwrap();
@@ -140,7 +196,8 @@ fn deflate_is_sent_only_to_clients_that_accept_it() {
 #[test]
 fn traversal_and_unknown_paths_are_404_and_garbage_is_400() {
     let site = site();
-    with_server(&site, ServerOptions::default(), |addr, _| {
+    with_server(&site, ServerOptions::default(), |server| {
+        let addr = server.addr;
         for target in [
             "/../../etc/passwd",
             "/%2e%2e/%2e%2e/etc/passwd",
@@ -160,7 +217,8 @@ fn traversal_and_unknown_paths_are_404_and_garbage_is_400() {
 #[test]
 fn oversized_request_heads_are_refused() {
     let site = site();
-    with_server(&site, ServerOptions::default(), |addr, _| {
+    with_server(&site, ServerOptions::default(), |server| {
+        let addr = server.addr;
         let mut request = b"GET / HTTP/1.1\r\nX-Long: ".to_vec();
         request.extend(std::iter::repeat_n(b'a', 20_000));
         let text = exchange(addr, &request);
@@ -175,7 +233,8 @@ fn a_request_head_that_trickles_in_is_cut_off() {
         request_timeout: Duration::from_millis(300),
         ..ServerOptions::default()
     };
-    with_server(&site, opts, |addr, _| {
+    with_server(&site, opts, |server| {
+        let addr = server.addr;
         let mut stream = TcpStream::connect(addr).unwrap();
         stream
             .set_read_timeout(Some(Duration::from_secs(3)))
@@ -195,19 +254,12 @@ fn a_request_head_that_trickles_in_is_cut_off() {
 #[test]
 fn a_silent_client_does_not_stall_the_others() {
     let site = site();
-    let client_opts = ClientOptions::default();
-    with_server(&site, ServerOptions::default(), |addr, resolver| {
-        let mut idle = TcpStream::connect(addr).unwrap();
+    with_server(&site, ServerOptions::default(), |server| {
+        let mut idle = TcpStream::connect(server.addr).unwrap();
         idle.write_all(b"GET /a.gif HTTP/1.1\r\nHo").unwrap();
-        let client = Client::new(addr, &site, resolver, &client_opts);
         let started = std::time::Instant::now();
-        let counters = client
-            .visit(
-                "index.html",
-                Mode::Pipelined,
-                Test::First,
-                &mut Cache::default(),
-            )
+        let counters = server
+            .visit(&site, mode("pipelined"), Test::First, &mut Cache::default())
             .unwrap();
         assert!(started.elapsed() < Duration::from_secs(5));
         assert_eq!(counters.requests, 5);
@@ -216,43 +268,72 @@ fn a_silent_client_does_not_stall_the_others() {
 }
 
 #[test]
+fn connections_held_by_others_never_refuse_the_replays_own_client() {
+    let site = site();
+    let opts = ServerOptions {
+        max_connections: 4,
+        ..ServerOptions::default()
+    };
+    for m in Mode::all() {
+        with_mode_server(&site, opts.clone(), m, |server| {
+            // Others fill every slot and sit there.
+            let held: Vec<TcpStream> = (0..4)
+                .map(|_| TcpStream::connect(server.addr).unwrap())
+                .collect();
+            std::thread::sleep(Duration::from_millis(100));
+            // One more from elsewhere is refused…
+            let mut refused = TcpStream::connect(server.addr).unwrap();
+            refused
+                .set_read_timeout(Some(Duration::from_secs(2)))
+                .unwrap();
+            let mut answer = Vec::new();
+            let _ = refused.read_to_end(&mut answer);
+            assert!(!answer.is_empty(), "{m}: a refusal, then the close");
+            // …but the replay's own client still gets through.
+            let mut cache = Cache::default();
+            server
+                .visit(&site, m, Test::First, &mut cache)
+                .unwrap_or_else(|e| panic!("{m}: {e}"));
+            assert_eq!(cache.len(), 5, "{m}: every resource arrived");
+            drop(held);
+        });
+    }
+}
+
+#[test]
 fn the_robot_fetches_what_a_browser_would_once_each() {
     let site = site();
-    let client_opts = ClientOptions::default();
-    with_server(&site, ServerOptions::default(), |addr, resolver| {
-        let client = Client::new(addr, &site, resolver, &client_opts);
-        for mode in Mode::ALL {
+    for m in Mode::all() {
+        with_mode_server(&site, ServerOptions::default(), m, |server| {
             let mut cache = Cache::default();
-            let first = client
-                .visit("index.html", mode, Test::First, &mut cache)
-                .unwrap();
-            // Page, style sheet, a.gif (once), img/b.gif, and the sheet's background.
-            assert_eq!(first.requests, 5, "{mode:?}");
-            assert_eq!(cache.len(), 5);
-            let validate = client
-                .visit("index.html", mode, Test::Validate, &mut cache)
-                .unwrap();
-            assert_eq!(validate.requests, 5, "{mode:?}");
+            let first = server.visit(&site, m, Test::First, &mut cache).unwrap();
+            // Page, style sheet, a.gif (once), img/b.gif, and the sheet's background: asked
+            // for, or pushed.
+            // With push, the page brings its sheet and images; the sheet's background is
+            // still asked for.
+            let pushed = m == mode("h2c-push");
+            assert_eq!(first.requests, if pushed { 2 } else { 5 }, "{m}");
+            assert_eq!(cache.len(), 5, "{m}");
+            let validate = server.visit(&site, m, Test::Validate, &mut cache).unwrap();
+            assert_eq!(validate.requests, 5, "{m}");
             assert!(validate.bytes_down < first.bytes_down);
-            let expected_connections = if mode == Mode::Http10 { 5 } else { 1 };
-            assert_eq!(first.connections, expected_connections, "{mode:?}");
-        }
-    });
+            let expected_connections = if m == mode("http10") { 5 } else { 1 };
+            assert_eq!(first.connections, expected_connections, "{m}");
+        });
+    }
 }
 
 #[test]
 fn requests_outstanding_when_the_server_closes_are_reissued() {
     let site = site();
-    let client_opts = ClientOptions::default();
     let server_opts = ServerOptions {
         close_after: Some(2),
         ..ServerOptions::default()
     };
-    with_server(&site, server_opts, |addr, resolver| {
-        let client = Client::new(addr, &site, resolver, &client_opts);
+    with_server(&site, server_opts, |server| {
         let mut cache = Cache::default();
-        let counters = client
-            .visit("index.html", Mode::Pipelined, Test::First, &mut cache)
+        let counters = server
+            .visit(&site, mode("pipelined"), Test::First, &mut cache)
             .unwrap();
         assert_eq!(cache.len(), 5, "every resource arrived and verified");
         assert!(counters.connections >= 3, "{counters:?}");
@@ -269,14 +350,11 @@ fn a_body_that_differs_from_the_site_is_an_error() {
         .collect();
     files.insert("img/b.gif".into(), gif(4999));
     let expected = ServedSite::from_memory("expected", files);
-    let client_opts = ClientOptions::default();
-    with_server(&served, ServerOptions::default(), |addr, _| {
-        let resolver = Resolver::new(&expected.site, None);
-        let client = Client::new(addr, &expected, &resolver, &client_opts);
-        let err = client
+    with_server(&served, ServerOptions::default(), |server| {
+        let err = server
             .visit(
-                "index.html",
-                Mode::Persistent,
+                &expected,
+                mode("persistent"),
                 Test::First,
                 &mut Cache::default(),
             )
@@ -289,7 +367,7 @@ fn a_body_that_differs_from_the_site_is_an_error() {
 }
 
 #[test]
-fn rows_hold_medians_over_the_runs_and_data_segments_do_not_vary() {
+fn rows_hold_deterministic_figures_and_the_kernels_spread() {
     let site = site();
     let opts = ReplayOptions {
         runs: 3,
@@ -303,15 +381,16 @@ fn rows_hold_medians_over_the_runs_and_data_segments_do_not_vary() {
         tcp_maxseg: Some(1460 + 12),
     };
     let replay = run_here(&site, &opts, method).unwrap();
-    assert_eq!(replay.rows.len(), 8);
+    assert_eq!(replay.rows.len(), 2 * Mode::defaults().len());
     for row in &replay.rows {
         assert_eq!(row.runs, 3);
-        assert!(row.packets_range.min <= row.packets && row.packets <= row.packets_range.max);
+        let k = &row.kernel.packets;
+        assert!(k.min <= k.median && k.median <= k.max, "{row:?}");
+        assert!(row.lower_bound <= row.packets, "{row:?}");
+        assert!(row.efficiency <= 1.0, "{row:?}");
         assert!(row.data_segments_up + row.data_segments_down <= row.packets);
-        assert_eq!(
-            row.data_segments_range.min, row.data_segments_range.max,
-            "{row:?}"
-        );
         assert!(row.overhead_pct > 0.0 && row.overhead_pct < 100.0);
+        let t = &row.time;
+        assert!(t.first_byte_ms.median <= t.complete_ms.median, "{row:?}");
     }
 }

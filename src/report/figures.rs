@@ -2,11 +2,9 @@
 //! headline, where the savings come from, the replay matrix. One place, so the two agree.
 
 use super::model::Report;
-use super::replay::ReplayRow;
 use super::thousands;
+use crate::replay::{ReplayRow, Spread};
 
-/// The protocol modes in the order the paper lists them.
-pub const MODES: [&str; 4] = ["http10", "persistent", "pipelined", "pipelined-deflate"];
 /// The two tests: an empty cache, then revalidating everything.
 pub const TESTS: [&str; 2] = ["first", "validate"];
 
@@ -61,9 +59,10 @@ pub fn headline(report: &Report) -> Option<Headline> {
         })
 }
 
-/// The modes that have at least one replay row, in [`MODES`] order, then any unknown ones.
+/// The modes that have at least one replay row, in the replay's table order, then any unknown
+/// ones (a report written by another version).
 pub fn modes(report: &Report) -> Vec<String> {
-    let mut out: Vec<String> = MODES
+    let mut out: Vec<String> = crate::replay::Mode::names()
         .iter()
         .filter(|m| report.replay.iter().any(|r| r.mode == **m))
         .map(|m| m.to_string())
@@ -74,6 +73,22 @@ pub fn modes(report: &Report) -> Vec<String> {
         }
     }
     out
+}
+
+/// A measured figure as `median (low–high)`, the range the report uses for it.
+pub fn spread_text(s: &Spread, digits: usize) -> String {
+    let (lo, hi) = s.range();
+    format!("{:.digits$} ({lo:.digits$}–{hi:.digits$})", s.median)
+}
+
+/// The reduction between two measured figures, or "no measurable change" when their ranges
+/// overlap.
+pub fn measured_reduction_text(before: &Spread, after: &Spread) -> String {
+    if before.overlaps(after) {
+        "no measurable change".into()
+    } else {
+        reduction_text(before.median, after.median)
+    }
 }
 
 /// `100 × (1 − after / before)`, `None` when `before` is 0.
@@ -110,12 +125,51 @@ pub fn css_choice(m: &crate::rewrite::markup::MarkupReport) -> String {
     }
 }
 
-/// Where the generated CSS is: `+ N bytes of shared CSS`, or inside the pages.
+/// Where the generated CSS went, in words that agree with the mode.
 pub fn css_placement(m: &crate::rewrite::markup::MarkupReport) -> String {
-    match m.css_bytes {
-        0 => "CSS inside the pages".to_string(),
-        n => format!("+ {} bytes of shared CSS", thousands(n)),
+    match (m.css_mode.as_str(), &m.css_path) {
+        ("site-sheet", Some(path)) => format!(
+            "CSS in the shared sheet {path} ({} bytes)",
+            thousands(m.css_bytes)
+        ),
+        ("site-sheet", None) => "no shared sheet was needed".to_string(),
+        ("per-page", _) => "CSS in a <style> block per page".to_string(),
+        ("inline-style", _) => "CSS in style attributes".to_string(),
+        (other, _) => format!("CSS placed by mode {other}"),
     }
+}
+
+/// The markup stage in one line: constructs, pages, and its effect on bytes raw and deflated
+/// (the shared sheet counted with the pages), which need not agree in sign.
+pub fn markup_line(m: &crate::rewrite::markup::MarkupReport) -> String {
+    let before: usize = m.constructs_before.values().sum();
+    let after: usize = m.constructs_after.values().sum();
+    let what = if m.css_bytes > 0 {
+        "HTML + sheet"
+    } else {
+        "HTML"
+    };
+    let raw_after = m.html_bytes_after + m.css_bytes;
+    let deflated_after = m.html_deflated_after + m.css_deflated;
+    let change = |b: u64, a: u64| match reduction_pct(b as f64, a as f64) {
+        Some(0.0) => "±0.0%".to_string(),
+        Some(p) => format!("{:+.1}%", -p),
+        None => "n/a".to_string(),
+    };
+    format!(
+        "markup → CSS ({}): {before} → {after} presentational constructs in {} page{}; {what} \
+         {} → {} bytes ({}), deflated {} → {} ({}); {}",
+        css_choice(m),
+        m.pages_changed,
+        if m.pages_changed == 1 { "" } else { "s" },
+        thousands(m.html_bytes_before),
+        thousands(raw_after),
+        change(m.html_bytes_before, raw_after),
+        thousands(m.html_deflated_before),
+        thousands(deflated_after),
+        change(m.html_deflated_before, deflated_after),
+        css_placement(m)
+    )
 }
 
 /// One line on the images that look like text (audit only), or `None` when there are none.
@@ -184,7 +238,6 @@ pub fn signed(n: i64) -> String {
 #[cfg(test)]
 pub fn sample() -> Report {
     use super::model::{BudgetResult, CompressionReport, ImageRow, ImagesTotal};
-    use super::replay::Range;
     use crate::deflate::{Estimate, Sizes};
     use crate::error::Problem;
     use crate::image::Outcome;
@@ -221,35 +274,7 @@ pub fn sample() -> Report {
             "kept:png-larger(+37 B)",
         ),
     ];
-    let replay_row = |site: &str, mode: &str, test: &str, packets: u64, bytes: u64| ReplayRow {
-        site: site.into(),
-        page: "index.html".into(),
-        mode: mode.into(),
-        test: test.into(),
-        runs: 5,
-        requests: 10,
-        connections: 1,
-        bytes_up: bytes / 10,
-        bytes_down: bytes - bytes / 10,
-        packets_up: packets / 2,
-        packets_down: packets - packets / 2,
-        packets,
-        packets_range: Range {
-            min: packets,
-            max: packets + 2,
-        },
-        data_segments_up: 10,
-        data_segments_down: packets / 2,
-        data_segments_range: Range { min: 20, max: 20 },
-        min_packets: packets * 3 / 4,
-        efficiency: 0.75,
-        overhead_pct: 3.5,
-        retransmits: 0,
-        elapsed_ms: 12.5,
-        elapsed_ms_range: [11.0, 14.0],
-        method: "netns".into(),
-        mss: 1460,
-    };
+    let replay_row = crate::replay::row::sample_row;
     let mut replay = Vec::new();
     for (site, scale) in [("original", 4u64), ("rewritten", 3)] {
         for mode in ["http10", "pipelined"] {
@@ -263,16 +288,24 @@ pub fn sample() -> Report {
             ));
         }
     }
-    let estimate = |raw: u64, d6: u64| Estimate {
-        rule: "saves at least 100 bytes".into(),
-        totals: Sizes {
+    let estimate = |raw: u64, d6: u64| {
+        let sizes = Sizes {
             raw,
             deflate6: d6,
             deflate9: d6,
             best: d6,
             gzip6: d6 + 12,
-        },
-        ..Estimate::default()
+        };
+        Estimate {
+            rule: "saves at least 100 bytes".into(),
+            files: vec![crate::deflate::FileEstimate {
+                path: "index.html".into(),
+                sizes,
+                worth_it: true,
+            }],
+            totals: sizes,
+            ..Estimate::default()
+        }
     };
     let mut report = Report::new(std::path::Path::new("sites/demo & co"));
     report.images_total = ImagesTotal::of(&images);
@@ -309,12 +342,14 @@ pub fn sample() -> Report {
             limit: 100_000.0,
             actual: Some(150_000.0),
             passed: false,
+            unmeasured: None,
         },
         BudgetResult {
             name: "max-packets(pipelined, first)".into(),
             limit: 200.0,
             actual: Some(120.0),
             passed: true,
+            unmeasured: None,
         },
     ];
     report.problems = vec![Problem::new("a<b>.html", "unreadable", "bad & worse")];

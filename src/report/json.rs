@@ -8,8 +8,3 @@ pub fn to_string<T: Serialize>(value: &T) -> String {
     text.push('\n');
     text
 }
-
-/// Writes a report as JSON to a temporary name next to `path`, then renames it into place.
-pub fn write<T: Serialize>(path: &std::path::Path, value: &T) -> crate::error::Result<()> {
-    super::write_file(path, to_string(value).as_bytes())
-}

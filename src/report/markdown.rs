@@ -16,6 +16,7 @@ pub fn render(report: &Report) -> String {
     let _ = writeln!(out, "## webdiet audit: {}\n", cell(&report.site.name));
     headline(&mut out, report);
     savings(&mut out, report);
+    opportunities(&mut out, report);
     replay(&mut out, report);
     images(&mut out, report);
     markup(&mut out, report);
@@ -98,9 +99,16 @@ fn savings(out: &mut String, report: &Report) {
     );
     if let Some(saved) = markup {
         let n = |key| figures::markup_number(report, key).map_or("—".into(), thousands);
+        let deflated = report.markup.as_ref().map_or(String::new(), |m| {
+            format!(
+                "; deflated {} → {} bytes",
+                thousands(m.html_deflated_before),
+                thousands(m.html_deflated_after + m.css_deflated)
+            )
+        });
         let _ = writeln!(
             out,
-            "| markup → CSS | {} | HTML {} → {} bytes, style sheet {} bytes |",
+            "| markup → CSS | {} | HTML {} → {} bytes, style sheet {} bytes{deflated} |",
             figures::signed(saved),
             n("html_bytes_before"),
             n("html_bytes_after"),
@@ -111,7 +119,7 @@ fn savings(out: &mut String, report: &Report) {
         let e = c.rewritten.as_ref().unwrap_or(&c.original);
         let _ = writeln!(
             out,
-            "| deflate (level 6) | {} | text {} → {} bytes; rule: {} |",
+            "| deflate (level 6; only in pipelined-deflate, not in the headline) | {} | text {} → {} bytes; rule: {} |",
             figures::signed(saved),
             thousands(e.totals.raw),
             thousands(e.totals.deflate6),
@@ -120,6 +128,43 @@ fn savings(out: &mut String, report: &Report) {
     }
     if let Some(line) = figures::text_images_line(report) {
         let _ = writeln!(out, "\n{}", upper_first(&line));
+    }
+    let _ = writeln!(out);
+}
+
+fn opportunities(out: &mut String, report: &Report) {
+    if report.opportunities.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "### Opportunities\n\nRanked by packets, then bytes, a first visit saves. *done*: the \
+         rewrite did it; *reported*: a person must.\n\n\
+         | Opportunity | Status | Bytes | Requests | Packets | Files | Basis |\n\
+         |---|---|---:|---:|---:|---|---|"
+    );
+    let n = |v: Option<i64>| v.map_or("—".to_string(), figures::signed);
+    for o in &report.opportunities {
+        let files = match o.files.len() {
+            0 => "—".to_string(),
+            1..=3 => o
+                .files
+                .iter()
+                .map(|f| cell(f))
+                .collect::<Vec<_>>()
+                .join(", "),
+            k => format!("{}, … ({k} files)", cell(&o.files[0])),
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {files} | {} |",
+            cell(&o.title),
+            o.status,
+            n(o.bytes),
+            n(o.requests),
+            n(o.packets),
+            cell(&o.basis)
+        );
     }
     let _ = writeln!(out);
 }
@@ -133,17 +178,19 @@ fn replay(out: &mut String, report: &Report) {
     if let Some(r) = report.replay.first() {
         let _ = writeln!(
             out,
-            "Page {}, MSS {}, medians over {} run(s), method {}.\n",
+            "Page {}, MSS {}, method {}. Packets by the paper's rules are the same on every \
+             run; the kernel's count is the median of {} run(s) with its range (\"no measurable \
+             change\" when the two ranges overlap).\n",
             cell(&r.page),
             r.mss,
-            r.runs,
-            cell(&r.method)
+            cell(&r.method),
+            r.runs
         );
     }
     let _ = writeln!(
         out,
-        "| Mode | Test | Packets original | Packets rewritten | Δ packets | Bytes original | Bytes rewritten | Δ bytes |\n\
-         |---|---|---:|---:|---:|---:|---:|---:|"
+        "| Mode | Test | Packets original | Packets rewritten | Δ packets | Kernel original | Kernel rewritten | Δ kernel | Bytes original | Bytes rewritten | Δ bytes |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     );
     for mode in figures::modes(report) {
         for test in TESTS {
@@ -152,23 +199,35 @@ fn replay(out: &mut String, report: &Report) {
             if before.is_none() && after.is_none() {
                 continue;
             }
-            let num = |r: Option<&super::replay::ReplayRow>,
-                       f: fn(&super::replay::ReplayRow) -> u64| {
+            let num = |r: Option<&crate::replay::ReplayRow>,
+                       f: fn(&crate::replay::ReplayRow) -> u64| {
                 r.map_or("—".into(), |r| thousands(f(r)))
             };
-            let delta = |f: fn(&super::replay::ReplayRow) -> u64| match (before, after) {
+            let delta = |f: fn(&crate::replay::ReplayRow) -> u64| match (before, after) {
                 (Some(b), Some(a)) => figures::reduction_text(f(b) as f64, f(a) as f64),
                 _ => "—".into(),
             };
-            let packets = |r: &super::replay::ReplayRow| r.packets;
-            let bytes = |r: &super::replay::ReplayRow| r.bytes_up + r.bytes_down;
+            let packets = |r: &crate::replay::ReplayRow| r.packets;
+            let bytes = |r: &crate::replay::ReplayRow| r.bytes_up + r.bytes_down;
+            let kernel = |r: Option<&crate::replay::ReplayRow>| {
+                r.map_or("—".into(), |r| figures::spread_text(&r.kernel.packets, 0))
+            };
+            let kernel_delta = match (before, after) {
+                (Some(b), Some(a)) => {
+                    figures::measured_reduction_text(&b.kernel.packets, &a.kernel.packets)
+                }
+                _ => "—".into(),
+            };
             let _ = writeln!(
                 out,
-                "| {} | {test} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {test} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 cell(&mode),
                 num(before, packets),
                 num(after, packets),
                 delta(packets),
+                kernel(before),
+                kernel(after),
+                kernel_delta,
                 num(before, bytes),
                 num(after, bytes),
                 delta(bytes),
@@ -276,7 +335,13 @@ fn budgets(out: &mut String, report: &Report) {
             "| {} | {} | {} | {} |",
             cell(&b.name),
             number(b.limit),
-            b.actual.map_or_else(|| "not measured".to_string(), number),
+            b.actual.map_or_else(
+                || format!(
+                    "not measured: {}",
+                    b.unmeasured.as_deref().unwrap_or("no figure")
+                ),
+                number
+            ),
             if b.passed { "pass" } else { "**FAIL**" }
         );
     }
@@ -323,9 +388,11 @@ mod tests {
             "{md}"
         );
         assert!(md.contains(
-            "| markup → CSS | 8,000 | HTML 40,000 → 30,000 bytes, style sheet 2,000 bytes |"
+            "| markup → CSS | 8,000 | HTML 40,000 → 30,000 bytes, style sheet 2,000 bytes; deflated"
         ));
-        assert!(md.contains("| deflate (level 6) | 23,000 |"));
+        assert!(md.contains(
+            "| deflate (level 6; only in pipelined-deflate, not in the headline) | 23,000 |"
+        ));
     }
 
     #[test]
@@ -344,10 +411,27 @@ mod tests {
     }
 
     #[test]
+    fn a_measured_change_inside_the_noise_is_no_measurable_change() {
+        let mut report = figures::sample();
+        for row in &mut report.replay {
+            // Both versions' kernel counts spread over the same range.
+            row.kernel.packets = crate::replay::Spread::of([100.0, 130.0, 160.0]);
+        }
+        let md = render(&report);
+        assert!(
+            md.contains("| http10 | first | 160 | 120 | -25.0% | 130 (100–160) | 130 (100–160) | no measurable change |"),
+            "{md}"
+        );
+    }
+
+    #[test]
     fn replay_matrix_has_a_row_per_mode_and_test() {
         let md = render(&figures::sample());
         assert!(
-            md.contains("| http10 | first | 160 | 120 | -25.0% | 200,000 | 150,000 | -25.0% |"),
+            md.contains(
+                "| http10 | first | 160 | 120 | -25.0% | 161 (160–162) | 121 (120–122) | -24.8% \
+                 | 200,000 | 150,000 | -25.0% |"
+            ),
             "{md}"
         );
         assert!(md.contains("| pipelined | validate | 40 | 30 |"));

@@ -5,6 +5,7 @@ pub mod html;
 pub mod json;
 pub mod markdown;
 mod model;
+pub mod opportunities;
 pub mod replay;
 pub mod summary;
 pub mod terminal;
@@ -14,17 +15,21 @@ pub use model::{
     RewriteSummary, SiteInfo, Tool, SCHEMA_VERSION,
 };
 
-/// Writes a report file through a temporary name and a rename, so that no reader ever sees
-/// half of it; creates the directory.
-pub fn write_file(path: &std::path::Path, bytes: &[u8]) -> crate::error::Result<()> {
-    use crate::error::Error;
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    }
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    let tmp = path.with_file_name(format!(".{name}.partial-{}", std::process::id()));
-    std::fs::write(&tmp, bytes).map_err(|e| Error::io(&tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
+/// How much the terminal output says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Verbosity {
+    Quiet,
+    #[default]
+    Normal,
+    Verbose,
+}
+
+/// How the text exporters write: colours, and how much detail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TextStyle {
+    /// ANSI colours. Default: off.
+    pub color: bool,
+    pub verbosity: Verbosity,
 }
 
 /// `1234567` → `1,234,567`.

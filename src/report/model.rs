@@ -10,10 +10,10 @@ use crate::deflate::Estimate;
 use crate::error::Problem;
 use crate::image::Outcome;
 use crate::inventory::{BrokenReference, Inventory, TypeStats};
-use crate::report::replay::ReplayRow;
+use crate::replay::ReplayRow;
 
 /// The version of the `report.json` layout; bumped whenever a key changes meaning or goes away.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Everything `report.json` holds (documented field by field in `docs/report-schema.md`).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -39,6 +39,9 @@ pub struct Report {
     pub replay_method: Option<String>,
     /// Budgets checked and whether each held.
     pub budgets: Vec<BudgetResult>,
+    /// What the rewrite saved and what it only reports, ranked (`report::opportunities`).
+    #[serde(default)]
+    pub opportunities: Vec<super::opportunities::Opportunity>,
     /// Trouble met on the way (one bad file never stops the run).
     pub problems: Vec<Problem>,
     /// Wall-clock milliseconds per stage. Timings (here, in `images` and in `replay`) and the
@@ -171,6 +174,9 @@ pub struct BudgetResult {
     /// What was measured; `null` when it could not be (e.g. the replay was skipped).
     pub actual: Option<f64>,
     pub passed: bool,
+    /// Why `actual` is `null`: what was skipped or missing.
+    #[serde(default)]
+    pub unmeasured: Option<String>,
 }
 
 /// What happened to one GIF.

@@ -3,13 +3,13 @@
 
 use std::fmt::Write;
 
-use super::replay::ReplayRow;
+use super::TextStyle;
 use super::{thousands, Report};
-use crate::config::{Config, OutputPaths};
 use crate::image::Outcome;
+use crate::replay::{ReplayRow, Spread};
 
-fn paint(text: &str, code: &str, config: &Config) -> String {
-    if config.color {
+fn paint(text: &str, code: &str, style: &TextStyle) -> String {
+    if style.color {
         format!("\x1b[{code}m{text}\x1b[0m")
     } else {
         text.to_string()
@@ -24,6 +24,16 @@ fn change(before: f64, after: f64) -> String {
     format!("{:+.1}%", 100.0 * (after - before) / before)
 }
 
+/// The change between two measured figures, or "no measurable change" when their ranges over
+/// the runs overlap.
+pub fn measured_change(before: &Spread, after: &Spread) -> String {
+    if before.overlaps(after) {
+        "no measurable change".to_string()
+    } else {
+        change(before.median, after.median)
+    }
+}
+
 fn row<'a>(report: &'a Report, site: &str, mode: &str, test: &str) -> Option<&'a ReplayRow> {
     report
         .replay
@@ -32,16 +42,16 @@ fn row<'a>(report: &'a Report, site: &str, mode: &str, test: &str) -> Option<&'a
 }
 
 /// The full summary.
-pub fn audit(report: &Report, out: &OutputPaths, config: &Config) -> String {
+pub fn audit(report: &Report, reports_at: &std::path::Path, style: &TextStyle) -> String {
     let mut s = String::new();
     let target = match &report.site.rewritten {
         Some(dir) => format!("→ {dir}"),
-        None => "(dry run: nothing written)".to_string(),
+        None => "(dry run: reports only, no rewritten site kept)".to_string(),
     };
     let _ = writeln!(
         s,
         "{} {target}",
-        paint(&format!("webdiet audit {}", report.site.path), "1", config)
+        paint(&format!("webdiet audit {}", report.site.path), "1", style)
     );
 
     // Headline: a first visit, pipelined, before → after.
@@ -55,7 +65,7 @@ pub fn audit(report: &Report, out: &OutputPaths, config: &Config) -> String {
             "  first visit: {} → {} bytes ({}), {} → {} requests",
             thousands(ob),
             thousands(rb),
-            paint(&change(ob as f64, rb as f64), "32", config),
+            paint(&change(ob as f64, rb as f64), "32", style),
             o.requests,
             r.requests
         );
@@ -74,20 +84,7 @@ pub fn audit(report: &Report, out: &OutputPaths, config: &Config) -> String {
     );
     match &report.markup {
         Some(m) => {
-            let before: usize = m.constructs_before.values().sum();
-            let after: usize = m.constructs_after.values().sum();
-            let sheet = super::figures::css_placement(m);
-            let _ = writeln!(
-                s,
-                "  markup → CSS ({}): {before} → {after} presentational constructs, HTML {} → {} bytes, {sheet} ({})",
-                super::figures::css_choice(m),
-                thousands(m.html_bytes_before),
-                thousands(m.html_bytes_after),
-                change(
-                    m.html_bytes_before as f64,
-                    (m.html_bytes_after + m.css_bytes) as f64
-                )
-            );
+            let _ = writeln!(s, "  {}", super::figures::markup_line(m));
         }
         None => {
             let _ = writeln!(s, "  markup → CSS: not run");
@@ -110,51 +107,85 @@ pub fn audit(report: &Report, out: &OutputPaths, config: &Config) -> String {
         );
     }
 
-    // The replay matrix.
+    // The replay matrix: the deterministic packets, and the kernel's count with its noise.
     if !report.replay.is_empty() {
+        let runs = report.replay[0].runs;
         let _ = writeln!(s);
         let _ = writeln!(
             s,
-            "  packets, median of {} run{} — {}",
-            report.replay[0].runs,
-            if report.replay[0].runs == 1 { "" } else { "s" },
+            "  packets by the paper's rules (the same on every run); kernel count: median of {runs} \
+             run{} — {}",
+            if runs == 1 { "" } else { "s" },
             report.replay_method.as_deref().unwrap_or("")
         );
         let _ = writeln!(
             s,
-            "  {:<18} {:>30}   {:>28}",
+            "  {:<18} {:>30}   {:>30}",
             "mode", "first visit: original → rewritten", "validation: original → rewritten"
         );
-        for mode in ["http10", "persistent", "pipelined", "pipelined-deflate"] {
-            let cell = |test: &str| -> String {
-                match (
-                    row(report, "original", mode, test),
-                    row(report, "rewritten", mode, test),
-                ) {
-                    (Some(o), Some(r)) => format!(
-                        "{:>4} → {:>4} ({:>6})",
-                        o.packets,
-                        r.packets,
-                        change(o.packets as f64, r.packets as f64)
-                    ),
-                    _ => "-".to_string(),
-                }
+        for mode in super::figures::modes(report) {
+            let pair = |test: &str| {
+                Some((
+                    row(report, "original", &mode, test)?,
+                    row(report, "rewritten", &mode, test)?,
+                ))
             };
-            if row(report, "original", mode, "first").is_none()
-                && row(report, "original", mode, "validate").is_none()
-            {
+            let cell = |test: &str| match pair(test) {
+                Some((o, r)) => format!(
+                    "{:>5} → {:>5} ({:>6})",
+                    o.packets,
+                    r.packets,
+                    change(o.packets as f64, r.packets as f64)
+                ),
+                None => "-".to_string(),
+            };
+            let kernel = |test: &str| match pair(test) {
+                Some((o, r)) => format!(
+                    "{:>5} → {:>5} ({})",
+                    o.kernel.packets.median,
+                    r.kernel.packets.median,
+                    measured_change(&o.kernel.packets, &r.kernel.packets)
+                ),
+                None => "-".to_string(),
+            };
+            if pair("first").is_none() && pair("validate").is_none() {
                 continue;
             }
             let _ = writeln!(
                 s,
-                "  {:<18} {:>30}   {:>28}",
-                mode,
+                "  {mode:<18} {:>30}   {:>30}",
                 cell("first"),
                 cell("validate")
+            );
+            let _ = writeln!(
+                s,
+                "  {:<18} {:>30}   {:>30}",
+                "  kernel",
+                kernel("first"),
+                kernel("validate")
             );
         }
     }
 
+    if !report.opportunities.is_empty() {
+        let _ = writeln!(s);
+        let _ = writeln!(
+            s,
+            "  opportunities, ranked (first visit: bytes, requests, packets saved)"
+        );
+        for o in report.opportunities.iter().take(6) {
+            let n = |v: Option<i64>| v.map_or("—".to_string(), super::figures::signed);
+            let _ = writeln!(
+                s,
+                "  {:<9} {:>9} B {:>4} req {:>5} pkts  {}",
+                o.status,
+                n(o.bytes),
+                n(o.requests),
+                n(o.packets),
+                o.title
+            );
+        }
+    }
     if !report.rewrite.broken_by_rewrite.is_empty() {
         let _ = writeln!(
             s,
@@ -162,7 +193,7 @@ pub fn audit(report: &Report, out: &OutputPaths, config: &Config) -> String {
             paint(
                 &report.rewrite.broken_by_rewrite.len().to_string(),
                 "31",
-                config
+                style
             )
         );
     }
@@ -173,13 +204,13 @@ pub fn audit(report: &Report, out: &OutputPaths, config: &Config) -> String {
             report.problems.len()
         );
     }
-    s.push_str(&budgets(report, config));
-    let _ = writeln!(s, "  reports: {}", out.report_json().display());
+    s.push_str(&budgets(report, style));
+    let _ = writeln!(s, "  reports: {}", reports_at.display());
     s
 }
 
 /// The budget verdicts (also all that `--quiet` prints).
-pub fn budgets(report: &Report, config: &Config) -> String {
+pub fn budgets(report: &Report, style: &TextStyle) -> String {
     let mut s = String::new();
     if report.budgets.is_empty() {
         return s;
@@ -190,24 +221,25 @@ pub fn budgets(report: &Report, config: &Config) -> String {
         "  budgets: {} held, {}",
         report.budgets.len() - failed,
         if failed == 0 {
-            paint("none failed", "32", config)
+            paint("none failed", "32", style)
         } else {
-            paint(&format!("{failed} FAILED"), "31;1", config)
+            paint(&format!("{failed} FAILED"), "31;1", style)
         }
     );
     for b in &report.budgets {
-        let actual = b
-            .actual
-            .map(|a| format!("{a:.0}"))
-            .unwrap_or_else(|| "not measured".to_string());
+        let actual = match (b.actual, &b.unmeasured) {
+            (Some(a), _) => format!("measured {a:.0}"),
+            (None, Some(why)) => format!("not measured: {why}"),
+            (None, None) => "not measured".to_string(),
+        };
         let verdict = if b.passed {
-            paint("ok", "32", config)
+            paint("ok", "32", style)
         } else {
-            paint("FAILED", "31;1", config)
+            paint("FAILED", "31;1", style)
         };
         let _ = writeln!(
             s,
-            "    {verdict:<6} {}: limit {:.0}, measured {actual}",
+            "    {verdict:<6} {}: limit {:.0}, {actual}",
             b.name, b.limit
         );
     }

@@ -3,15 +3,15 @@
 use std::fmt::Write;
 
 use super::thousands;
-use crate::config::{Config, Verbosity};
+use super::{TextStyle, Verbosity};
 use crate::inventory::Inventory;
 use crate::site::FileKind;
 
 /// How many broken references the summary lists before "and N more".
 const TOP_BROKEN: usize = 10;
 
-fn bold(text: &str, config: &Config) -> String {
-    if config.color {
+fn bold(text: &str, style: &TextStyle) -> String {
+    if style.color {
         format!("\x1b[1m{text}\x1b[0m")
     } else {
         text.to_string()
@@ -19,19 +19,27 @@ fn bold(text: &str, config: &Config) -> String {
 }
 
 /// The `analyze` summary: counts and bytes by type, references, top broken references.
-pub fn inventory(inv: &Inventory, config: &Config) -> String {
+pub fn inventory(inv: &Inventory, style: &TextStyle) -> String {
     let mut out = String::new();
     let files = inv.pages + inv.resources;
     let _ = writeln!(
         out,
         "{}: {} page{}, {} other file{}, {} bytes",
-        bold(&inv.site, config),
+        bold(&inv.site, style),
         inv.pages,
         plural(inv.pages),
         inv.resources,
         plural(inv.resources),
         thousands(inv.bytes)
     );
+    if !inv.symlinks.is_empty() {
+        let _ = writeln!(
+            out,
+            "  and {} symbolic link{} inside the site (what they lead to is counted once)",
+            inv.symlinks.len(),
+            plural(inv.symlinks.len())
+        );
+    }
     let _ = writeln!(out);
     let _ = writeln!(
         out,
@@ -79,14 +87,14 @@ pub fn inventory(inv: &Inventory, config: &Config) -> String {
         inv.orphans.len(),
         inv.problems.len()
     );
-    if !inv.broken_references.is_empty() && config.verbosity != Verbosity::Quiet {
+    if !inv.broken_references.is_empty() && style.verbosity != Verbosity::Quiet {
         let _ = writeln!(out);
-        let limit = if config.verbosity == Verbosity::Verbose {
+        let limit = if style.verbosity == Verbosity::Verbose {
             usize::MAX
         } else {
             TOP_BROKEN
         };
-        let _ = writeln!(out, "  {}", bold("broken references", config));
+        let _ = writeln!(out, "  {}", bold("broken references", style));
         for b in inv.broken_references.iter().take(limit) {
             let _ = writeln!(out, "    {} → {}: {}", b.page, b.reference, b.reason);
         }
@@ -98,9 +106,9 @@ pub fn inventory(inv: &Inventory, config: &Config) -> String {
             );
         }
     }
-    if config.verbosity == Verbosity::Verbose && !inv.orphans.is_empty() {
+    if style.verbosity == Verbosity::Verbose && !inv.orphans.is_empty() {
         let _ = writeln!(out);
-        let _ = writeln!(out, "  {}", bold("orphans", config));
+        let _ = writeln!(out, "  {}", bold("orphans", style));
         for o in &inv.orphans {
             let _ = writeln!(out, "    {o}");
         }
@@ -120,7 +128,7 @@ fn plural(n: usize) -> &'static str {
 const TOP_IMAGES: usize = 5;
 
 /// The `rewrite` summary: image bytes before/after, counts by outcome, pages edited.
-pub fn rewrite(report: &super::Report, json: &std::path::Path, config: &Config) -> String {
+pub fn rewrite(report: &super::Report, json: &std::path::Path, style: &TextStyle) -> String {
     let mut out = String::new();
     let t = &report.images_total;
     let saved = t.from_bytes as i64 - t.to_bytes as i64;
@@ -132,7 +140,7 @@ pub fn rewrite(report: &super::Report, json: &std::path::Path, config: &Config) 
     let _ = writeln!(
         out,
         "{}: {} GIF{}, {} → {} bytes ({:+.1}%), {:.2} s",
-        bold(&report.site.path, config),
+        bold(&report.site.path, style),
         t.count,
         plural(t.count),
         thousands(t.from_bytes),
@@ -149,18 +157,7 @@ pub fn rewrite(report: &super::Report, json: &std::path::Path, config: &Config) 
         report.rewrite.documents_changed, report.rewrite.documents_copied
     );
     if let Some(m) = &report.markup {
-        let before: usize = m.constructs_before.values().sum();
-        let after: usize = m.constructs_after.values().sum();
-        let _ = writeln!(
-            out,
-            "  markup → CSS ({}): {before} → {after} presentational constructs in {} page{}, HTML {} → {} bytes, {}",
-            super::figures::css_choice(m),
-            m.pages_changed,
-            plural(m.pages_changed),
-            thousands(m.html_bytes_before),
-            thousands(m.html_bytes_after),
-            super::figures::css_placement(m)
-        );
+        let _ = writeln!(out, "  {}", super::figures::markup_line(m));
     }
     if let Some(line) = super::figures::text_images_line(report) {
         let _ = writeln!(out, "  {line}");
@@ -183,14 +180,14 @@ pub fn rewrite(report: &super::Report, json: &std::path::Path, config: &Config) 
         let _ = writeln!(
             out,
             "  {} references broken by the rewrite:",
-            bold(&report.rewrite.broken_by_rewrite.len().to_string(), config)
+            bold(&report.rewrite.broken_by_rewrite.len().to_string(), style)
         );
         for b in &report.rewrite.broken_by_rewrite {
             let _ = writeln!(out, "    {} → {}: {}", b.page, b.reference, b.reason);
         }
     }
-    if config.verbosity != Verbosity::Quiet {
-        let limit = if config.verbosity == Verbosity::Verbose {
+    if style.verbosity != Verbosity::Quiet {
+        let limit = if style.verbosity == Verbosity::Verbose {
             usize::MAX
         } else {
             TOP_IMAGES
@@ -203,7 +200,7 @@ pub fn rewrite(report: &super::Report, json: &std::path::Path, config: &Config) 
         rows.sort_by_key(|r| std::cmp::Reverse(r.from_bytes - r.to_bytes));
         if !rows.is_empty() {
             let _ = writeln!(out);
-            let _ = writeln!(out, "  {}", bold("largest savings", config));
+            let _ = writeln!(out, "  {}", bold("largest savings", style));
         }
         for r in rows.iter().take(limit) {
             let _ = writeln!(
@@ -217,8 +214,8 @@ pub fn rewrite(report: &super::Report, json: &std::path::Path, config: &Config) 
                 r.millis
             );
         }
-        if config.verbosity == Verbosity::Verbose {
-            let _ = writeln!(out, "  {}", bold("kept", config));
+        if style.verbosity == Verbosity::Verbose {
+            let _ = writeln!(out, "  {}", bold("kept", style));
             for r in report.images.iter().filter(|r| r.to_path == r.path) {
                 let _ = writeln!(out, "    {} {}", r.path, r.reason);
             }
@@ -230,33 +227,41 @@ pub fn rewrite(report: &super::Report, json: &std::path::Path, config: &Config) 
 
 /// The `verify` summary: pages checked, identical, the worst page; every differing page when
 /// verbose (the worst ten otherwise).
-pub fn verify(report: &crate::verify::VerifyReport, config: &Config) -> String {
+pub fn verify(report: &crate::verify::VerifyReport, style: &TextStyle) -> String {
+    let differs = report.pages.iter().any(|p| p.differing_pixels > 0)
+        || !report.problems.is_empty()
+        || !report.missing_in_rewritten.is_empty();
     let verdict = if report.all_identical() {
         "renders identically"
-    } else {
+    } else if differs {
         "RENDERING CHANGED"
+    } else {
+        "NOT VERIFIED"
     };
-    if config.verbosity == Verbosity::Quiet {
-        return format!("{}\n", bold(verdict, config));
+    let reasons: String = report.incomplete.iter().map(|r| format!("{r}\n")).collect();
+    if style.verbosity == Verbosity::Quiet {
+        return format!("{reasons}{}\n", bold(verdict, style));
     }
     let mut out = String::new();
     let checked = report.pages.len();
     let identical = report.identical();
-    let _ = writeln!(
-        out,
-        "{} vs {}: {checked} of {} page{} checked, {identical} pixel-identical",
-        bold(&report.original.display().to_string(), config),
-        report.rewritten.display(),
-        report.pages_in_both,
-        plural(report.pages_in_both),
-    );
+    if checked > 0 {
+        let _ = writeln!(
+            out,
+            "{} vs {}: {checked} of {} page{} checked, {identical} pixel-identical",
+            bold(&report.original.display().to_string(), style),
+            report.rewritten.display(),
+            report.pages_in_both,
+            plural(report.pages_in_both),
+        );
+    }
     let mut differing: Vec<_> = report
         .pages
         .iter()
         .filter(|p| p.differing_pixels > 0)
         .collect();
     differing.sort_by(|a, b| b.share.total_cmp(&a.share).then(a.page.cmp(&b.page)));
-    let shown = if config.verbosity == Verbosity::Verbose {
+    let shown = if style.verbosity == Verbosity::Verbose {
         differing.len()
     } else {
         differing.len().min(TOP_BROKEN)
@@ -309,6 +314,7 @@ pub fn verify(report: &crate::verify::VerifyReport, config: &Config) -> String {
             plural(report.problems.len())
         );
     }
-    let _ = writeln!(out, "{}", bold(verdict, config));
+    out.push_str(&reasons);
+    let _ = writeln!(out, "{}", bold(verdict, style));
     out
 }

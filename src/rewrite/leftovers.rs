@@ -10,6 +10,7 @@
 
 use std::collections::BTreeMap;
 
+use percent_encoding::percent_decode;
 use url::Url;
 
 use super::output::Staging;
@@ -17,7 +18,7 @@ use super::pages::Rename;
 use super::spans;
 use crate::site::charset;
 use crate::site::resolve::{Resolver, Target};
-use crate::site::{FileKind, Site};
+use crate::site::{name, FileKind, Site};
 
 /// Converted GIFs a rewritten document still refers to.
 pub(super) fn still_referenced(
@@ -63,12 +64,19 @@ pub(super) fn named_in_scripts(
         let name = path.rsplit('/').next().unwrap_or(path).to_lowercase();
         by_name.entry(name).or_default().push(path);
     }
+    // A script may name a GIF by a link to it.
+    for link in site.links.iter().filter(|l| !l.dir) {
+        if let Some((path, _)) = converted.get_key_value(&link.leads_to) {
+            let name = link.path.rsplit('/').next().unwrap_or(&link.path);
+            by_name.entry(name.to_lowercase()).or_default().push(path);
+        }
+    }
     let mut found = Vec::new();
     for file in &site.files {
         if !matches!(file.kind, FileKind::Html | FileKind::Js) {
             continue;
         }
-        let staged = staging.dir.join(&file.path);
+        let staged = staging.path(&file.path);
         let bytes = match std::fs::read(&staged) {
             Ok(bytes) => bytes,
             Err(_) => match site.read(&file.path) {
@@ -99,7 +107,8 @@ pub(super) fn named_in_scripts(
     found
 }
 
-/// Every `something.gif` in a text, lower-cased, without its directory.
+/// Every `something.gif` in a text, without its directory, as a lower-cased site path
+/// (percent-escapes decoded, bytes that are not UTF-8 escaped as in [`name`]).
 fn gif_names(bytes: &[u8]) -> Vec<String> {
     let mut names = Vec::new();
     let mut i = 0;
@@ -112,7 +121,8 @@ fn gif_names(bytes: &[u8]) -> Vec<String> {
                     .rposition(|&b| b.is_ascii_whitespace() || b"/\\\"'()=<>,;:+".contains(&b))
                     .map_or(0, |p| p + 1);
                 if start < i {
-                    let name = String::from_utf8_lossy(&bytes[start..i + 4]).to_lowercase();
+                    let decoded: Vec<u8> = percent_decode(&bytes[start..i + 4]).collect();
+                    let name = name::from_bytes(&decoded).to_lowercase();
                     names.push(name);
                 }
             }
@@ -129,5 +139,13 @@ mod tests {
         let js = br#"if (document.images) { on = new Image(); on.src = "img/Button_On.GIF"; x='a.gif?1' }"#;
         assert_eq!(super::gif_names(js), vec!["button_on.gif", "a.gif"]);
         assert!(super::gif_names(b"a.gift giffy .gif a.gif.png").is_empty());
+    }
+
+    #[test]
+    fn gif_names_in_scripts_are_read_as_bytes() {
+        assert_eq!(
+            super::gif_names(b"x.src='caf%E9.gif'; y.src='r\xe9p/Caf\xc9.GIF'"),
+            vec![r"caf\xe9.gif", r"caf\xc9.gif"]
+        );
     }
 }

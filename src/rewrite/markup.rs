@@ -246,7 +246,7 @@ pub(super) fn run(
         .par_iter()
         .filter(|f| f.kind == FileKind::Html && f.bytes <= max_parse_bytes)
         .filter_map(|f| {
-            let before = std::fs::read(staging.dir.join(&f.path)).ok()?;
+            let before = std::fs::read(staging.path(&f.path)).ok()?;
             let decoded = charset::decode(&before);
             Some(Staged {
                 path: f.path.clone(),
@@ -470,7 +470,11 @@ fn mode_name(mode: CssMode) -> &'static str {
 
 /// `webdiet.css`, or `webdiet-2.css`… when the site already has a file of that name.
 fn free_name(site: &Site, wanted: &str) -> String {
-    let taken = |name: &str| site.files.iter().any(|f| f.path.eq_ignore_ascii_case(name));
+    let taken = |name: &str| {
+        let paths = site.files.iter().map(|f| &f.path);
+        let mut paths = paths.chain(site.links.iter().map(|l| &l.path));
+        paths.any(|p| p.eq_ignore_ascii_case(name))
+    };
     if !taken(wanted) {
         return wanted.to_string();
     }

@@ -10,6 +10,7 @@
 //! old complete copy or the new one. The input is never written.
 
 mod leftovers;
+mod links;
 pub mod markup;
 mod output;
 pub mod pages;
@@ -29,7 +30,7 @@ use crate::inventory::{self, AnalyzeOptions, BrokenReference, Inventory};
 use crate::report::{ImageRow, ImagesTotal};
 use crate::site::charset;
 use crate::site::resolve::{Resolver, Target};
-use crate::site::{FileKind, Site, SiteFile};
+use crate::site::{FileKind, Site, SiteFile, SiteLink};
 use pages::{Context, Rename};
 
 /// Options for [`rewrite`].
@@ -90,6 +91,7 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
         gifs.iter()
             .copied()
             .filter(|f| referenced.contains(f.path.as_str())),
+        &links::file_links(site),
     );
 
     // Convert, in parallel; each PNG is written as soon as it is verified.
@@ -119,11 +121,12 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
         .map(|file| rewrite_document(site, file, &resolver, &converted, opts, &staging))
         .collect();
     let mut still_named: BTreeSet<String> = BTreeSet::new();
-    let (mut changed, mut copied) = (0, 0);
+    // Documents whose bytes differ from the original's, by either half of the rewrite.
+    let mut changed: BTreeSet<String> = BTreeSet::new();
+    let documents = docs.len();
     for doc in docs {
-        match doc.changed {
-            true => changed += 1,
-            false => copied += 1,
+        if doc.changed {
+            changed.insert(doc.path.to_string());
         }
         still_named.extend(doc.still_named);
         problems.extend(doc.problem);
@@ -134,6 +137,7 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
         &staging,
         opts.analyze.max_parse_bytes,
     ));
+    still_named.extend(links::needing_original(site, &converted));
 
     // Everything else, byte for byte.
     let copy_results: Vec<Option<Problem>> = site
@@ -147,10 +151,16 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
             staging
                 .copy(site, &f.path)
                 .err()
-                .map(|e| problem(&f.path, "unwritable", e))
+                .map(|e| e.problem(&f.path))
         })
         .collect();
     problems.extend(copy_results.into_iter().flatten());
+    let kept: BTreeSet<String> = converted
+        .keys()
+        .filter(|p| opts.keep_originals || still_named.contains(*p))
+        .cloned()
+        .collect();
+    problems.extend(links::write(site, &converted, &kept, &staging));
     for row in &mut images {
         if row.outcome == Outcome::Converted {
             row.original_kept = opts.keep_originals || still_named.contains(&row.path);
@@ -167,6 +177,10 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
             &mut problems,
         )
     });
+
+    if let Some(m) = &markup {
+        changed.extend(m.pages.iter().filter(|p| p.changed).map(|p| p.path.clone()));
+    }
 
     let precompressed = if opts.precompress {
         precompress::precompress(site, &staging, &WorthRule::default(), &mut problems)
@@ -185,8 +199,8 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
         out_site: opts.out_site.clone(),
         images,
         images_total,
-        documents_changed: changed,
-        documents_copied: copied,
+        documents_changed: changed.len(),
+        documents_copied: documents - changed.len(),
         broken_by_rewrite,
         precompressed,
         markup,
@@ -199,34 +213,58 @@ fn is_gif(file: &SiteFile) -> bool {
     file.kind == FileKind::Gif || file.path.to_ascii_lowercase().ends_with(".gif")
 }
 
-/// New names for GIFs: `a.gif` → `a.png`, or, when a file of that name (in any case) exists
-/// or is already planned, `a.gif.png`, `a-2.png`, `a-3.png` …
+/// New names for GIFs: `a.gif` → `a.png`, or, when a file or link of that name (in any case)
+/// exists or is already planned, `a.gif.png`, `a-2.png`, `a-3.png` … The new name must be free
+/// for every name of the GIF: its own, and those of the links to it (which follow it, see
+/// `links`).
 fn plan_names<'a>(
     site: &Site,
     gifs: impl Iterator<Item = &'a SiteFile>,
+    links_to: &BTreeMap<&str, Vec<&SiteLink>>,
 ) -> BTreeMap<String, Rename> {
-    let mut taken: BTreeSet<String> = site.files.iter().map(|f| f.path.to_lowercase()).collect();
+    let mut taken: BTreeSet<String> = site
+        .files
+        .iter()
+        .map(|f| f.path.to_lowercase())
+        .chain(site.links.iter().map(|l| l.path.to_lowercase()))
+        .collect();
     let mut renames = BTreeMap::new();
     for gif in gifs {
         let lower = gif.path.to_ascii_lowercase();
-        let (stem_len, old_tail) = if lower.ends_with(".gif") {
-            (
-                gif.path.len() - 4,
-                gif.path[gif.path.len() - 4..].to_string(),
-            )
+        let old_tail = if lower.ends_with(".gif") {
+            gif.path[gif.path.len() - 4..].to_string()
         } else {
-            (gif.path.len(), String::new())
+            String::new()
         };
-        let stem = &gif.path[..stem_len];
         let tails = [
             ".png".to_string(),
             format!("{}.png", old_tail.to_ascii_lowercase()),
         ]
         .into_iter()
         .chain((2..).map(|n| format!("-{n}.png")));
+        let names: Vec<&str> = std::iter::once(gif.path.as_str())
+            .chain(
+                links_to
+                    .get(gif.path.as_str())
+                    .into_iter()
+                    .flatten()
+                    .map(|l| l.path.as_str()),
+            )
+            .collect();
         for new_tail in tails {
-            if taken.insert(format!("{stem}{new_tail}").to_lowercase()) {
-                renames.insert(gif.path.clone(), Rename { old_tail, new_tail });
+            let rename = Rename {
+                old_tail: old_tail.clone(),
+                new_tail,
+            };
+            // Names of one file that differ only in case may share a new name: same content.
+            let new_names: BTreeSet<String> = names
+                .iter()
+                .filter_map(|n| links::renamed(n, &rename))
+                .map(|n| n.to_lowercase())
+                .collect();
+            if new_names.iter().all(|n| !taken.contains(n)) {
+                taken.extend(new_names);
+                renames.insert(gif.path.clone(), rename);
                 break;
             }
         }
@@ -264,14 +302,22 @@ fn convert_one(
         Ok(bytes) => bytes,
         Err(err) => {
             row.outcome = Outcome::Corrupt;
-            row.reason = format!("kept:corrupt(unreadable: {err})");
-            return (row, Some(problem(&file.path, "unreadable", err)));
+            row.reason = format!("kept:corrupt(unreadable: {})", err.reason());
+            return (row, Some(problem(&file.path, "unreadable", err.reason())));
         }
     };
     let c = image::convert_gif(&bytes, opts);
     row.frames = c.frames;
     row.outcome = c.outcome;
     row.reason = c.reason;
+    if row.outcome == Outcome::Corrupt {
+        let detail = row.reason.strip_prefix("kept:corrupt(");
+        let detail = detail
+            .and_then(|d| d.strip_suffix(')'))
+            .unwrap_or(&row.reason);
+        let message = format!("corrupt GIF ({detail}); kept as it is");
+        return (row, Some(problem(&file.path, "corrupt-image", message)));
+    }
     row.png_bytes = c.png_bytes;
     row.millis = c.elapsed.as_secs_f64() * 1000.0;
     if let Some(png) = c.png {
@@ -292,33 +338,36 @@ fn convert_one(
     (row, None)
 }
 
-struct DocResult {
+struct DocResult<'a> {
+    path: &'a str,
     changed: bool,
     /// Converted GIFs this document still refers to after its edits.
     still_named: Vec<String>,
     problem: Option<Problem>,
 }
 
-fn rewrite_document(
+fn rewrite_document<'f>(
     site: &Site,
-    file: &SiteFile,
+    file: &'f SiteFile,
     resolver: &Resolver<'_>,
     converted: &BTreeMap<String, Rename>,
     opts: &RewriteOptions,
     staging: &output::Staging,
-) -> DocResult {
+) -> DocResult<'f> {
     let fail = |code, err: &dyn std::fmt::Display| DocResult {
+        path: &file.path,
         changed: false,
         still_named: Vec::new(),
         problem: Some(problem(&file.path, code, err)),
     };
-    let copy = |still_named: Vec<String>| match staging.copy(site, &file.path) {
-        Ok(()) => DocResult {
-            changed: false,
-            still_named,
-            problem: None,
-        },
-        Err(err) => fail("unwritable", &err),
+    let copy = |still_named: Vec<String>| DocResult {
+        path: &file.path,
+        problem: staging
+            .copy(site, &file.path)
+            .err()
+            .map(|e| e.problem(&file.path)),
+        changed: false,
+        still_named,
     };
     if file.bytes > opts.analyze.max_parse_bytes || converted.is_empty() {
         // Not parsed: the textual scan in `leftovers` keeps the GIFs it may name.
@@ -326,7 +375,7 @@ fn rewrite_document(
     }
     let bytes = match site.read(&file.path) {
         Ok(bytes) => bytes,
-        Err(err) => return fail("unreadable", &err),
+        Err(err) => return fail("unreadable", &err.reason()),
     };
     let encoding = match file.kind {
         FileKind::Html => charset::detect(&bytes).encoding,
@@ -372,6 +421,7 @@ fn rewrite_document(
     }
     match staging.write(&file.path, &new_bytes) {
         Ok(()) => DocResult {
+            path: &file.path,
             changed: true,
             still_named,
             problem: None,

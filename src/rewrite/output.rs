@@ -1,12 +1,36 @@
-//! Writing the rewritten tree: everything goes into a temporary sibling of `DIR/site`, which
-//! replaces `DIR/site` by renames only when it is complete. Refuses any output location inside
-//! the input site, or containing it (the old output is deleted on success).
+//! Writing the rewritten tree: everything goes into a temporary sibling of `out_site`, which
+//! replaces `out_site` by renames only when it is complete. Refuses any output location inside
+//! the input site, or containing it (the old output is deleted on success). The command line
+//! points `out_site` into the output's staging directory (`crate::output`), which decides
+//! what may be replaced in the user's output directory.
+//!
+//! Directories are made through [`crate::output::create_dir_all`] only, so that a tree being
+//! removed on Ctrl-C cannot grow back under a worker thread.
 
 use std::fs;
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, Result};
-use crate::site::Site;
+use crate::error::{Error, Problem, Result};
+use crate::output::create_dir_all;
+use crate::site::{name, Site};
+
+/// Why copying a file of the input failed: the input could not be read, or the copy could
+/// not be written. They are different problems (`unreadable`, `unwritable`).
+#[derive(Debug)]
+pub(super) enum CopyError {
+    Read(io::Error),
+    Write(io::Error),
+}
+
+impl CopyError {
+    pub fn problem(&self, path: &str) -> Problem {
+        match self {
+            CopyError::Read(e) => Problem::new(path, "unreadable", e.to_string()),
+            CopyError::Write(e) => Problem::new(path, "unwritable", e.to_string()),
+        }
+    }
+}
 
 /// A tree being built.
 pub(super) struct Staging {
@@ -22,7 +46,7 @@ impl Staging {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        fs::create_dir_all(&parent).map_err(|e| Error::io(&parent, e))?;
+        create_dir_all(&parent).map_err(|e| Error::io(&parent, e))?;
         let parent = fs::canonicalize(&parent).map_err(|e| Error::io(&parent, e))?;
         let name = out_site
             .file_name()
@@ -43,10 +67,23 @@ impl Staging {
         Ok(Staging { dir, done: false })
     }
 
-    fn dest(&self, path: &str) -> std::io::Result<PathBuf> {
-        let dest = self.dir.join(path);
+    /// Where a site path of the staged tree is on disk (through [`name::to_path`], so that a
+    /// name keeps its bytes).
+    pub fn path(&self, path: &str) -> PathBuf {
+        self.dir.join(name::to_path(path))
+    }
+
+    /// Where to write a site path, its directories made. Never through a link already written
+    /// there: that would change the file the link leads to.
+    fn dest(&self, path: &str) -> io::Result<PathBuf> {
+        let dest = self.path(path);
         if let Some(parent) = dest.parent() {
-            fs::create_dir_all(parent)?;
+            create_dir_all(parent)?;
+        }
+        if fs::symlink_metadata(&dest).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(std::io::Error::other(
+                "a symbolic link of the site has this name; not written through it",
+            ));
         }
         Ok(dest)
     }
@@ -56,9 +93,35 @@ impl Staging {
         fs::write(self.dest(path)?, bytes)
     }
 
-    /// Copies a file of the input site unchanged.
-    pub fn copy(&self, site: &Site, path: &str) -> std::io::Result<()> {
-        fs::copy(site.disk_path(path), self.dest(path)?).map(|_| ())
+    /// Copies a file of the input site unchanged, with its permission bits.
+    pub fn copy(&self, site: &Site, path: &str) -> std::result::Result<(), CopyError> {
+        let mut from = fs::File::open(site.disk_path(path)).map_err(CopyError::Read)?;
+        let permissions = from.metadata().map_err(CopyError::Read)?.permissions();
+        let dest = self.dest(path).map_err(CopyError::Write)?;
+        let mut to = fs::File::create(&dest).map_err(CopyError::Write)?;
+        let mut buf = vec![0; 64 * 1024];
+        loop {
+            let n = match from.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(CopyError::Read(e)),
+            };
+            to.write_all(&buf[..n]).map_err(CopyError::Write)?;
+        }
+        to.set_permissions(permissions).map_err(CopyError::Write)
+    }
+
+    /// Makes a symbolic link at a site-relative path; `target` is written into it as it is
+    /// (a relative path, escaped like a site path).
+    pub fn link(&self, path: &str, target: &str) -> std::io::Result<()> {
+        std::os::unix::fs::symlink(name::to_path(target), self.dest(path)?)
+    }
+
+    /// Makes sure a directory of the staged tree exists (the target of a link to a directory
+    /// that holds no file of the output).
+    pub fn make_dir(&self, path: &str) -> std::io::Result<()> {
+        create_dir_all(&self.path(path))
     }
 
     /// Moves the finished tree to `out_site`, replacing what was there.

@@ -37,7 +37,7 @@ pub(super) fn precompress(
                     )),
                 );
             }
-            let staged = staging.dir.join(&f.path);
+            let staged = staging.path(&f.path);
             let bytes = match std::fs::read(&staged) {
                 Ok(bytes) => bytes,
                 // Not in the output (e.g. a file the rewrite dropped): nothing to compress.

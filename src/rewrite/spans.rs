@@ -175,6 +175,11 @@ pub fn css_url_span(css: &str, token: Range<usize>) -> Option<Range<usize>> {
         end = end.checked_sub(usize::from(t.ends_with(')')))?;
     }
     let inner = &t[start..end];
+    if inner.trim().is_empty() {
+        // `url(` and blanks to the end of the sheet: no URL (and its blanks are not trimmed
+        // from both ends, which would cross).
+        return None;
+    }
     let lead = inner.len() - inner.trim_start().len();
     let trail = inner.len() - inner.trim_end().len();
     start += lead;

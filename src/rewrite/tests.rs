@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use super::pages::{self, Context, Rename};
-use super::{is_gif, plan_names, spans};
+use super::{is_gif, links, plan_names, spans};
 use crate::site::resolve::Resolver;
-use crate::site::{FileKind, Site, SiteFile};
+use crate::site::{FileKind, Site, SiteFile, SiteLink};
 
 fn site(files: &[(&str, FileKind)]) -> Site {
     let files = files
@@ -32,7 +32,7 @@ fn gif_becomes_png_unless_that_name_is_taken_in_any_case() {
         ("c.gif.png", FileKind::Png),
         ("spacer", FileKind::Gif),
     ]);
-    let renames = plan_names(&s, s.files.iter().filter(|f| is_gif(f)));
+    let renames = plan_names(&s, s.files.iter().filter(|f| is_gif(f)), &BTreeMap::new());
     let new_name = |p: &str| {
         let r = &renames[p];
         format!("{}{}", &p[..p.len() - r.old_tail.len()], r.new_tail)
@@ -46,12 +46,39 @@ fn gif_becomes_png_unless_that_name_is_taken_in_any_case() {
 #[test]
 fn two_gifs_never_get_the_same_name() {
     let s = site(&[("x.gif", FileKind::Gif), ("X.GIF", FileKind::Gif)]);
-    let renames = plan_names(&s, s.files.iter());
+    let renames = plan_names(&s, s.files.iter(), &BTreeMap::new());
     let names: std::collections::BTreeSet<String> = renames
         .iter()
         .map(|(p, r)| format!("{}{}", &p[..p.len() - r.old_tail.len()], r.new_tail).to_lowercase())
         .collect();
     assert_eq!(names.len(), 2);
+}
+
+#[test]
+fn a_gif_and_the_links_to_it_get_a_new_name_free_for_all_of_them() {
+    let link = |path: &str| SiteLink {
+        path: path.to_string(),
+        target: "a.gif".to_string(),
+        leads_to: "a.gif".to_string(),
+        dir: false,
+    };
+    let s = site(&[("a.gif", FileKind::Gif), ("b.png", FileKind::Png)]).with_links(vec![
+        link("b.gif"),
+        link("logo"),
+        link("B.GIF"),
+    ]);
+    let renames = plan_names(
+        &s,
+        s.files.iter().filter(|f| is_gif(f)),
+        &links::file_links(&s),
+    );
+    let r = &renames["a.gif"];
+    assert_eq!(
+        r.new_tail, ".gif.png",
+        "b.png is taken, so a.png cannot be used"
+    );
+    assert_eq!(links::renamed("b.gif", r).as_deref(), Some("b.gif.png"));
+    assert_eq!(links::renamed("logo", r).as_deref(), Some("logo.gif.png"));
 }
 
 #[test]

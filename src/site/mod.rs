@@ -5,6 +5,7 @@
 //! The input directory is never written to.
 
 pub mod charset;
+pub mod name;
 pub mod resolve;
 mod sniff;
 
@@ -22,8 +23,10 @@ pub use sniff::{media_type, FileKind};
 /// Options for [`crawl`].
 #[derive(Debug, Clone)]
 pub struct CrawlOptions {
-    /// Follow symbolic links that stay inside the site root. Default: `true`.
-    /// Links that leave the root are never followed; loops are reported.
+    /// Keep symbolic links that stay inside the site root: listed in [`Site::links`], followed
+    /// when a URL passes through them (as a server with `FollowSymLinks` does), and written as
+    /// links by the rewrite. Default: `true`. When `false`, links are skipped without a word.
+    /// Links that leave the root, dangle or loop are reported and never followed.
     pub follow_links: bool,
 }
 
@@ -36,12 +39,81 @@ impl Default for CrawlOptions {
 /// One file of the site.
 #[derive(Debug, Clone, Serialize)]
 pub struct SiteFile {
-    /// Path relative to the site root, `/`-separated, as stored on disk.
+    /// Path relative to the site root, `/`-separated: the name on disk as a key of
+    /// [`name`] (bytes that are not UTF-8 escaped as `\xHH`).
     pub path: String,
     /// What the file is, by content sniffing and extension.
     pub kind: FileKind,
     /// Size in bytes.
     pub bytes: u64,
+}
+
+/// A symbolic link inside the site that leads to a file or directory inside the site.
+///
+/// The crawl lists links instead of walking through them, so a file that a link also reaches
+/// is listed (and counted, converted, copied) once, under its own path; a URL through the link
+/// reaches it all the same ([`resolve`]), and the rewrite writes the link as a link.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct SiteLink {
+    /// The link's own site path.
+    pub path: String,
+    /// Its target as written in the link (`readlink`), escaped like a site path.
+    pub target: String,
+    /// The site path it leads to, every link on the way followed: a file of the site, or a
+    /// directory (never the root or a directory holding the link: those are loops).
+    pub leads_to: String,
+    /// Whether it leads to a directory.
+    pub dir: bool,
+}
+
+impl SiteLink {
+    /// The target to write when the link is made again in another tree: as written when it is
+    /// a relative path that never climbs above the site root on its way, else the relative path
+    /// from the link's directory to where it leads (an absolute target, or one that climbs out
+    /// of the root and back in, would lead back into the input, or nowhere).
+    pub fn portable_target(&self) -> String {
+        if stays_inside(&self.path, &self.target) {
+            self.target.clone()
+        } else {
+            relative_to(&self.path, &self.leads_to)
+        }
+    }
+}
+
+/// Whether `target`, written in the link at `link`, is relative and, read one segment at a
+/// time from the link's directory, never goes above the site root.
+pub fn stays_inside(link: &str, target: &str) -> bool {
+    if target.is_empty() || target.starts_with('/') {
+        return false;
+    }
+    let mut depth = link.matches('/').count();
+    for segment in target.split('/') {
+        match segment {
+            "" | "." => {}
+            ".." if depth == 0 => return false,
+            ".." => depth -= 1,
+            _ => depth += 1,
+        }
+    }
+    true
+}
+
+/// The relative path that leads from the directory of the site path `from` to the site path
+/// `to` (`a/b/l`, `c/x.gif` → `../../c/x.gif`).
+pub fn relative_to(from: &str, to: &str) -> String {
+    let from_dir: Vec<&str> = match from.rsplit_once('/') {
+        Some((dir, _)) => dir.split('/').collect(),
+        None => Vec::new(),
+    };
+    let to: Vec<&str> = to.split('/').filter(|s| !s.is_empty()).collect();
+    let common = from_dir.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut parts = vec![".."; from_dir.len() - common];
+    parts.extend(&to[common..]);
+    if parts.is_empty() {
+        ".".to_string()
+    } else {
+        parts.join("/")
+    }
 }
 
 /// A crawled site: the root and its files, sorted by path.
@@ -51,9 +123,12 @@ pub struct Site {
     pub root: PathBuf,
     /// Every regular file found, sorted by `path`.
     pub files: Vec<SiteFile>,
+    /// Symbolic links inside the site that lead inside it, sorted by `path`.
+    pub links: Vec<SiteLink>,
     /// Files and directories that could not be listed or read, with the reason.
     pub problems: Vec<Problem>,
     index: BTreeMap<String, usize>,
+    link_index: BTreeMap<String, usize>,
 }
 
 impl Site {
@@ -62,15 +137,21 @@ impl Site {
         self.index.get(path).map(|&i| &self.files[i])
     }
 
-    /// The absolute location of a site-relative path.
-    pub fn disk_path(&self, path: &str) -> PathBuf {
-        self.root.join(path)
+    /// The symbolic link at a site-relative path, exactly as spelled.
+    pub fn link(&self, path: &str) -> Option<&SiteLink> {
+        self.link_index.get(path).map(|&i| &self.links[i])
     }
 
-    /// Reads a file's bytes.
+    /// The absolute location of a site-relative path: the one place where a site path meets
+    /// the disk ([`name::to_path`]).
+    pub fn disk_path(&self, path: &str) -> PathBuf {
+        self.root.join(name::to_path(path))
+    }
+
+    /// Reads a file's bytes. An error names the file by its site path (escaped once, readable),
+    /// under the root as given.
     pub fn read(&self, path: &str) -> Result<Vec<u8>> {
-        let disk = self.disk_path(path);
-        fs::read(&disk).map_err(|e| Error::io(disk, e))
+        fs::read(self.disk_path(path)).map_err(|e| Error::io(self.root.join(path), e))
     }
 
     /// A short name for the site: its directory name (`corpus/microscape` → `microscape`).
@@ -89,9 +170,29 @@ impl Site {
         Site {
             root,
             files,
+            links: Vec::new(),
             problems,
             index,
+            link_index: BTreeMap::new(),
         }
+    }
+
+    /// The same site with these symbolic links.
+    pub fn with_links(mut self, mut links: Vec<SiteLink>) -> Self {
+        links.sort();
+        self.link_index = links
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (l.path.clone(), i))
+            .collect();
+        self.links = links;
+        self
+    }
+
+    /// The same site (root, links, problems) with another list of files.
+    pub fn with_files(&self, files: Vec<SiteFile>) -> Self {
+        Site::from_files(self.root.clone(), files, self.problems.clone())
+            .with_links(self.links.clone())
     }
 }
 
@@ -104,9 +205,12 @@ pub fn site_name(root: &Path) -> String {
         .unwrap_or_else(|| "site".to_string())
 }
 
-/// Lists and classifies every file under `root`.
+/// Lists and classifies every file under `root`, and the symbolic links inside it.
 ///
-/// Fails only when `root` itself is unusable; every other trouble becomes a [`Problem`].
+/// Links are not walked through: each is read once, kept as a [`SiteLink`] when it leads to a
+/// file or directory inside the root, and otherwise reported (`symlink-outside-site`,
+/// `symlink-loop`, `symlink-dangling`). Fails only when `root` itself is unusable; every other
+/// trouble becomes a [`Problem`].
 pub fn crawl(root: &Path, opts: &CrawlOptions) -> Result<Site> {
     let meta = fs::metadata(root).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => Error::NotFound {
@@ -122,26 +226,9 @@ pub fn crawl(root: &Path, opts: &CrawlOptions) -> Result<Site> {
     let canonical_root = fs::canonicalize(root).map_err(|e| Error::io(root, e))?;
 
     let mut files = Vec::new();
+    let mut links = Vec::new();
     let mut problems = Vec::new();
-    let mut outside = Vec::new();
-    let walker = WalkDir::new(root)
-        .follow_links(opts.follow_links)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_entry(|entry| {
-            if !entry.path_is_symlink() {
-                return true;
-            }
-            match fs::canonicalize(entry.path()) {
-                Ok(target) if target.starts_with(&canonical_root) => true,
-                Ok(target) => {
-                    outside.push((entry.path().to_path_buf(), target));
-                    false
-                }
-                // A dangling link: let the walker report it.
-                Err(_) => true,
-            }
-        });
+    let walker = WalkDir::new(root).follow_links(false).sort_by_file_name();
     for entry in walker {
         let entry = match entry {
             Ok(entry) => entry,
@@ -150,11 +237,23 @@ pub fn crawl(root: &Path, opts: &CrawlOptions) -> Result<Site> {
                 continue;
             }
         };
-        if !entry.file_type().is_file() {
+        let rel = relative_path(root, entry.path());
+        if entry.path_is_symlink() && entry.depth() > 0 {
+            if opts.follow_links {
+                match read_link(&canonical_root, entry.path(), &rel) {
+                    Ok(Some(link)) => links.push(link),
+                    Ok(None) => {}
+                    Err(problem) => problems.push(problem),
+                }
+            }
             continue;
         }
-        let rel = relative_path(root, entry.path());
-        match classify(entry.path()) {
+        if !entry.file_type().is_file() {
+            problems.extend(not_a_file(root, &entry));
+            continue;
+        }
+        let file_name = rel.rsplit('/').next().unwrap_or(&rel);
+        match classify(entry.path(), file_name) {
             Ok((kind, bytes, note)) => {
                 if let Some(note) = note {
                     problems.push(Problem::new(&rel, "misnamed", note));
@@ -168,18 +267,78 @@ pub fn crawl(root: &Path, opts: &CrawlOptions) -> Result<Site> {
             Err(err) => problems.push(Problem::new(rel, "unreadable", err.to_string())),
         }
     }
-    for (link, target) in outside {
-        problems.push(Problem::new(
-            relative_path(root, &link),
+    problems.sort();
+    Ok(Site::from_files(root.to_path_buf(), files, problems).with_links(links))
+}
+
+/// Reads one symbolic link: `Ok(Some)` when it leads to a file or directory inside the site,
+/// `Ok(None)` when it leads to something that is neither (a FIFO, a device: skipped like the
+/// walk skips them), a problem otherwise.
+fn read_link(
+    canonical_root: &Path,
+    link: &Path,
+    rel: &str,
+) -> std::result::Result<Option<SiteLink>, Problem> {
+    let written =
+        fs::read_link(link).map_err(|e| Problem::new(rel, "unreadable", e.to_string()))?;
+    let target = name::from_path(&written);
+    let canonical = match fs::canonicalize(link) {
+        Ok(canonical) => canonical,
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            return Err(Problem::new(
+                rel,
+                "symlink-loop",
+                format!("symbolic link to {target} loops through other links; not followed"),
+            ))
+        }
+        Err(e)
+            if e.kind() == std::io::ErrorKind::NotFound
+                || e.raw_os_error() == Some(libc::ENOTDIR) =>
+        {
+            return Err(Problem::new(
+                rel,
+                "symlink-dangling",
+                format!("symbolic link to {target} leads to nothing; left out"),
+            ))
+        }
+        Err(e) => return Err(Problem::new(rel, "unreadable", e.to_string())),
+    };
+    let Ok(inside) = canonical.strip_prefix(canonical_root) else {
+        return Err(Problem::new(
+            rel,
             "symlink-outside-site",
             format!(
                 "symbolic link to {} leaves the site root; not followed",
-                target.display()
+                name::from_path(&canonical)
             ),
         ));
+    };
+    let leads_to = name::from_path(inside);
+    let meta =
+        fs::metadata(&canonical).map_err(|e| Problem::new(rel, "unreadable", e.to_string()))?;
+    if meta.is_dir() {
+        // A link to the directory that holds it, or to one above: the tree would be endless.
+        let holder = link
+            .parent()
+            .and_then(|p| fs::canonicalize(p).ok())
+            .unwrap_or_else(|| canonical_root.to_path_buf());
+        if holder.starts_with(&canonical) {
+            let shown = if leads_to.is_empty() { "." } else { &leads_to };
+            return Err(Problem::new(
+                rel,
+                "symlink-loop",
+                format!("symbolic link loops back to {shown}; not followed"),
+            ));
+        }
+    } else if !meta.is_file() {
+        return Ok(None);
     }
-    problems.sort();
-    Ok(Site::from_files(root.to_path_buf(), files, problems))
+    Ok(Some(SiteLink {
+        path: rel.to_string(),
+        target,
+        leads_to,
+        dir: meta.is_dir(),
+    }))
 }
 
 fn walk_problem(root: &Path, err: &walkdir::Error) -> Problem {
@@ -187,16 +346,6 @@ fn walk_problem(root: &Path, err: &walkdir::Error) -> Problem {
         .path()
         .map(|p| relative_path(root, p))
         .unwrap_or_else(|| root.display().to_string());
-    if let Some(ancestor) = err.loop_ancestor() {
-        return Problem::new(
-            path,
-            "symlink-loop",
-            format!(
-                "symbolic link loops back to {}; not followed",
-                relative_path(root, ancestor)
-            ),
-        );
-    }
     let message = match err.io_error() {
         Some(io) => io.to_string(),
         None => err.to_string(),
@@ -204,32 +353,48 @@ fn walk_problem(root: &Path, err: &walkdir::Error) -> Problem {
     Problem::new(path, "unreadable", message)
 }
 
-/// `root/a/b.html` → `a/b.html`, with `/` separators on every platform.
+/// `root/a/b.html` → `a/b.html`, the site path of the bytes on disk ([`name::from_path`]).
 fn relative_path(root: &Path, path: &Path) -> String {
     let rel = path.strip_prefix(root).unwrap_or(path);
-    let parts: Vec<String> = rel
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    if parts.is_empty() {
+    if rel.as_os_str().is_empty() {
         ".".to_string()
     } else {
-        parts.join("/")
+        name::from_path(rel)
     }
 }
 
-/// Reads the first bytes of a file and decides its kind.
-fn classify(path: &Path) -> std::io::Result<(FileKind, u64, Option<String>)> {
+/// Reads the first bytes of a file and decides its kind (`name`: its file name as a key).
+fn classify(path: &Path, name: &str) -> std::io::Result<(FileKind, u64, Option<String>)> {
     let mut file = fs::File::open(path)?;
     let bytes = file.metadata()?.len();
     let mut head = Vec::with_capacity(sniff::SNIFF_LEN);
     file.by_ref()
         .take(sniff::SNIFF_LEN as u64)
         .read_to_end(&mut head)?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let (kind, note) = sniff::classify(&name, &head);
+    let (kind, note) = sniff::classify(name, &head);
     Ok((kind, bytes, note))
 }
+
+/// A FIFO, socket or device in the site is no file a server could send: reported, never read
+/// (opening a FIFO would block the crawl).
+fn not_a_file(root: &Path, entry: &walkdir::DirEntry) -> Option<Problem> {
+    use std::os::unix::fs::FileTypeExt;
+    let kind = entry.file_type();
+    let what = if kind.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_char_device() || kind.is_block_device() {
+        "a device file"
+    } else {
+        return None;
+    };
+    Some(Problem::new(
+        relative_path(root, entry.path()),
+        "not-a-file",
+        format!("{what}, not a regular file; skipped"),
+    ))
+}
+
+#[cfg(test)]
+mod tests;

@@ -5,14 +5,22 @@
 //! percent-encoding, tabs and newlines stripped). The file part is ours, because it models the
 //! server: exact match, directory index, a case-insensitive match for captures made on Windows,
 //! and extensionless names that a server would content-negotiate (`w3c_home` → `w3c_home.gif`).
+//!
+//! Names are bytes, as on an Apache server: the URL path is percent-decoded to bytes and those
+//! bytes are the file name ([`super::name`]), so `caf%E9.gif` reaches the Latin-1 file
+//! `caf\xe9.gif`. A browser writes a URL path in UTF-8 whatever the page's encoding, so a raw
+//! Latin-1 `é` in a windows-1252 page asks for `caf%C3%A9.gif`, which does not reach it.
+//! Symbolic links inside the site are followed as a server following links would: a URL through
+//! a link reaches the file under its own path.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, CONTROLS};
+use percent_encoding::{percent_decode_str, percent_encode, AsciiSet, CONTROLS};
 use serde::Serialize;
 use url::Url;
 
-use super::Site;
+use super::{name, Site};
 
 /// The host that stands for "this site" while resolving.
 const SITE_ORIGIN: &str = "http://webdiet.invalid/";
@@ -44,6 +52,9 @@ const INDEX_NAMES: [&str; 8] = [
     "Welcome.html",
     "welcome.html",
 ];
+
+/// The most links one URL path may pass through (Linux's limit for one path lookup).
+const MAX_LINK_HOPS: usize = 40;
 
 /// Extension preference when an extensionless name matches several files.
 const NEGOTIATION_ORDER: [&str; 8] = ["html", "htm", "gif", "png", "jpg", "jpeg", "css", "js"];
@@ -82,24 +93,40 @@ pub struct Resolver<'a> {
     origin: Url,
     /// Also treat absolute URLs under this prefix as local (`--site-url`).
     site_url: Option<Url>,
+    /// Lower-cased site path → files.
     lower: BTreeMap<String, Vec<usize>>,
-    stems: BTreeMap<String, Vec<usize>>,
+    /// Lower-cased path without extension → (name it has there, file it leads to), for files
+    /// and for links to files.
+    stems: BTreeMap<String, Vec<(String, usize)>>,
+    /// Lower-cased link path → link.
+    links_lower: BTreeMap<String, usize>,
 }
 
 impl<'a> Resolver<'a> {
     pub fn new(site: &'a Site, site_url: Option<Url>) -> Self {
         let mut lower: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-        let mut stems: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-        for (i, file) in site.files.iter().enumerate() {
-            lower.entry(file.path.to_lowercase()).or_default().push(i);
-            let (dir, name) = split_dir(&file.path);
+        let mut stems: BTreeMap<String, Vec<(String, usize)>> = BTreeMap::new();
+        let mut add_stem = |path: &str, i: usize| {
+            let (dir, name) = split_dir(path);
             if let Some((stem, ext)) = name.rsplit_once('.') {
                 if !stem.is_empty() && !ext.is_empty() {
                     stems
                         .entry(format!("{dir}{stem}").to_lowercase())
                         .or_default()
-                        .push(i);
+                        .push((path.to_string(), i));
                 }
+            }
+        };
+        for (i, file) in site.files.iter().enumerate() {
+            lower.entry(file.path.to_lowercase()).or_default().push(i);
+            add_stem(&file.path, i);
+        }
+        let mut links_lower = BTreeMap::new();
+        for (i, link) in site.links.iter().enumerate() {
+            links_lower.entry(link.path.to_lowercase()).or_insert(i);
+            match site.index.get(&link.leads_to) {
+                Some(&file) if !link.dir => add_stem(&link.path, file),
+                _ => {}
             }
         }
         Resolver {
@@ -108,6 +135,7 @@ impl<'a> Resolver<'a> {
             site_url,
             lower,
             stems,
+            links_lower,
         }
     }
 
@@ -123,7 +151,7 @@ impl<'a> Resolver<'a> {
     pub fn page_url(&self, page: &str) -> Url {
         let encoded: Vec<String> = page
             .split('/')
-            .map(|s| utf8_percent_encode(s, SEGMENT).to_string())
+            .map(|s| percent_encode(&name::to_bytes(s), SEGMENT).to_string())
             .collect();
         self.origin
             .join(&encoded.join("/"))
@@ -176,11 +204,8 @@ impl<'a> Resolver<'a> {
             }
             format!("/{}", url.path().strip_prefix(prefix.path())?)
         };
-        let decoded: Vec<String> = encoded
-            .split('/')
-            .map(|s| percent_decode_str(s).decode_utf8_lossy().into_owned())
-            .collect();
-        Some(decoded.join("/").trim_start_matches('/').to_string())
+        let bytes: Vec<u8> = percent_decode_str(&encoded).collect();
+        Some(name::from_bytes(&bytes).trim_start_matches('/').to_string())
     }
 
     /// Finds the file for a decoded site path.
@@ -189,11 +214,8 @@ impl<'a> Resolver<'a> {
             path: self.site.files[i].path.clone(),
             how,
         };
-        if self.site.file(path).is_some() {
-            return Target::Local {
-                path: path.to_string(),
-                how: Match::Exact,
-            };
+        if let Some(i) = self.exact(path) {
+            return local(i, Match::Exact);
         }
         // A directory (with or without the trailing slash): its index page.
         let dir = if path.is_empty() || path.ends_with('/') {
@@ -202,29 +224,21 @@ impl<'a> Resolver<'a> {
             format!("{path}/")
         };
         for name in INDEX_NAMES {
-            let candidate = format!("{dir}{name}");
-            if self.site.file(&candidate).is_some() {
-                return Target::Local {
-                    path: candidate,
-                    how: Match::DirectoryIndex,
-                };
+            if let Some(i) = self.exact(&format!("{dir}{name}")) {
+                return local(i, Match::DirectoryIndex);
             }
         }
-        if let Some(&i) = self.lower.get(&path.to_lowercase()).and_then(|v| v.first()) {
+        if let Some(i) = self.folded(path) {
             return local(i, Match::CaseInsensitive);
         }
         for name in INDEX_NAMES {
-            if let Some(&i) = self
-                .lower
-                .get(&format!("{dir}{name}").to_lowercase())
-                .and_then(|v| v.first())
-            {
+            if let Some(i) = self.folded(&format!("{dir}{name}")) {
                 return local(i, Match::DirectoryIndex);
             }
         }
         let (_, name) = split_dir(path);
         if !name.is_empty() && !name.contains('.') {
-            if let Some(i) = self.negotiate(path) {
+            if let Some(i) = self.negotiate(&self.through_links(path, false)) {
                 return local(i, Match::Extensionless);
             }
         }
@@ -239,20 +253,69 @@ impl<'a> Resolver<'a> {
         }
     }
 
+    /// The file a path names exactly, links followed.
+    fn exact(&self, path: &str) -> Option<usize> {
+        self.site
+            .index
+            .get(self.through_links(path, false).as_ref())
+            .copied()
+    }
+
+    /// The file a path names when letter case is ignored, links followed.
+    fn folded(&self, path: &str) -> Option<usize> {
+        let path = self.through_links(path, true).to_lowercase();
+        self.lower.get(&path).and_then(|v| v.first()).copied()
+    }
+
+    /// The path with each symbolic link on it replaced by where the link leads, from the left,
+    /// as a server resolves a path one directory at a time. `fold_case` also matches link
+    /// names in any letter case.
+    fn through_links<'p>(&self, path: &'p str, fold_case: bool) -> Cow<'p, str> {
+        if self.site.links.is_empty() {
+            return Cow::Borrowed(path);
+        }
+        let mut path = Cow::Borrowed(path);
+        for _ in 0..MAX_LINK_HOPS {
+            let ends = path
+                .match_indices('/')
+                .map(|(i, _)| i)
+                .chain(std::iter::once(path.len()));
+            let found = ends.filter(|&end| end > 0).find_map(|end| {
+                let prefix = &path[..end];
+                let link = match self.site.link(prefix) {
+                    Some(link) => Some(link),
+                    None if fold_case => self
+                        .links_lower
+                        .get(&prefix.to_lowercase())
+                        .map(|&i| &self.site.links[i]),
+                    None => None,
+                };
+                link.map(|link| (end, link))
+            });
+            let Some((end, link)) = found else {
+                return path;
+            };
+            path = Cow::Owned(format!("{}{}", link.leads_to, &path[end..]));
+        }
+        path
+    }
+
     /// Picks the file a server would serve for an extensionless name: same-case stems first,
     /// then by [`NEGOTIATION_ORDER`], then alphabetically.
     fn negotiate(&self, path: &str) -> Option<usize> {
         let candidates = self.stems.get(&path.to_lowercase())?;
-        candidates.iter().copied().min_by_key(|&i| {
-            let file = &self.site.files[i].path;
-            let (stem, ext) = file.rsplit_once('.').unwrap_or((file, ""));
-            let ext = ext.to_ascii_lowercase();
-            let rank = NEGOTIATION_ORDER
-                .iter()
-                .position(|e| *e == ext)
-                .unwrap_or(NEGOTIATION_ORDER.len());
-            (stem != path, rank, file.clone())
-        })
+        candidates
+            .iter()
+            .min_by_key(|(name, _)| {
+                let (stem, ext) = name.rsplit_once('.').unwrap_or((name, ""));
+                let ext = ext.to_ascii_lowercase();
+                let rank = NEGOTIATION_ORDER
+                    .iter()
+                    .position(|e| *e == ext)
+                    .unwrap_or(NEGOTIATION_ORDER.len());
+                (stem != path, rank, name.clone())
+            })
+            .map(|&(_, i)| i)
     }
 }
 

@@ -32,10 +32,6 @@ use crate::error::{Error, Result};
 /// The environment variable that names the Chromium binary, overriding the search.
 pub const CHROMIUM_ENV: &str = "WEBDIET_CHROMIUM";
 
-/// How to install what the render check needs, for error messages.
-pub const INSTALL_HINT: &str = "install it with `apt-get install chromium fonts-dejavu-core \
-     fonts-liberation`, or set WEBDIET_CHROMIUM to the browser binary";
-
 /// Options for rendering pages.
 #[derive(Debug, Clone)]
 pub struct RenderOptions {

@@ -19,7 +19,9 @@ use std::sync::Mutex;
 use serde::Serialize;
 
 use crate::error::{Error, Problem, Result};
-use crate::replay::server::{Control, Server};
+use crate::replay::protocol::http1;
+use crate::replay::server::{Control, ServeContext, Server};
+use crate::replay::transport::TcpOptions;
 use crate::replay::{ServedSite, ServerOptions};
 use crate::site::resolve::Resolver;
 use crate::site::{self, CrawlOptions, FileKind};
@@ -83,9 +85,12 @@ pub struct VerifyReport {
     pub missing_in_rewritten: Vec<String>,
     /// Pages that could not be rendered or compared.
     pub problems: Vec<Problem>,
-    /// What listing the two trees found (unreadable files, binary files named `.html`…):
-    /// reported, but not a rendering difference.
+    /// What listing the two trees found (unreadable files, binary files named `.html`…),
+    /// each path prefixed with its tree: reported, and not a rendering difference.
     pub listing_problems: Vec<Problem>,
+    /// Why the check proves less than it claims to: no page was compared, or pages could not
+    /// be read and were left out. Any of these fails the check (exit 1).
+    pub incomplete: Vec<String>,
 }
 
 impl VerifyReport {
@@ -105,23 +110,25 @@ impl VerifyReport {
             .max_by(|a, b| a.share.total_cmp(&b.share))
     }
 
-    /// Every compared page is identical, nothing failed and no page went missing.
+    /// At least one page was compared, every compared page is identical, nothing failed, no
+    /// page went missing and none was left out.
     pub fn all_identical(&self) -> bool {
         self.identical() == self.pages.len()
             && self.problems.is_empty()
             && self.missing_in_rewritten.is_empty()
+            && self.incomplete.is_empty()
     }
 }
 
 /// Renders the pages of both trees and compares them.
 ///
 /// Fails when a directory is unusable or Chromium is missing or cannot start; a page that
-/// cannot be rendered becomes a [`Problem`] and the check goes on.
+/// cannot be rendered becomes a [`Problem`] and the check goes on. With no page to compare
+/// it returns at once (without a browser), with the reason in `incomplete`.
 pub fn verify(original: &Path, rewritten: &Path, opts: &VerifyOptions) -> Result<VerifyReport> {
     let crawl = CrawlOptions::default();
     let before = site::crawl(original, &crawl)?;
     let after = site::crawl(rewritten, &crawl)?;
-    browser::find_chromium(&opts.render)?;
 
     let mut in_both = Vec::new();
     let mut missing = Vec::new();
@@ -134,15 +141,33 @@ pub fn verify(original: &Path, rewritten: &Path, opts: &VerifyOptions) -> Result
     }
     let chosen = sample(&in_both, opts.pages);
 
-    let mut listing_problems: Vec<Problem> = before.problems.clone();
-    listing_problems.extend(after.problems.iter().cloned());
-    let (served_before, unread) = ServedSite::from_site(&before);
-    listing_problems.extend(unread);
-    let (served_after, unread) = ServedSite::from_site(&after);
-    listing_problems.extend(unread);
+    let (served_before, unread_before) = ServedSite::from_site(&before);
+    let (served_after, unread_after) = ServedSite::from_site(&after);
+    let mut listing_problems: Vec<Problem> = [
+        (original, before.problems.iter().chain(&unread_before)),
+        (rewritten, after.problems.iter().chain(&unread_after)),
+    ]
+    .into_iter()
+    .flat_map(|(root, found)| found.map(move |p| in_tree(root, p)))
+    .collect();
     listing_problems.sort();
     listing_problems.dedup();
+    let incomplete = shortfalls(original, rewritten, &chosen, &in_both, &listing_problems);
     let mut problems = Vec::new();
+    let report = |pages, problems| VerifyReport {
+        original: original.to_path_buf(),
+        rewritten: rewritten.to_path_buf(),
+        pages_in_both: in_both.len(),
+        pages,
+        missing_in_rewritten: missing.clone(),
+        problems,
+        listing_problems: listing_problems.clone(),
+        incomplete: incomplete.clone(),
+    };
+    if chosen.is_empty() {
+        return Ok(report(Vec::new(), Vec::new()));
+    }
+    browser::find_chromium(&opts.render)?;
 
     let (resolve_before, resolve_after) = (
         Resolver::new(&served_before.site, None),
@@ -152,17 +177,22 @@ pub fn verify(original: &Path, rewritten: &Path, opts: &VerifyOptions) -> Result
     // threads end soon after the last page.
     let server_opts = ServerOptions {
         idle_timeout: std::time::Duration::from_secs(2),
-        delayed_acks: false,
+        tcp: TcpOptions {
+            delayed_acks: false,
+            ..TcpOptions::default()
+        },
         ..ServerOptions::default()
     };
     let (control_before, control_after) = (Control::default(), Control::default());
+    let cx_before = ServeContext::new(&served_before, &resolve_before, &server_opts);
+    let cx_after = ServeContext::new(&served_after, &resolve_after, &server_opts);
     let results = std::thread::scope(|scope| {
-        let start = |site, resolver, control| {
-            Server::start(scope, site, resolver, &server_opts, control)
+        let start = |cx, control| {
+            Server::start(scope, cx, control, &http1::SERVER)
                 .map_err(|e| Error::io("a loopback port for the render check", e))
         };
-        let server_before = start(&served_before, &resolve_before, &control_before)?;
-        let server_after = match start(&served_after, &resolve_after, &control_after) {
+        let server_before = start(&cx_before, &control_before)?;
+        let server_after = match start(&cx_after, &control_after) {
             Ok(server) => server,
             Err(e) => {
                 server_before.stop();
@@ -190,15 +220,65 @@ pub fn verify(original: &Path, rewritten: &Path, opts: &VerifyOptions) -> Result
         }
     }
     problems.sort();
-    Ok(VerifyReport {
-        original: original.to_path_buf(),
-        rewritten: rewritten.to_path_buf(),
-        pages_in_both: in_both.len(),
-        pages,
-        missing_in_rewritten: missing,
-        problems,
-        listing_problems,
-    })
+    Ok(report(pages, problems))
+}
+
+/// A listing problem with its tree's path in front, so that it says which tree it is about.
+fn in_tree(root: &Path, problem: &Problem) -> Problem {
+    Problem {
+        path: format!("{}/{}", crate::error::shown(root), problem.path),
+        ..problem.clone()
+    }
+}
+
+/// What keeps the check from covering every page: nothing to compare, or pages that could
+/// not be read (a page is known by its name here, as it could not be opened).
+fn shortfalls(
+    original: &Path,
+    rewritten: &Path,
+    chosen: &[String],
+    in_both: &[String],
+    listing_problems: &[Problem],
+) -> Vec<String> {
+    let mut out = Vec::new();
+    if chosen.is_empty() {
+        out.push(if in_both.is_empty() {
+            format!(
+                "no page to compare: no HTML page of {} is in {}",
+                crate::error::shown(original),
+                crate::error::shown(rewritten)
+            )
+        } else {
+            "no page to compare".to_string()
+        });
+    }
+    let unread: Vec<&str> = listing_problems
+        .iter()
+        // A page name that could not be opened: an unreadable file, a link to nothing, a FIFO.
+        .filter(|p| {
+            matches!(
+                p.code.as_str(),
+                "unreadable" | "symlink-dangling" | "not-a-file"
+            )
+        })
+        .filter(|p| {
+            matches!(
+                site::media_type(&p.path),
+                "text/html" | "application/xhtml+xml"
+            )
+        })
+        .map(|p| p.path.as_str())
+        .collect();
+    if !unread.is_empty() {
+        out.push(format!(
+            "{} page{} could not be read and {} not compared: {}",
+            unread.len(),
+            if unread.len() == 1 { "" } else { "s" },
+            if unread.len() == 1 { "was" } else { "were" },
+            unread.join(", ")
+        ));
+    }
+    out
 }
 
 /// At most `limit` items spread evenly over the list (always including the first), in order.
@@ -314,7 +394,9 @@ fn check_page(
     })
 }
 
-/// Where a page's diff image goes: `<out>/<page path>.png`.
+/// Where a page's diff image goes: `<out>/<page path>.png`, named by the page's site path as
+/// printed (`p\xe1gina.html.png` for a Latin-1 name), not by its bytes: the image is ours, not
+/// a file of the site, and its name must be a string in the JSON report.
 pub fn diff_path(out_dir: &Path, page: &str) -> PathBuf {
     out_dir.join(format!("{page}.png"))
 }
@@ -328,6 +410,7 @@ fn write_diff(
     let path = diff_path(out_dir, page);
     let write_failed = |e: String| ("write-failed", format!("{}: {e}", path.display()));
     let bytes = diff::encode_png(image).map_err(write_failed)?;
+    crate::output::prepare_verify_dir(out_dir).map_err(|e| write_failed(e.to_string()))?;
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).map_err(|e| write_failed(e.to_string()))?;
     }

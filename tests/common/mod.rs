@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod encodings;
+pub mod rawgif;
 
 use std::path::{Path, PathBuf};
 
@@ -104,7 +105,7 @@ pub fn chromium_available() -> bool {
         assert!(
             std::env::var("CI").as_deref() != Ok("true"),
             "CI=true but Chromium is missing: {}",
-            browser::INSTALL_HINT
+            webdiet::error::CHROMIUM_INSTALL_HINT
         );
         eprintln!("note: Chromium not installed, skipping a render test");
     }

@@ -144,8 +144,9 @@ pub fn render(report: &Report) -> String {
         });
     }
     if let Some(d) = s.deflate {
+        // Not part of the headline: only the pipelined-deflate mode sends compressed text.
         saved.push(Group {
-            label: "deflate".into(),
+            label: "deflate (pipelined-deflate only)".into(),
             values: vec![d as f64],
         });
     }
@@ -160,6 +161,10 @@ pub fn render(report: &Report) -> String {
         short_bytes,
     ));
 
+    if !report.opportunities.is_empty() {
+        out.push_str("<h2>Opportunities</h2>");
+        out.push_str(&tables::opportunities(report));
+    }
     out.push_str("<h2>Images</h2>");
     out.push_str(&tables::images(report));
     if let Some(constructs) = tables::constructs(report) {
@@ -232,15 +237,12 @@ fn cards(report: &Report) -> String {
         );
     }
     let failed = report.budgets.iter().filter(|b| !b.passed).count();
-    card(
-        "Budgets",
-        if failed == 0 {
-            "all pass".into()
-        } else {
-            format!("{failed} FAIL")
-        },
-        format!("{} checked", report.budgets.len()),
-    );
+    let (verdict, detail) = match (report.budgets.len(), failed) {
+        (0, _) => ("none set".to_string(), "no budget was given".to_string()),
+        (n, 0) => ("all pass".to_string(), format!("{n} checked")),
+        (n, f) => (format!("{f} FAIL"), format!("{n} checked")),
+    };
+    card("Budgets", verdict, detail);
     card(
         "Problems",
         report.problems.len().to_string(),
@@ -253,8 +255,8 @@ fn cards(report: &Report) -> String {
 /// `(label, original row, rewritten row)` for each mode × test that was replayed.
 type ReplayGroup<'a> = (
     String,
-    Option<&'a super::replay::ReplayRow>,
-    Option<&'a super::replay::ReplayRow>,
+    Option<&'a crate::replay::ReplayRow>,
+    Option<&'a crate::replay::ReplayRow>,
 );
 
 fn replay_groups(report: &Report) -> Vec<ReplayGroup<'_>> {
@@ -271,7 +273,7 @@ fn replay_groups(report: &Report) -> Vec<ReplayGroup<'_>> {
     out
 }
 
-fn groups_of(groups: &[ReplayGroup], f: fn(&super::replay::ReplayRow) -> f64) -> Vec<Group> {
+fn groups_of(groups: &[ReplayGroup], f: fn(&crate::replay::ReplayRow) -> f64) -> Vec<Group> {
     groups
         .iter()
         .map(|(label, b, a)| Group {
@@ -282,21 +284,23 @@ fn groups_of(groups: &[ReplayGroup], f: fn(&super::replay::ReplayRow) -> f64) ->
 }
 
 /// `(type, bytes before, bytes after, files before)` from the inventory, with the image and
-/// markup stages applied: converted GIFs move to PNG, the markup stage's HTML and style sheet
-/// change HTML and CSS.
+/// markup stages applied: the GIFs that were converted form one `gif → png` row with their
+/// net effect (a GIF kept because a script still names it counts after, too); the markup
+/// stage's HTML and style sheet change HTML and CSS.
 pub fn bytes_by_type(report: &Report) -> Vec<(String, u64, u64, usize)> {
     let Some(inv) = &report.inventory else {
         return Vec::new();
     };
+    let converted: Vec<_> = report
+        .images
+        .iter()
+        .filter(|i| i.to_path != i.path)
+        .collect();
+    let (from, to) = converted.iter().fold((0u64, 0u64), |(f, t), i| {
+        let kept = if i.original_kept { i.from_bytes } else { 0 };
+        (f + i.from_bytes, t + i.to_bytes + kept)
+    });
     let mut delta: std::collections::BTreeMap<&str, i64> = Default::default();
-    for i in &report.images {
-        if i.to_path != i.path {
-            if !i.original_kept {
-                *delta.entry("gif").or_default() -= i.from_bytes as i64;
-            }
-            *delta.entry("png").or_default() += i.to_bytes as i64;
-        }
-    }
     if let (Some(b), Some(a)) = (
         figures::markup_number(report, "html_bytes_before"),
         figures::markup_number(report, "html_bytes_after"),
@@ -305,14 +309,20 @@ pub fn bytes_by_type(report: &Report) -> Vec<(String, u64, u64, usize)> {
         *delta.entry("css").or_default() +=
             figures::markup_number(report, "css_bytes").unwrap_or(0) as i64;
     }
-    let mut out: Vec<(String, u64, u64, usize)> = inv
-        .by_type
-        .iter()
-        .map(|(t, s)| {
-            let after = s.bytes as i64 + delta.remove(t.as_str()).unwrap_or(0);
-            (t.clone(), s.bytes, after.max(0) as u64, s.count)
-        })
-        .collect();
+    let mut out: Vec<(String, u64, u64, usize)> = Vec::new();
+    for (t, s) in &inv.by_type {
+        let (mut before, mut count) = (s.bytes, s.count);
+        if t == "gif" {
+            // The converted ones are in their own row.
+            before = before.saturating_sub(from);
+            count = count.saturating_sub(converted.len());
+        }
+        let after = before as i64 + delta.remove(t.as_str()).unwrap_or(0);
+        out.push((t.clone(), before, after.max(0) as u64, count));
+    }
+    if !converted.is_empty() {
+        out.push(("gif → png".to_string(), from, to, converted.len()));
+    }
     for (t, d) in delta {
         out.push((t.to_string(), 0, d.max(0) as u64, 0));
     }
@@ -392,7 +402,10 @@ mod tests {
     fn numbers_have_separators_and_ranges() {
         let html = render(&sample());
         assert!(html.contains("200,000 → 150,000"));
-        assert!(html.contains("160 (160–162)"), "packets median with range");
+        assert!(
+            html.contains("161 (160–162)"),
+            "kernel packets: median with range"
+        );
         assert!(html.contains("12.5 (11.0–14.0)"));
         assert!(html.contains(">FAIL<"));
     }
@@ -407,13 +420,22 @@ mod tests {
     }
 
     #[test]
-    fn bytes_by_type_moves_converted_gifs_to_png_and_applies_markup() {
+    fn bytes_by_type_shows_a_conversion_as_one_row_with_its_net_effect() {
         let types = bytes_by_type(&sample());
-        let find = |t: &str| types.iter().find(|x| x.0 == t).unwrap().clone();
-        assert_eq!(find("gif").2, 300, "only the kept GIF remains");
-        assert_eq!(find("png").1, 0);
-        assert_eq!(find("png").2, 9_000);
-        assert_eq!(find("html").2, 30_000);
-        assert_eq!(find("css").2, 2_500);
+        let find = |t: &str| types.iter().find(|x| x.0 == t).cloned();
+        let gif = find("gif").unwrap();
+        assert_eq!(
+            (gif.1, gif.2, gif.3),
+            (300, 300, 1),
+            "only the GIF that stayed"
+        );
+        let conversion = find("gif → png").unwrap();
+        assert_eq!(
+            (conversion.1, conversion.2, conversion.3),
+            (12_000, 9_000, 1)
+        );
+        assert!(find("png").is_none(), "no PNG row of its own");
+        assert_eq!(find("html").unwrap().2, 30_000);
+        assert_eq!(find("css").unwrap().2, 2_500);
     }
 }

@@ -3,9 +3,9 @@
 use std::fmt::Write;
 
 use super::esc;
+use crate::replay::{ReplayRow, Spread};
 use crate::report::figures::{self, row, TESTS};
 use crate::report::model::Report;
-use crate::report::replay::ReplayRow;
 use crate::report::thousands;
 
 /// One table cell: escaped display HTML and, for numbers, the value to sort by.
@@ -317,17 +317,14 @@ pub fn replay_matrix(report: &Report) -> String {
     )
 }
 
-/// Every replay row with its spread over the runs.
+/// Every replay row: the deterministic figures, and the kernel's count and the times with
+/// their spread over the runs.
 pub fn replay_runs(report: &Report) -> String {
-    let range = |median: u64, min: u64, max: u64| {
+    let spread = |s: &Spread, digits: usize| {
+        let (lo, hi) = s.range();
         Cell::number(
-            median as f64,
-            &format!(
-                "{} ({}–{})",
-                thousands(median),
-                thousands(min),
-                thousands(max)
-            ),
+            s.median,
+            &format!("{:.digits$} ({lo:.digits$}–{hi:.digits$})", s.median),
         )
     };
     let rows = report
@@ -344,26 +341,21 @@ pub fn replay_runs(report: &Report) -> String {
                     &format!("{} / {}", r.requests, r.connections),
                 ),
                 Cell::number(
-                    (r.bytes_up + r.bytes_down) as f64,
+                    r.bytes() as f64,
                     &format!("{} / {}", thousands(r.bytes_up), thousands(r.bytes_down)),
                 ),
-                range(r.packets, r.packets_range.min, r.packets_range.max),
-                range(
-                    r.data_segments_up + r.data_segments_down,
-                    r.data_segments_range.min,
-                    r.data_segments_range.max,
-                ),
-                Cell::count(r.min_packets),
+                Cell::count(r.packets),
+                Cell::count(r.data_segments_up + r.data_segments_down),
+                Cell::count(r.lower_bound),
                 Cell::number(r.efficiency, &format!("{:.2}", r.efficiency)),
                 Cell::number(r.overhead_pct, &format!("{:.1}%", r.overhead_pct)),
-                Cell::count(r.retransmits),
+                spread(&r.kernel.packets, 0),
+                spread(&r.kernel.data_segments, 0),
                 Cell::number(
-                    r.elapsed_ms,
-                    &format!(
-                        "{:.1} ({:.1}–{:.1})",
-                        r.elapsed_ms, r.elapsed_ms_range[0], r.elapsed_ms_range[1]
-                    ),
+                    r.kernel.retransmits.max,
+                    &format!("{}", r.kernel.retransmits.max),
                 ),
+                spread(&r.time.complete_ms, 1),
             ]
         })
         .collect();
@@ -376,13 +368,52 @@ pub fn replay_runs(report: &Report) -> String {
             "Runs",
             "Requests / conns",
             "Bytes up / down",
-            "Packets (min–max)",
-            "Data segs (min–max)",
-            "Min packets",
+            "Packets",
+            "Data segs",
+            "Lower bound",
             "Effi\u{ad}ciency",
             "Over\u{ad}head",
+            "Kernel packets (range)",
+            "Kernel data segs (range)",
             "Retrans\u{ad}mits",
-            "ms (min–max)",
+            "ms (range)",
+        ],
+        rows,
+        Vec::new(),
+    )
+}
+
+/// What the rewrite saved and what it only reports, ranked.
+pub fn opportunities(report: &Report) -> String {
+    let n = |v: Option<i64>| match v {
+        Some(v) => Cell::number(v as f64, &crate::report::figures::signed(v)),
+        None => Cell::text("—"),
+    };
+    let rows = report
+        .opportunities
+        .iter()
+        .map(|o| {
+            vec![
+                Cell::long(&o.title),
+                Cell::text(&o.status),
+                n(o.bytes),
+                n(o.requests),
+                n(o.packets),
+                Cell::long(&o.files.join(", ")),
+                Cell::long(&o.basis),
+            ]
+        })
+        .collect();
+    table(
+        "opportunities",
+        &[
+            "Opportunity",
+            "Status",
+            "Bytes saved",
+            "Requests saved",
+            "Packets saved",
+            "Files",
+            "Basis",
         ],
         rows,
         Vec::new(),
@@ -402,7 +433,10 @@ pub fn budgets(report: &Report) -> String {
                 Cell::number(b.limit, &crate::report::markdown::number(b.limit)),
                 match b.actual {
                     Some(actual) => Cell::number(actual, &crate::report::markdown::number(actual)),
-                    None => Cell::text("not measured"),
+                    None => Cell::text(&format!(
+                        "not measured: {}",
+                        b.unmeasured.as_deref().unwrap_or("no figure")
+                    )),
                 },
                 if b.passed {
                     Cell::text("pass").with_class("ok")

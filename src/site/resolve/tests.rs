@@ -217,3 +217,124 @@ fn whitespace_and_newlines_inside_attribute_values_are_ignored() {
         local("img/x.gif", Match::Exact)
     );
 }
+
+#[test]
+fn percent_escaped_bytes_reach_the_file_with_those_bytes_in_its_name() {
+    let s = site(&[
+        r"caf\xe9.gif",
+        r"caf\xe8.gif",
+        "caf\u{fffd}.gif",
+        r"r\xe9p/x.gif",
+    ]);
+    for (raw, path) in [
+        ("caf%E9.gif", r"caf\xe9.gif"),
+        ("caf%e8.gif", r"caf\xe8.gif"),
+        ("caf%EF%BF%BD.gif", "caf\u{fffd}.gif"),
+        ("r%E9p/x.gif", r"r\xe9p/x.gif"),
+    ] {
+        assert_eq!(
+            resolve_from(&s, "index.html", raw),
+            local(path, Match::Exact)
+        );
+    }
+}
+
+#[test]
+fn a_raw_non_ascii_character_is_asked_for_in_utf8_whatever_the_page_encoding() {
+    // `café.gif` written in a windows-1252 page is the text "café.gif" once decoded; the
+    // browser sends `caf%C3%A9.gif`, which is not the Latin-1 name.
+    let s = site(&[r"caf\xe9.gif"]);
+    assert!(matches!(
+        resolve_from(&s, "index.html", "caf\u{e9}.gif"),
+        Target::Broken { .. }
+    ));
+}
+
+#[test]
+fn the_url_of_a_page_with_a_latin1_name_leads_back_to_it() {
+    let s = site(&[r"r\xe9p/p\xe1gina.html", r"a\\b.html"]);
+    let resolver = Resolver::new(&s, None);
+    for page in [r"r\xe9p/p\xe1gina.html", r"a\\b.html"] {
+        let url = resolver.page_url(page);
+        assert!(url.path().is_ascii());
+        assert_eq!(
+            resolver.resolve(&url, url.path()),
+            local(page, Match::Exact),
+            "{url}"
+        );
+    }
+    assert_eq!(
+        resolver.page_url(r"r\xe9p/p\xe1gina.html").path(),
+        "/r%E9p/p%E1gina.html"
+    );
+}
+
+fn link(path: &str, leads_to: &str, dir: bool) -> crate::site::SiteLink {
+    crate::site::SiteLink {
+        path: path.to_string(),
+        target: leads_to.to_string(),
+        leads_to: leads_to.to_string(),
+        dir,
+    }
+}
+
+#[test]
+fn a_reference_through_a_directory_link_reaches_the_file_under_its_own_path() {
+    let s = site(&["img/x.gif", "img/index.html", "img/sub/y.gif"]).with_links(vec![
+        link("images", "img", true),
+        link("img/up", "img/sub", true),
+    ]);
+    assert_eq!(
+        resolve_from(&s, "index.html", "images/x.gif"),
+        local("img/x.gif", Match::Exact)
+    );
+    assert_eq!(
+        resolve_from(&s, "index.html", "images/up/y.gif"),
+        local("img/sub/y.gif", Match::Exact),
+        "a link inside a linked directory is followed too"
+    );
+    assert_eq!(
+        resolve_from(&s, "index.html", "images/"),
+        local("img/index.html", Match::DirectoryIndex)
+    );
+    assert_eq!(
+        resolve_from(&s, "index.html", "IMAGES/X.GIF"),
+        local("img/x.gif", Match::CaseInsensitive)
+    );
+}
+
+#[test]
+fn a_reference_to_a_file_link_resolves_to_the_file_it_leads_to() {
+    let s = site(&["img/logo.gif", "pages/v2.html"]).with_links(vec![
+        link("logo.gif", "img/logo.gif", false),
+        link("index.html", "pages/v2.html", false),
+    ]);
+    assert_eq!(
+        resolve_from(&s, "pages/v2.html", "../logo.gif"),
+        local("img/logo.gif", Match::Exact)
+    );
+    assert_eq!(
+        resolve_from(&s, "pages/v2.html", "../logo"),
+        local("img/logo.gif", Match::Extensionless)
+    );
+    assert_eq!(
+        Resolver::new(&s, None).entry_page().as_deref(),
+        Some("pages/v2.html"),
+        "an index page that is a link"
+    );
+}
+
+#[test]
+fn directory_links_that_lead_into_each_other_end_after_a_bounded_walk() {
+    let s = site(&["a/x.gif"]).with_links(vec![link("a/l", "b", true), link("b/m", "a", true)]);
+    let deep = "a/l/m/".repeat(30) + "x.gif";
+    // 60 links on the way: more than a server follows.
+    assert!(matches!(
+        resolve_from(&s, "index.html", &deep),
+        Target::Broken { .. }
+    ));
+    assert_eq!(
+        resolve_from(&s, "index.html", "a/l/m/l/m/x.gif"),
+        local("a/x.gif", Match::Exact)
+    );
+}

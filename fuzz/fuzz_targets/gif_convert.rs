@@ -1,0 +1,28 @@
+//! Any bytes given to the GIF converter: it never panics, a conversion it offers shows the same
+//! frames as the GIF (verified again here), and `facts` never panics either.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use webdiet::image::{self, verify, ImageOptions, Limits, Outcome, PngLevel};
+
+fuzz_target!(|data: &[u8]| {
+    // Small limits keep each run fast; the code paths are the same as with the defaults.
+    let limits = Limits {
+        max_canvas_pixels: 1 << 16,
+        max_total_pixels: 1 << 20,
+        max_frames: 64,
+    };
+    let opts = ImageOptions {
+        png_level: PngLevel::Preset(0),
+        min_saving: 0,
+        limits,
+        timeout: Some(std::time::Duration::from_secs(2)),
+        ..ImageOptions::default()
+    };
+    let c = image::convert_gif(data, &opts);
+    if let Some(png) = &c.png {
+        assert_eq!(c.outcome, Outcome::Converted);
+        verify::same_image(data, png, &limits).expect("a converted GIF verifies again");
+    }
+    let _ = image::facts(data);
+});

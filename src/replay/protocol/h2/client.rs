@@ -1,0 +1,373 @@
+//! The client half of HTTP/2: the robot as a browser uses HTTP/2 — one connection, every
+//! request of a page issued at once as soon as it is known, each with its RFC 9218 priority.
+//! The `h2` crate runs on a single-threaded tokio runtime for the length of one visit; the rest
+//! of the replay stays synchronous.
+//!
+//! Requests are sent in document order from one task, so the stream ids and the bytes on the
+//! wire do not depend on scheduling; responses are awaited concurrently. A validation asks for
+//! everything at once with the first visit's validators. Pushed responses (`h2c-push`) are
+//! checked and cached like fetched ones and not asked for again; `link: rel=preload` hints
+//! (`h2c-hints`) are followed as soon as the page's response head arrives, before its body.
+//!
+//! The connection is closed without GOAWAY, as browsers leave a connection: the socket is shut
+//! down right after the kernel's counters are read, so under the paper's rule only the
+//! exchange counts.
+
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use h2::client::{self, ResponseFuture, SendRequest};
+use http::{HeaderMap, Request, StatusCode};
+use tokio::sync::mpsc;
+
+use super::io::{Hold, MeteredIo, Record};
+use super::model;
+use crate::replay::protocol::ClientHalf;
+use crate::replay::robot::{Answer, Cache, Clock, Fetch, Robot, Test, Visit, VisitError};
+use crate::replay::transport::Connector;
+
+/// The windows the client offers, so that the server is never held back by flow control in a
+/// replay (Chromium offers 6 MiB per stream and 15 MiB per connection).
+const STREAM_WINDOW: u32 = 8 << 20;
+const CONNECTION_WINDOW: u32 = 16 << 20;
+
+/// The HTTP/2 client half.
+#[derive(Debug)]
+pub struct H2Client {
+    /// Send `accept-encoding` for compressed text.
+    pub deflate: bool,
+    /// Accept server pushes (SETTINGS_ENABLE_PUSH 1).
+    pub push: bool,
+    /// Follow `link: rel=preload` on the page's response at once.
+    pub hints: bool,
+}
+
+/// What a response task tells the visit.
+enum Event {
+    /// The page's response head arrived, with what its `link` fields ask to preload.
+    PageHead {
+        hinted: Vec<String>,
+    },
+    /// A response is complete, with whatever the server pushed with it.
+    Done {
+        index: usize,
+        answer: Answer,
+        body: Vec<u8>,
+        pushed: Vec<(String, Answer, Vec<u8>)>,
+    },
+    Failed(String),
+}
+
+impl ClientHalf for H2Client {
+    fn visit(
+        &self,
+        robot: &Robot<'_>,
+        connector: &Connector<'_>,
+        page: &str,
+        test: Test,
+        cache: &mut Cache,
+    ) -> Result<Visit, VisitError> {
+        let initial = robot.initial(page, test, cache)?;
+        let mut conn = connector
+            .connect()
+            .map_err(|e| format!("{}: connect: {e}", connector.addr))?;
+        let handle = conn
+            .stream_handle()
+            .and_then(|s| s.set_nonblocking(true).map(|()| s))
+            .map_err(|e| format!("{}: {e}", connector.addr))?;
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .enable_time()
+            .build()
+            .map_err(|e| format!("tokio runtime: {e}"))?;
+        let record = Arc::new(Mutex::new(Record::default()));
+        let clock = Clock::start();
+        let outcome = rt.block_on(async {
+            let (io, hold) = MeteredIo::new(
+                tokio::net::TcpStream::from_std(handle).map_err(|e| e.to_string())?,
+                record.clone(),
+            );
+            let visit = self.run(robot, connector, io, hold, initial, test, cache, &clock);
+            match tokio::time::timeout(connector.timeout * 6, visit).await {
+                Ok(result) => result,
+                Err(_) => Err(format!(
+                    "{}: the visit took more than {:?}",
+                    connector.addr,
+                    connector.timeout * 6
+                )),
+            }
+        });
+        drop(rt);
+        let batches = outcome?;
+        let record = record.lock().map_err(|_| "meter poisoned".to_string())?;
+        conn.meter.requests = batches.iter().sum::<usize>() as u64;
+        conn.meter.bytes_up = record.written;
+        conn.meter.bytes_down = record.read;
+        conn.meter.headers = record.headers();
+        conn.meter.exchange = Some(model::bursts(
+            &record.out_frames.frames,
+            &record.in_frames.frames,
+            &batches,
+        ));
+        drop(record);
+        Ok(Visit {
+            counters: conn.finish(),
+            timing: clock.timing(),
+        })
+    }
+}
+
+impl H2Client {
+    /// The visit on an open connection; returns the number of requests in each batch the
+    /// client issued, in order.
+    #[allow(clippy::too_many_arguments)]
+    async fn run(
+        &self,
+        robot: &Robot<'_>,
+        connector: &Connector<'_>,
+        io: MeteredIo,
+        hold: Hold,
+        initial: Vec<Fetch>,
+        test: Test,
+        cache: &mut Cache,
+        clock: &Clock,
+    ) -> Result<Vec<usize>, VisitError> {
+        let fail = |e: h2::Error| format!("{}: {e}", connector.addr);
+        // The preface, SETTINGS and WINDOW_UPDATE go out with the first requests.
+        hold.hold();
+        let (send, connection) = client::Builder::new()
+            .initial_window_size(STREAM_WINDOW)
+            .initial_connection_window_size(CONNECTION_WINDOW)
+            .enable_push(self.push)
+            .handshake::<_, Bytes>(io)
+            .await
+            .map_err(fail)?;
+        let driver = tokio::spawn(async move {
+            let _ = connection.await;
+        });
+        let host = connector.addr.to_string();
+        let page_target = initial[0].target.clone();
+        let cache = Mutex::new(cache);
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let mut fetches: Vec<Fetch> = Vec::new();
+        let mut seen: BTreeSet<String> = initial.iter().map(|f| f.target.clone()).collect();
+        let mut in_flight = 0usize;
+        let mut batches = Vec::new();
+        let issue = |batch: Vec<Fetch>,
+                     fetches: &mut Vec<Fetch>,
+                     send: SendRequest<Bytes>|
+         -> Result<(SendRequest<Bytes>, usize), VisitError> {
+            let mut send = send;
+            let mut issued = 0;
+            for fetch in batch {
+                let cached = robot.cached(&fetch, test, &cache);
+                let mut request = Request::builder()
+                    .uri(format!("http://{host}{}", fetch.target))
+                    .body(())
+                    .map_err(|e| e.to_string())?;
+                let headers = request.headers_mut();
+                for (name, value) in robot.request_headers(&fetch, &host, self.deflate, true) {
+                    headers.append(name, value.parse().map_err(|_| "bad header".to_string())?);
+                }
+                if let Some(entry) = &cached {
+                    if let Some(etag) = &entry.etag {
+                        headers.insert("if-none-match", etag.parse().map_err(|_| "bad etag")?);
+                    }
+                    if let Some(date) = &entry.last_modified {
+                        headers.insert("if-modified-since", date.parse().map_err(|_| "bad date")?);
+                    }
+                }
+                let (mut response, _) = send
+                    .send_request(request, true)
+                    .map_err(|e| format!("{}: {e}", fetch.target))?;
+                let index = fetches.len();
+                let is_page = fetch.target == page_target;
+                fetches.push(fetch);
+                let pushes = (self.push && is_page).then(|| response.push_promises());
+                tokio::spawn(receive(index, is_page, response, pushes, tx.clone()));
+                issued += 1;
+            }
+            Ok((send, issued))
+        };
+        let mut send = send;
+        let mut pending = initial;
+        loop {
+            // Each batch goes out in one write: held (from the start for the first, with the
+            // preface), issued, encoded by the connection task, released.
+            if !pending.is_empty() {
+                send = send.ready().await.map_err(fail)?;
+                hold.hold();
+                let (s, n) = issue(std::mem::take(&mut pending), &mut fetches, send)?;
+                send = s;
+                in_flight += n;
+                batches.push(n);
+                release(&hold)
+                    .await
+                    .map_err(|e| format!("{}: {e}", connector.addr))?;
+            }
+            if in_flight == 0 {
+                break;
+            }
+            let Some(event) = rx.recv().await else {
+                return Err("the response tasks ended early".into());
+            };
+            pending = match event {
+                Event::Failed(e) => return Err(e),
+                Event::PageHead { hinted } => {
+                    clock.page_byte();
+                    let page = fetches
+                        .iter()
+                        .find(|f| f.target == page_target)
+                        .cloned()
+                        .expect("the page was fetched first");
+                    hinted
+                        .into_iter()
+                        .filter_map(|target| {
+                            let found = robot.discover_target(&page, &target)?;
+                            seen.insert(found.target.clone()).then_some(found)
+                        })
+                        .collect()
+                }
+                Event::Done {
+                    index,
+                    answer,
+                    body,
+                    pushed,
+                } => {
+                    in_flight -= 1;
+                    clock.object_done();
+                    let fetch = fetches[index].clone();
+                    let body = robot.accept(&fetch, &answer, body, &cache)?;
+                    let mut next = Vec::new();
+                    for (target, answer, body) in pushed {
+                        let Some(pushed) = robot.discover_target(&fetch, &target) else {
+                            return Err(format!("{target}: pushed, but not a file of the site"));
+                        };
+                        seen.insert(pushed.target.clone());
+                        let body = robot.accept(&pushed, &answer, body, &cache)?;
+                        next.extend(robot.discover(&pushed, &body, &mut seen));
+                    }
+                    if answer.status != 304 {
+                        next.extend(robot.discover(&fetch, &body, &mut seen));
+                    }
+                    next
+                }
+            };
+        }
+        drop(send);
+        // No GOAWAY: the socket is shut down after the counters are read.
+        driver.abort();
+        let _ = driver.await;
+        Ok(batches)
+    }
+}
+
+/// Lets the connection task encode the requests just issued, then sends them in one write.
+async fn release(hold: &Hold) -> std::io::Result<()> {
+    tokio::task::yield_now().await;
+    hold.release().await
+}
+
+/// Awaits one response (and what is pushed with it), and reports it to the visit.
+async fn receive(
+    index: usize,
+    is_page: bool,
+    response: ResponseFuture,
+    pushes: Option<h2::client::PushPromises>,
+    tx: mpsc::UnboundedSender<Event>,
+) {
+    let outcome = async {
+        let response = response.await.map_err(|e| e.to_string())?;
+        if is_page {
+            let hinted = preloads(response.headers());
+            let _ = tx.send(Event::PageHead { hinted });
+        }
+        let (parts, body) = response.into_parts();
+        let body = read_body(body).await?;
+        let mut pushed = Vec::new();
+        if let Some(mut pushes) = pushes {
+            while let Some(promise) = pushes.push_promise().await {
+                let (request, response) = promise.map_err(|e| e.to_string())?.into_parts();
+                let response = response.await.map_err(|e| e.to_string())?;
+                let target = request
+                    .uri()
+                    .path_and_query()
+                    .map_or("/", |p| p.as_str())
+                    .to_string();
+                let (parts, body) = response.into_parts();
+                let body = read_body(body).await?;
+                pushed.push((target, answer(parts.status, &parts.headers), body));
+            }
+        }
+        Ok::<_, String>(Event::Done {
+            index,
+            answer: answer(parts.status, &parts.headers),
+            body,
+            pushed,
+        })
+    }
+    .await;
+    let _ = tx.send(outcome.unwrap_or_else(Event::Failed));
+}
+
+/// Reads a body to its end, giving the window back as it goes.
+async fn read_body(mut body: h2::RecvStream) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    while let Some(chunk) = body.data().await {
+        let chunk = chunk.map_err(|e| e.to_string())?;
+        let _ = body.flow_control().release_capacity(chunk.len());
+        out.extend_from_slice(&chunk);
+    }
+    Ok(out)
+}
+
+/// What the robot checks of a response head.
+fn answer(status: StatusCode, headers: &HeaderMap) -> Answer {
+    let value = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    };
+    Answer {
+        status: status.as_u16(),
+        content_encoding: value("content-encoding").map(|c| c.to_ascii_lowercase()),
+        etag: value("etag"),
+        last_modified: value("last-modified"),
+    }
+}
+
+/// The targets of `link: <…>; rel=preload` fields.
+fn preloads(headers: &HeaderMap) -> Vec<String> {
+    headers
+        .get_all("link")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .filter(|link| link.contains("rel=preload"))
+        .filter_map(|link| {
+            let start = link.find('<')? + 1;
+            let end = link[start..].find('>')? + start;
+            Some(link[start..end].to_string())
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn preload_links_are_read_from_every_link_field() {
+        let mut h = HeaderMap::new();
+        h.append("link", "</a.png>; rel=preload; as=image".parse().unwrap());
+        h.append(
+            "link",
+            "</s.css>; rel=preload; as=style, </next.html>; rel=next"
+                .parse()
+                .unwrap(),
+        );
+        assert_eq!(preloads(&h), vec!["/a.png", "/s.css"]);
+    }
+}

@@ -1,0 +1,283 @@
+//! The server half of HTTP/2 (the `h2` crate, on a single-threaded tokio runtime per
+//! connection, inside the replay's otherwise synchronous server thread).
+//!
+//! Like the HTTP/1 server it buffers: it takes every request that has arrived, answers them
+//! all (in priority order), and only then lets the connection write, so that one batch of
+//! requests is answered in as few writes as the codec makes. Priorities are RFC 9218's
+//! `priority` field (the scheme `h2` leaves to the application: the crate sends streams in the
+//! order they are given data): urgency first, then stream id, so the page goes before style
+//! sheets and style sheets before images in document order; bodies longer than one frame
+//! (16 KiB) of equal urgency may interleave at frame boundaries, as `h2` schedules them.
+//!
+//! Push (`h2c-push`): a page requested without validators (a first visit) comes with a
+//! PUSH_PROMISE for every resource it needs, then those responses. Hints (`h2c-hints`): the
+//! page's response carries `link: <…>; rel=preload` for the same resources.
+//!
+//! Bounds: a handshake must finish within `request_timeout`, a silent connection ends after
+//! `idle_timeout`, at most 128 concurrent streams, header lists of at most 16 KiB, and `h2`'s
+//! own limits on reset streams (RST_STREAM floods end in GOAWAY). A refused connection gets a
+//! SETTINGS frame and a GOAWAY with `REFUSED_STREAM`.
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::net::TcpStream;
+use std::time::Duration;
+
+use bytes::Bytes;
+
+use super::io::HeldIo;
+use h2::server::{self, SendResponse};
+use http::{HeaderMap, Request, Response, StatusCode};
+
+use crate::replay::headers::Dest;
+use crate::replay::protocol::ServerHalf;
+use crate::replay::robot::{self, Fetch};
+use crate::replay::server::ServeContext;
+use crate::replay::transport::tcp::Wire;
+
+/// Concurrent streams a client may open.
+pub const MAX_STREAMS: u32 = 128;
+/// Largest header list accepted.
+pub const MAX_HEADER_LIST: u32 = 16 << 10;
+
+/// The HTTP/2 server half.
+#[derive(Debug)]
+pub struct H2Server {
+    /// Push what a page needs on a first visit.
+    pub push: bool,
+    /// Name what a page needs in `link: rel=preload` on its response.
+    pub hints: bool,
+}
+
+impl ServerHalf for H2Server {
+    fn serve(&self, wire: Wire, cx: &ServeContext<'_>) {
+        let stream = wire.into_stream();
+        let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .enable_time()
+            .build()
+        else {
+            return;
+        };
+        let _ = rt.block_on(self.run(stream, cx));
+    }
+
+    fn refuse(&self, stream: TcpStream) {
+        // A server preface (an empty SETTINGS frame) and GOAWAY(last stream 0, REFUSED_STREAM).
+        let mut frames = vec![0, 0, 0, 0x4, 0, 0, 0, 0, 0];
+        frames.extend([0, 0, 8, 0x7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x7]);
+        let _ = (&stream).write_all(&frames);
+    }
+}
+
+type Failure = Box<dyn std::error::Error + Send + Sync>;
+
+impl H2Server {
+    async fn run(&self, stream: TcpStream, cx: &ServeContext<'_>) -> Result<(), Failure> {
+        stream.set_nonblocking(true)?;
+        let (io, hold) = HeldIo::new(tokio::net::TcpStream::from_std(stream)?);
+        let handshake = server::Builder::new()
+            .max_concurrent_streams(MAX_STREAMS)
+            .max_header_list_size(MAX_HEADER_LIST)
+            .max_concurrent_reset_streams(64)
+            .max_pending_accept_reset_streams(64)
+            .max_local_error_reset_streams(Some(256))
+            .initial_window_size(1 << 20)
+            .handshake::<_, Bytes>(io);
+        let mut conn = tokio::time::timeout(cx.opts.request_timeout, handshake).await??;
+        loop {
+            // Wait for a request, then take every other one that has already arrived.
+            let first = match tokio::time::timeout(cx.opts.idle_timeout, conn.accept()).await {
+                Ok(Some(Ok(request))) => request,
+                Ok(Some(Err(e))) => return Err(e.into()),
+                Ok(None) => return Ok(()),
+                Err(_) => {
+                    conn.graceful_shutdown();
+                    return Ok(());
+                }
+            };
+            // Hold the output while the batch is answered, then send it in one write.
+            hold.hold();
+            let mut batch = vec![first];
+            while let Ok(Some(next)) = tokio::time::timeout(Duration::ZERO, conn.accept()).await {
+                batch.push(next?);
+            }
+            batch.sort_by_key(|(req, respond)| {
+                (urgency(req.headers()), respond.stream_id().as_u32())
+            });
+            for (req, respond) in batch {
+                self.answer(req, respond, cx)?;
+            }
+            // One poll lets the connection encode every queued frame (the client's windows
+            // are large enough for a whole batch); a request that arrived meanwhile is
+            // answered after the release, in the next round.
+            let early = match tokio::time::timeout(Duration::ZERO, conn.accept()).await {
+                Ok(Some(next)) => Some(next?),
+                _ => None,
+            };
+            hold.release().await?;
+            if let Some((req, respond)) = early {
+                self.answer(req, respond, cx)?;
+            }
+        }
+    }
+
+    /// Answers one request: 404, 304 or 200 with the body, pushing and hinting on a page.
+    fn answer(
+        &self,
+        req: Request<h2::RecvStream>,
+        mut respond: SendResponse<Bytes>,
+        cx: &ServeContext<'_>,
+    ) -> Result<(), Failure> {
+        let target = req
+            .uri()
+            .path_and_query()
+            .map_or("/", |p| p.as_str())
+            .to_string();
+        let headers = req.headers();
+        let Some((path, res)) = cx.lookup(&target) else {
+            let response = Response::builder().status(StatusCode::NOT_FOUND).body(())?;
+            respond.send_response(response, true)?;
+            return Ok(());
+        };
+        let value = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+        let accepts = |coding: &str| {
+            value("accept-encoding").is_some_and(|v| {
+                v.split(',')
+                    .any(|c| c.split(';').next().unwrap_or("").trim() == coding)
+            })
+        };
+        let (body, coding, etag) = res.variant(accepts("deflate"), accepts("gzip"));
+        let first_visit = value("if-none-match").is_none() && value("if-modified-since").is_none();
+        if res.not_modified(&etag, value("if-none-match"), value("if-modified-since")) {
+            let response = Response::builder()
+                .status(StatusCode::NOT_MODIFIED)
+                .header("date", cx.date.as_str())
+                .header("etag", etag)
+                .body(())?;
+            respond.send_response(response, true)?;
+            return Ok(());
+        }
+        let page = res.content_type == "text/html";
+        let needs: Vec<Fetch> = if page && (self.push || self.hints) {
+            let fetch = Fetch {
+                target: target.clone(),
+                path: path.clone(),
+                dest: Dest::Document,
+                referrer: None,
+            };
+            let mut seen = BTreeSet::from([target.clone()]);
+            robot::discover(cx.site, cx.resolver, &fetch, &res.body, &mut seen)
+        } else {
+            Vec::new()
+        };
+        let mut pushed = Vec::new();
+        if self.push && first_visit {
+            let authority = req.uri().authority().map(|a| a.to_string());
+            for need in &needs {
+                let mut uri = http::Uri::builder()
+                    .scheme("http")
+                    .path_and_query(need.target.as_str());
+                if let Some(a) = &authority {
+                    uri = uri.authority(a.as_str());
+                }
+                let promise = Request::builder().uri(uri.build()?).body(())?;
+                // The client may refuse pushes (SETTINGS_ENABLE_PUSH 0): then it asks itself.
+                if let Ok(sender) = respond.push_request(promise) {
+                    pushed.push((need.clone(), sender));
+                }
+            }
+        }
+        let mut response = ok_response(&cx.date, res, coding, &etag, body.len());
+        if self.hints {
+            for need in &needs {
+                let kind = match need.dest {
+                    Dest::Style => "style",
+                    Dest::Script => "script",
+                    Dest::Image => "image",
+                    _ => "fetch",
+                };
+                response.headers_mut().append(
+                    "link",
+                    format!("<{}>; rel=preload; as={kind}", need.target).parse()?,
+                );
+            }
+        }
+        let mut stream = respond.send_response(response, body.is_empty())?;
+        if !body.is_empty() {
+            stream.send_data(Bytes::copy_from_slice(body), true)?;
+        }
+        for (need, mut sender) in pushed {
+            let Some((_, res)) = cx.lookup(&need.target) else {
+                continue;
+            };
+            let (body, coding, etag) = res.variant(accepts("deflate"), accepts("gzip"));
+            let response = ok_response(&cx.date, res, coding, &etag, body.len());
+            let mut stream = sender.send_response(response, body.is_empty())?;
+            if !body.is_empty() {
+                stream.send_data(Bytes::copy_from_slice(body), true)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A 200 response head for a resource.
+fn ok_response(
+    date: &str,
+    res: &crate::replay::served::Resource,
+    coding: Option<&str>,
+    etag: &str,
+    length: usize,
+) -> Response<()> {
+    let mut response = Response::new(());
+    let h = response.headers_mut();
+    let mut put = |name: &'static str, value: &str| {
+        if let Ok(value) = value.parse() {
+            h.insert(name, value);
+        }
+    };
+    put("date", date);
+    put("server", "webdiet");
+    put("last-modified", &res.last_modified);
+    put("etag", etag);
+    put("content-type", res.content_type);
+    put("content-length", &length.to_string());
+    if let Some(coding) = coding {
+        put("content-encoding", coding);
+        put("vary", "accept-encoding");
+    } else if res.deflated.is_some() {
+        put("vary", "accept-encoding");
+    }
+    response
+}
+
+/// The RFC 9218 urgency a request asks for (3, the default, without a `priority` field).
+fn urgency(headers: &HeaderMap) -> u8 {
+    headers
+        .get("priority")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            v.split(',')
+                .filter_map(|p| p.trim().strip_prefix("u="))
+                .find_map(|u| u.trim().parse::<u8>().ok())
+        })
+        .map_or(3, |u| u.min(7))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urgency_is_read_from_the_priority_field() {
+        let mut h = HeaderMap::new();
+        assert_eq!(urgency(&h), 3);
+        h.insert("priority", "u=0, i".parse().unwrap());
+        assert_eq!(urgency(&h), 0);
+        h.insert("priority", "i, u=5".parse().unwrap());
+        assert_eq!(urgency(&h), 5);
+        h.insert("priority", "u=99".parse().unwrap());
+        assert_eq!(urgency(&h), 7);
+    }
+}

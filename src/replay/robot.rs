@@ -1,0 +1,414 @@
+//! The replay's robot, whatever protocol carries it: what a visit fetches (the 1997 libwww
+//! robot's rules: the page, then what a browser fetches to show it — images, style sheets and
+//! what they import, scripts, frames — found with the crawl's own reference extractor and
+//! resolver), what the first visit leaves in the cache for the validation, and the check that
+//! every body received is the site's file byte for byte: a replay that does not reproduce the
+//! site is an error, not a result.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use url::Url;
+
+use super::headers::{Dest, HeaderSet, RequestHeaders};
+use super::meter::Counters;
+use super::served::ServedSite;
+use super::transport::TcpOptions;
+use crate::deflate;
+use crate::html::RefKind;
+use crate::site::resolve::{Resolver, Target};
+use crate::site::{charset, FileKind};
+
+/// Which visit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Test {
+    /// Empty cache: plain GETs.
+    First,
+    /// Conditional GETs with the first visit's validators: 304s.
+    Validate,
+}
+
+impl Test {
+    pub const ALL: [Test; 2] = [Test::First, Test::Validate];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Test::First => "first",
+            Test::Validate => "validate",
+        }
+    }
+}
+
+/// What the first visit left in the cache: validators and bodies, by request target.
+#[derive(Debug, Clone, Default)]
+pub struct Cache {
+    entries: BTreeMap<String, Entry>,
+    /// What the first visit fetched, in order: a validation asks for all of it at once.
+    order: Vec<Fetch>,
+}
+
+/// One cached response.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub etag: Option<String>,
+    pub last_modified: Option<String>,
+    body: Vec<u8>,
+}
+
+impl Cache {
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+/// One resource to fetch: the request target as a browser writes it, the site file the
+/// server should answer with, what it is for, and the page or sheet that named it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fetch {
+    pub target: String,
+    pub path: String,
+    pub dest: Dest,
+    /// The request target of the document that named it (`None` for the page itself).
+    pub referrer: Option<String>,
+}
+
+/// What a reference of this kind is fetched for.
+fn dest_of(kind: RefKind) -> Dest {
+    match kind {
+        RefKind::Stylesheet | RefKind::CssImport => Dest::Style,
+        RefKind::Script => Dest::Script,
+        RefKind::Frame | RefKind::Iframe => Dest::Frame,
+        RefKind::Object | RefKind::Embed => Dest::Other,
+        _ => Dest::Image,
+    }
+}
+
+/// A response as the robot checks it, whatever the protocol's framing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    pub status: u16,
+    pub content_encoding: Option<String>,
+    pub etag: Option<String>,
+    pub last_modified: Option<String>,
+}
+
+/// When things happened in one visit, from its first SYN.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Timing {
+    /// The first byte of the page's response.
+    pub first_byte: Duration,
+    /// The last byte of the last object.
+    pub complete: Duration,
+}
+
+/// What one visit cost and how long it took.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Visit {
+    pub counters: Counters,
+    pub timing: Timing,
+}
+
+/// Why a visit failed.
+pub type VisitError = String;
+
+/// Records the visit's times as the protocol sees them happen.
+#[derive(Debug)]
+pub struct Clock {
+    started: Instant,
+    first_byte: Mutex<Option<Instant>>,
+    last_byte: Mutex<Option<Instant>>,
+}
+
+impl Clock {
+    pub fn start() -> Self {
+        Clock {
+            started: Instant::now(),
+            first_byte: Mutex::new(None),
+            last_byte: Mutex::new(None),
+        }
+    }
+
+    /// Bytes of the page's response arrived (only the first call counts).
+    pub fn page_byte(&self) {
+        if let Ok(mut t) = self.first_byte.lock() {
+            t.get_or_insert_with(Instant::now);
+        }
+    }
+
+    /// A whole object arrived.
+    pub fn object_done(&self) {
+        if let Ok(mut t) = self.last_byte.lock() {
+            *t = Some(Instant::now());
+        }
+    }
+
+    pub fn timing(&self) -> Timing {
+        let since = |t: &Mutex<Option<Instant>>| {
+            t.lock()
+                .ok()
+                .and_then(|t| *t)
+                .map(|t| t - self.started)
+                .unwrap_or_default()
+        };
+        Timing {
+            first_byte: since(&self.first_byte),
+            complete: since(&self.last_byte),
+        }
+    }
+}
+
+/// How the robot behaves, whatever the protocol.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClientOptions {
+    /// Parallel connections in `http10` mode. Default: 4.
+    pub connections: usize,
+    /// The output buffer in pipelined modes: requests go out in chunks of this size, the rest
+    /// on an explicit flush once the pipeline is written. Default: 1460, one full Ethernet
+    /// segment per flush (libwww used 1024 in 1997: with Nagle off every flush is a segment,
+    /// so 1024 sends 40% more request segments; `--client-buffer 1024` reproduces it).
+    pub buffer: usize,
+    /// Requests outstanding on one pipelined connection at most. Default: 50 (libwww's).
+    pub max_outstanding: usize,
+    /// Socket options.
+    pub tcp: TcpOptions,
+    /// How long a read may wait. Default: 10 s.
+    pub timeout: Duration,
+    /// Times in a row a connection may close with requests outstanding before the visit fails
+    /// (pipelining stops after 3, as in libwww). Default: 20.
+    pub max_failures: usize,
+    /// Which request headers to send (`--headers`). Default: `libwww`, the study's robot.
+    pub headers: HeaderSet,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        ClientOptions {
+            connections: 4,
+            buffer: 1460,
+            max_outstanding: 50,
+            tcp: TcpOptions::default(),
+            timeout: Duration::from_secs(10),
+            max_failures: 20,
+            headers: HeaderSet::Libwww,
+        }
+    }
+}
+
+/// The robot, bound to one site.
+pub struct Robot<'a> {
+    pub site: &'a ServedSite,
+    pub resolver: &'a Resolver<'a>,
+    pub opts: &'a ClientOptions,
+}
+
+impl<'a> Robot<'a> {
+    pub fn new(site: &'a ServedSite, resolver: &'a Resolver<'a>, opts: &'a ClientOptions) -> Self {
+        Robot {
+            site,
+            resolver,
+            opts,
+        }
+    }
+
+    /// What a visit asks for first: the page; a validation asks for everything the first
+    /// visit fetched at once (what the page says, if it changed, is still discovered from its
+    /// response).
+    pub fn initial(&self, page: &str, test: Test, cache: &Cache) -> Result<Vec<Fetch>, VisitError> {
+        let start = Fetch {
+            target: format!(
+                "/{}",
+                self.resolver.page_url(page).path().trim_start_matches('/')
+            ),
+            path: page.to_string(),
+            dest: Dest::Document,
+            referrer: None,
+        };
+        match test {
+            Test::First => Ok(vec![start]),
+            Test::Validate if cache.entries.is_empty() => {
+                Err("a validation needs the first visit's cache".into())
+            }
+            Test::Validate => {
+                let mut all = vec![start.clone()];
+                all.extend(cache.order.iter().filter(|f| **f != start).cloned());
+                Ok(all)
+            }
+        }
+    }
+
+    /// The request headers for `fetch` (beyond method, target and host), as `host` names the
+    /// server; `compressed` in the deflate modes, `priority` where the protocol carries RFC
+    /// 9218 priorities (HTTP/2).
+    pub fn request_headers(
+        &self,
+        fetch: &Fetch,
+        host: &str,
+        compressed: bool,
+        priority: bool,
+    ) -> Vec<(&'static str, String)> {
+        RequestHeaders {
+            set: self.opts.headers,
+            dest: fetch.dest,
+            compressed,
+            referer: fetch.referrer.as_ref().map(|r| format!("http://{host}{r}")),
+            priority,
+        }
+        .fields()
+    }
+
+    /// The cache entry a conditional request for `fetch` is made from.
+    pub fn cached(&self, fetch: &Fetch, test: Test, cache: &Mutex<&mut Cache>) -> Option<Entry> {
+        if test != Test::Validate {
+            return None;
+        }
+        let cache = cache.lock().expect("no thread panics holding the cache");
+        cache.entries.get(&fetch.target).cloned()
+    }
+
+    /// Checks a response against the site and the cache; returns the resource's bytes.
+    pub fn accept(
+        &self,
+        fetch: &Fetch,
+        head: &Answer,
+        body: Vec<u8>,
+        cache: &Mutex<&mut Cache>,
+    ) -> Result<Vec<u8>, VisitError> {
+        let expected = self
+            .site
+            .resource(&fetch.path)
+            .ok_or_else(|| format!("{}: not a file of the site", fetch.path))?;
+        match head.status {
+            200 => {
+                let limit = expected.body.len() as u64;
+                let decoded = match head.content_encoding.as_deref() {
+                    None | Some("identity") => body,
+                    Some("deflate") => deflate::inflate_zlib(&body, limit)
+                        .map_err(|e| format!("{}: bad deflate body: {e}", fetch.target))?,
+                    Some("gzip") => deflate::inflate_gzip(&body, limit)
+                        .map_err(|e| format!("{}: bad gzip body: {e}", fetch.target))?,
+                    Some(other) => return Err(format!("{}: unknown coding {other}", fetch.target)),
+                };
+                if decoded != expected.body {
+                    return Err(format!(
+                        "{}: body differs from {} ({} bytes received, {} expected)",
+                        fetch.target,
+                        fetch.path,
+                        decoded.len(),
+                        expected.body.len()
+                    ));
+                }
+                let mut cache = cache.lock().expect("no thread panics holding the cache");
+                if !cache.entries.contains_key(&fetch.target) {
+                    cache.order.push(fetch.clone());
+                }
+                cache.entries.insert(
+                    fetch.target.clone(),
+                    Entry {
+                        etag: head.etag.clone(),
+                        last_modified: head.last_modified.clone(),
+                        body: decoded.clone(),
+                    },
+                );
+                Ok(decoded)
+            }
+            304 => {
+                let cache = cache.lock().expect("no thread panics holding the cache");
+                match cache.entries.get(&fetch.target) {
+                    Some(entry) if entry.body == expected.body => Ok(entry.body.clone()),
+                    Some(_) => Err(format!("{}: 304 for a changed file", fetch.target)),
+                    None => Err(format!("{}: 304 without a cached copy", fetch.target)),
+                }
+            }
+            status => Err(format!("{}: status {status}", fetch.target)),
+        }
+    }
+
+    /// The resource at a request target a server named (a push, a preload hint), as if
+    /// `referrer` had referred to it; `None` when it is not a file of the site.
+    pub fn discover_target(&self, referrer: &Fetch, target: &str) -> Option<Fetch> {
+        let base = self.resolver.page_url(&referrer.path);
+        let Target::Local { path, .. } = self.resolver.resolve(&base, target) else {
+            return None;
+        };
+        let dest = match self.site.site.file(&path)?.kind {
+            FileKind::Css => Dest::Style,
+            FileKind::Js => Dest::Script,
+            FileKind::Html => Dest::Frame,
+            _ => Dest::Image,
+        };
+        Some(Fetch {
+            target: target.to_string(),
+            path,
+            dest,
+            referrer: Some(referrer.target.clone()),
+        })
+    }
+
+    /// What a browser fetches next because of this resource: the references of a page, the
+    /// imports and images of a style sheet. `seen` dedupes by request target, as browsers do.
+    pub fn discover(&self, fetch: &Fetch, body: &[u8], seen: &mut BTreeSet<String>) -> Vec<Fetch> {
+        discover(self.site, self.resolver, fetch, body, seen)
+    }
+}
+
+/// What a browser fetches next because of `fetch` (whose bytes are `body`), as [`Robot::discover`]
+/// says; also what a server pushes with a page.
+pub fn discover(
+    site: &ServedSite,
+    resolver: &Resolver<'_>,
+    fetch: &Fetch,
+    body: &[u8],
+    seen: &mut BTreeSet<String>,
+) -> Vec<Fetch> {
+    let kind = site.site.file(&fetch.path).map(|f| f.kind);
+    let (base, values): (Url, Vec<(RefKind, String)>) = match kind {
+        Some(FileKind::Html) => {
+            let text = charset::decode(body).text;
+            let refs = crate::html::references(&text);
+            let base = resolver.base_url(&fetch.path, refs.base_href.as_deref());
+            let values = refs
+                .refs
+                .into_iter()
+                .filter(|r| r.kind.is_fetched())
+                .map(|r| (r.kind, r.value))
+                .collect();
+            (base, values)
+        }
+        Some(FileKind::Css) => {
+            let text = String::from_utf8_lossy(body);
+            let values = crate::css::references(&text)
+                .into_iter()
+                .map(|r| (RefKind::from_css(r.kind), r.value))
+                .collect();
+            (resolver.page_url(&fetch.path), values)
+        }
+        _ => return Vec::new(),
+    };
+    let mut found = Vec::new();
+    for (kind, value) in values {
+        let Target::Local { path, .. } = resolver.resolve(&base, &value) else {
+            continue;
+        };
+        let Ok(url) = base.join(&value) else { continue };
+        let mut target = url.path().to_string();
+        if let Some(query) = url.query() {
+            target.push('?');
+            target.push_str(query);
+        }
+        if seen.insert(target.clone()) {
+            found.push(Fetch {
+                target,
+                path,
+                dest: dest_of(kind),
+                referrer: Some(fetch.target.clone()),
+            });
+        }
+    }
+    found
+}

@@ -1,0 +1,290 @@
+//! The one row type every replay mode produces: one site version × mode × test, aggregated
+//! over the runs. Deterministic figures (bytes, requests, connections, the model's packets)
+//! are the same on every run; measured ones (the kernel's packet counts, times) carry their
+//! spread, so a reader can tell a change from noise.
+
+use serde::{Deserialize, Serialize};
+
+use super::headers::HeaderSet;
+use super::meter::{overhead_pct, Counters, HeaderBytes};
+use super::protocol::Mode;
+use super::robot::{Test, Visit};
+
+/// A measured figure over the runs: the median and the spread.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Spread {
+    /// The lower middle for an even number of runs, so it is always a measured value.
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+    /// First and third quartile (nearest rank).
+    pub q1: f64,
+    pub q3: f64,
+    pub runs: usize,
+}
+
+impl Spread {
+    /// The spread of `values` (any order).
+    pub fn of(values: impl IntoIterator<Item = f64>) -> Spread {
+        let mut v: Vec<f64> = values.into_iter().collect();
+        v.sort_by(f64::total_cmp);
+        if v.is_empty() {
+            return Spread::default();
+        }
+        let n = v.len();
+        let rank = |p: f64| v[((p * n as f64).ceil() as usize).clamp(1, n) - 1];
+        Spread {
+            median: v[(n - 1) / 2],
+            min: v[0],
+            max: v[n - 1],
+            q1: rank(0.25),
+            q3: rank(0.75),
+            runs: n,
+        }
+    }
+
+    /// The range the report shows: the interquartile range with 5 runs or more, else min–max.
+    pub fn range(&self) -> (f64, f64) {
+        if self.runs >= 5 {
+            (self.q1, self.q3)
+        } else {
+            (self.min, self.max)
+        }
+    }
+
+    /// Whether two measured figures cannot be told apart: their ranges overlap.
+    pub fn overlaps(&self, other: &Spread) -> bool {
+        let (a0, a1) = self.range();
+        let (b0, b1) = other.range();
+        a0 <= b1 && b0 <= a1
+    }
+}
+
+/// The kernel's packet counts over the runs (measured; ACKs vary with scheduling).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct KernelSpread {
+    /// Every segment under the paper's rule, both ways.
+    pub packets: Spread,
+    /// Of those, client → server (`tcpi_segs_out`).
+    pub packets_up: Spread,
+    /// Of those, server → client (`tcpi_segs_in`).
+    pub packets_down: Spread,
+    /// Segments with payload, both ways.
+    pub data_segments: Spread,
+    /// The rest: SYNs, FINs and pure ACKs.
+    pub other: Spread,
+    pub retransmits: Spread,
+}
+
+/// Times over the runs, in milliseconds from the visit's first SYN.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct TimeSpread {
+    /// The first byte of the page's response.
+    pub first_byte_ms: Spread,
+    /// The last byte of the last object: the page is complete.
+    pub complete_ms: Spread,
+}
+
+/// One mode × test of one site version.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReplayRow {
+    /// `original` or `rewritten`.
+    pub site: String,
+    /// The page visited, or `N pages` with `--all-pages`.
+    pub page: String,
+    /// The mode's name (see `webdiet replay --help`).
+    pub mode: String,
+    /// `first` or `validate`.
+    pub test: String,
+    pub runs: usize,
+    pub requests: u64,
+    pub connections: u64,
+    /// TCP payload bytes client → server.
+    pub bytes_up: u64,
+    /// TCP payload bytes server → client.
+    pub bytes_down: u64,
+    /// Packets under the paper's rules, both ways: the deterministic figure the headline and
+    /// budgets use (handshake, data segments, teardown, and pure ACKs by the delayed-ACK rule).
+    pub packets: u64,
+    pub packets_up: u64,
+    pub packets_down: u64,
+    pub data_segments_up: u64,
+    pub data_segments_down: u64,
+    /// Pure ACKs by the delayed-ACK rule, each way.
+    pub acks_up: u64,
+    pub acks_down: u64,
+    /// Handshake + data segments + teardown, no pure ACK: no exchange of these bytes on these
+    /// connections can use fewer segments.
+    pub lower_bound: u64,
+    /// `lower_bound / packets`: never above 1.
+    pub efficiency: f64,
+    /// 100 × (1 − bytes / (bytes + 40 × packets)), from `packets`.
+    pub overhead_pct: f64,
+    /// Header bytes and blocks of the visit (deterministic). HTTP/1.x: request and status
+    /// lines and header fields as text; HTTP/2: HEADERS and CONTINUATION frames (HPACK blocks
+    /// with their 9-byte frame headers).
+    pub headers: HeaderBytes,
+    /// The request header set sent: `libwww` or `browser`.
+    pub header_set: String,
+    /// What the kernel counted, over the runs.
+    pub kernel: KernelSpread,
+    pub time: TimeSpread,
+    /// How Ethernet-like segmentation was obtained: `netns`, `userns+netns` or `tcp-maxseg`.
+    pub method: String,
+    pub mss: u32,
+}
+
+impl ReplayRow {
+    /// Aggregates the runs of one mode and test. Deterministic figures are taken from the
+    /// median run (they are equal on every run of a correct replay).
+    #[allow(clippy::too_many_arguments)]
+    pub fn from_runs(
+        site: &str,
+        page: &str,
+        mode: Mode,
+        test: Test,
+        runs: &[Visit],
+        header_set: HeaderSet,
+        method: &str,
+        mss: u32,
+    ) -> ReplayRow {
+        let median_of = |f: &dyn Fn(&Counters) -> u64| {
+            let mut v: Vec<u64> = runs.iter().map(|r| f(&r.counters)).collect();
+            v.sort_unstable();
+            v.get((v.len().max(1) - 1) / 2).copied().unwrap_or(0)
+        };
+        let spread = |f: &dyn Fn(&Visit) -> f64| Spread::of(runs.iter().map(f));
+        let packets = median_of(&|c| c.model.total());
+        let lower_bound = median_of(&|c| c.model.lower_bound());
+        let bytes_up = median_of(&|c| c.bytes_up);
+        let bytes_down = median_of(&|c| c.bytes_down);
+        ReplayRow {
+            site: site.to_string(),
+            page: page.to_string(),
+            mode: mode.as_str().to_string(),
+            test: test.as_str().to_string(),
+            runs: runs.len(),
+            requests: median_of(&|c| c.requests),
+            connections: median_of(&|c| c.connections),
+            bytes_up,
+            bytes_down,
+            packets,
+            packets_up: median_of(&|c| c.model.up.total()),
+            packets_down: median_of(&|c| c.model.down.total()),
+            data_segments_up: median_of(&|c| c.model.up.data),
+            data_segments_down: median_of(&|c| c.model.down.data),
+            acks_up: median_of(&|c| c.model.up.acks),
+            acks_down: median_of(&|c| c.model.down.acks),
+            lower_bound,
+            efficiency: if packets == 0 {
+                0.0
+            } else {
+                lower_bound as f64 / packets as f64
+            },
+            overhead_pct: overhead_pct(bytes_up + bytes_down, packets),
+            headers: HeaderBytes {
+                up: median_of(&|c| c.headers.up),
+                requests: median_of(&|c| c.headers.requests),
+                down: median_of(&|c| c.headers.down),
+                responses: median_of(&|c| c.headers.responses),
+            },
+            header_set: header_set.as_str().to_string(),
+            kernel: KernelSpread {
+                packets: spread(&|r| r.counters.kernel.packets() as f64),
+                packets_up: spread(&|r| r.counters.kernel.packets_up as f64),
+                packets_down: spread(&|r| r.counters.kernel.packets_down as f64),
+                data_segments: spread(&|r| r.counters.kernel.data() as f64),
+                other: spread(&|r| {
+                    let k = r.counters.kernel;
+                    k.packets().saturating_sub(k.data()) as f64
+                }),
+                retransmits: spread(&|r| r.counters.kernel.retransmits as f64),
+            },
+            time: TimeSpread {
+                first_byte_ms: spread(&|r| r.timing.first_byte.as_secs_f64() * 1000.0),
+                complete_ms: spread(&|r| r.timing.complete.as_secs_f64() * 1000.0),
+            },
+            method: method.to_string(),
+            mss,
+        }
+    }
+
+    /// Payload bytes both ways.
+    pub fn bytes(&self) -> u64 {
+        self.bytes_up + self.bytes_down
+    }
+}
+
+/// A made-up row for the exporters' and budgets' unit tests: `packets` by the model, the
+/// kernel's count `packets..=packets + 2` over three runs.
+#[cfg(test)]
+pub fn sample_row(site: &str, mode: &str, test: &str, packets: u64, bytes: u64) -> ReplayRow {
+    let three = |a: f64| Spread::of([a, a + 1.0, a + 2.0]);
+    ReplayRow {
+        site: site.into(),
+        page: "index.html".into(),
+        mode: mode.into(),
+        test: test.into(),
+        runs: 3,
+        requests: 10,
+        connections: 1,
+        bytes_up: bytes / 10,
+        bytes_down: bytes - bytes / 10,
+        packets,
+        packets_up: packets / 2,
+        packets_down: packets - packets / 2,
+        data_segments_up: 10,
+        data_segments_down: packets / 2,
+        acks_up: packets / 8,
+        acks_down: packets / 8,
+        lower_bound: packets * 3 / 4,
+        efficiency: 0.75,
+        overhead_pct: 3.5,
+        headers: HeaderBytes {
+            up: 10 * 150,
+            requests: 10,
+            down: 10 * 250,
+            responses: 10,
+        },
+        header_set: "libwww".into(),
+        kernel: KernelSpread {
+            packets: three(packets as f64),
+            packets_up: three((packets / 2) as f64),
+            packets_down: three((packets / 2) as f64),
+            data_segments: Spread::of([20.0; 3]),
+            other: three(5.0),
+            retransmits: Spread::of([0.0; 3]),
+        },
+        time: TimeSpread {
+            first_byte_ms: Spread::of([1.0, 1.5, 2.0]),
+            complete_ms: Spread::of([11.0, 12.5, 14.0]),
+        },
+        method: "netns".into(),
+        mss: 1460,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spread_of_five_runs_has_median_quartiles_and_extremes() {
+        let s = Spread::of([5.0, 1.0, 4.0, 2.0, 3.0]);
+        assert_eq!((s.median, s.min, s.max), (3.0, 1.0, 5.0));
+        assert_eq!((s.q1, s.q3), (2.0, 4.0));
+        assert_eq!(s.range(), (2.0, 4.0), "five runs: the interquartile range");
+        let even = Spread::of([4.0, 1.0, 3.0, 2.0]);
+        assert_eq!(even.median, 2.0, "the lower middle is a measured value");
+        assert_eq!(even.range(), (1.0, 4.0), "fewer than five runs: min–max");
+    }
+
+    #[test]
+    fn overlapping_ranges_are_no_measurable_change() {
+        let a = Spread::of([10.0, 11.0, 12.0]);
+        let b = Spread::of([12.0, 13.0, 14.0]);
+        let c = Spread::of([20.0, 21.0, 22.0]);
+        assert!(a.overlaps(&b) && b.overlaps(&a));
+        assert!(!a.overlaps(&c));
+    }
+}

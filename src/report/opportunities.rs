@@ -1,0 +1,298 @@
+//! Opportunities, ranked: one table of what the rewrite saved and what webdiet only reports,
+//! each with the bytes, requests and packets at stake and the files concerned — Lighthouse's
+//! "opportunities", but from webdiet's own measurements.
+//!
+//! Where the replay measured the difference (deflate: `pipelined` against `pipelined-deflate`
+//! of the rewritten site), the row takes the replay's deterministic figures. Elsewhere packets
+//! are estimated with the replay's model for one persistent connection: `ceil(bytes / MSS)`
+//! data segments per response and one delayed ACK per two. A row that cannot be estimated
+//! (markup left as it was, oversized files) says so and is ranked last.
+
+use serde::{Deserialize, Serialize};
+
+use super::figures;
+use super::Report;
+use crate::image::Outcome;
+
+/// Files at least this large are listed as oversized. Default: 100 KB.
+pub const OVERSIZED_BYTES: u64 = 100_000;
+
+/// One opportunity.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Opportunity {
+    /// Stable name: `gif-to-png`, `markup-to-css`, `enable-deflate`, `images-of-text`,
+    /// `markup-left`, `oversized`.
+    pub id: String,
+    /// What it is, for a person.
+    pub title: String,
+    /// `done` (the rewrite did it) or `reported` (a person must do it).
+    pub status: String,
+    /// Bytes a first visit saves (negative: costs); `null` when not estimated.
+    pub bytes: Option<i64>,
+    /// Requests a first visit saves; `null` when not estimated.
+    pub requests: Option<i64>,
+    /// Packets a first visit saves, by the replay's model; `null` when not estimated.
+    pub packets: Option<i64>,
+    /// Where the figures come from.
+    pub basis: String,
+    /// The files concerned (site paths of the rewritten site, or of the original for GIFs).
+    pub files: Vec<String>,
+}
+
+/// Data segments and delayed ACKs of a response of `bytes` on a persistent connection.
+fn packets(bytes: u64, mss: u64) -> i64 {
+    let data = bytes.div_ceil(mss.max(1));
+    (data + data / 2) as i64
+}
+
+/// Every opportunity, ranked: estimated ones by packets, then bytes, saved; the rest after.
+pub fn rank(report: &Report) -> Vec<Opportunity> {
+    let mss = report.replay.first().map_or(1460, |r| u64::from(r.mss));
+    let mut out = Vec::new();
+
+    let converted: Vec<_> = report
+        .images
+        .iter()
+        .filter(|i| i.outcome == Outcome::Converted)
+        .collect();
+    if !converted.is_empty() {
+        out.push(Opportunity {
+            id: "gif-to-png".into(),
+            title: "GIF → PNG/APNG, lossless and pixel-verified".into(),
+            status: "done".into(),
+            bytes: Some(
+                converted
+                    .iter()
+                    .map(|i| i.from_bytes as i64 - i.to_bytes as i64)
+                    .sum(),
+            ),
+            requests: Some(0),
+            packets: Some(
+                converted
+                    .iter()
+                    .map(|i| packets(i.from_bytes, mss) - packets(i.to_bytes, mss))
+                    .sum(),
+            ),
+            basis: "image sizes; packets by the model".into(),
+            files: converted.iter().map(|i| i.path.clone()).collect(),
+        });
+    }
+
+    if let Some(m) = &report.markup {
+        let pages: Vec<_> = m.pages.iter().filter(|p| p.changed).collect();
+        if !pages.is_empty() {
+            let sheet = m.css_bytes;
+            let mut packets_saved: i64 = pages
+                .iter()
+                .map(|p| packets(p.bytes_before, mss) - packets(p.bytes_after, mss))
+                .sum();
+            if sheet > 0 {
+                packets_saved -= packets(sheet, mss);
+            }
+            // Requests: what the replay saw change (spacers gone, the sheet added); the image
+            // conversion does not change the number of requests.
+            let requests = figures::headline(report)
+                .map(|h| h.before.requests as i64 - h.after.requests as i64);
+            let mut files: Vec<String> = pages.iter().map(|p| p.path.clone()).collect();
+            files.extend(m.css_path.clone());
+            out.push(Opportunity {
+                id: "markup-to-css".into(),
+                title: format!("presentational markup → CSS ({})", figures::css_choice(m)),
+                status: "done".into(),
+                bytes: Some(m.html_bytes_before as i64 - (m.html_bytes_after + sheet) as i64),
+                requests,
+                packets: Some(packets_saved),
+                basis: "page sizes before and after, the sheet included; requests from the \
+                        replay's first visit; packets by the model"
+                    .into(),
+                files,
+            });
+        }
+        let t = &m.text_images_total;
+        if t.files > 0 {
+            let mut files: Vec<String> = m.text_images.iter().map(|r| r.file.clone()).collect();
+            files.sort();
+            files.dedup();
+            let sizes: std::collections::BTreeMap<&str, u64> = m
+                .text_images
+                .iter()
+                .map(|r| (r.file.as_str(), r.bytes))
+                .collect();
+            out.push(Opportunity {
+                id: "images-of-text".into(),
+                title: "text drawn as images: set it as CSS-styled text".into(),
+                status: "reported".into(),
+                bytes: Some(t.bytes as i64),
+                requests: Some(t.files as i64),
+                packets: Some(sizes.values().map(|&b| packets(b, mss)).sum()),
+                basis: "the images' sizes, one request each; packets by the model".into(),
+                files,
+            });
+        }
+        let left: Vec<String> = m
+            .pages
+            .iter()
+            .filter(|p| p.constructs_after > 0)
+            .map(|p| p.path.clone())
+            .collect();
+        if !left.is_empty() {
+            let constructs: usize = m.constructs_after.values().sum();
+            out.push(Opportunity {
+                id: "markup-left".into(),
+                title: format!(
+                    "{constructs} presentational construct{} left as they were (reasons in the markup section)",
+                    if constructs == 1 { "" } else { "s" }
+                ),
+                status: "reported".into(),
+                bytes: None,
+                requests: None,
+                packets: None,
+                basis: "not estimated: each was left for a reason (see left_as_is)".into(),
+                files: left,
+            });
+        }
+    }
+
+    if let Some(c) = &report.compression {
+        let est = c.rewritten.as_ref().unwrap_or(&c.original);
+        let worth: Vec<String> = est
+            .files
+            .iter()
+            .filter(|f| f.worth_it)
+            .map(|f| f.path.clone())
+            .collect();
+        if !worth.is_empty() {
+            let row = |mode: &str| figures::row(report, "rewritten", mode, "first");
+            let (bytes, packets_saved, basis) = match (row("pipelined"), row("pipelined-deflate")) {
+                (Some(plain), Some(deflated)) => (
+                    plain.bytes() as i64 - deflated.bytes() as i64,
+                    plain.packets as i64 - deflated.packets as i64,
+                    "the replay: pipelined against pipelined-deflate, rewritten site",
+                ),
+                _ => {
+                    let files = est.files.iter().filter(|f| f.worth_it);
+                    let bytes = files
+                        .clone()
+                        .map(|f| f.sizes.raw as i64 - f.sizes.deflate6 as i64)
+                        .sum();
+                    let packets_saved = files
+                        .map(|f| packets(f.sizes.raw, mss) - packets(f.sizes.deflate6, mss))
+                        .sum();
+                    (
+                        bytes,
+                        packets_saved,
+                        "deflate level 6 sizes; packets by the model",
+                    )
+                }
+            };
+            out.push(Opportunity {
+                id: "enable-deflate".into(),
+                title: "compress text on the server (Content-Encoding: deflate or gzip; \
+                        `rewrite --precompress` writes .gz files)"
+                    .into(),
+                status: "reported".into(),
+                bytes: Some(bytes),
+                requests: Some(0),
+                packets: Some(packets_saved),
+                basis: basis.into(),
+                files: worth,
+            });
+        }
+    }
+
+    let mut oversized: Vec<String> = report
+        .images
+        .iter()
+        .filter(|i| i.to_bytes >= OVERSIZED_BYTES)
+        .map(|i| i.to_path.clone())
+        .collect();
+    if let Some(c) = &report.compression {
+        let est = c.rewritten.as_ref().unwrap_or(&c.original);
+        oversized.extend(
+            est.files
+                .iter()
+                .filter(|f| f.sizes.raw >= OVERSIZED_BYTES)
+                .map(|f| f.path.clone()),
+        );
+    }
+    if !oversized.is_empty() {
+        out.push(Opportunity {
+            id: "oversized".into(),
+            title: format!(
+                "files of {} bytes or more: worth a look (smaller images, split pages)",
+                super::thousands(OVERSIZED_BYTES)
+            ),
+            status: "reported".into(),
+            bytes: None,
+            requests: None,
+            packets: None,
+            basis: "not estimated: what is possible depends on the content".into(),
+            files: oversized,
+        });
+    }
+
+    out.sort_by_key(|o| {
+        (
+            o.packets.is_none(),
+            std::cmp::Reverse(o.packets.unwrap_or(0)),
+            std::cmp::Reverse(o.bytes.unwrap_or(0)),
+        )
+    });
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn opportunities_are_ranked_by_packets_then_bytes_and_unestimated_ones_come_last() {
+        let report = figures::sample();
+        let ranked = rank(&report);
+        let ids: Vec<&str> = ranked.iter().map(|o| o.id.as_str()).collect();
+        assert!(ids.contains(&"gif-to-png"), "{ids:?}");
+        assert!(ids.contains(&"enable-deflate"), "{ids:?}");
+        let estimated: Vec<i64> = ranked.iter().filter_map(|o| o.packets).collect();
+        assert!(estimated.windows(2).all(|w| w[0] >= w[1]), "{ranked:?}");
+        let first_unestimated = ranked.iter().position(|o| o.packets.is_none());
+        if let Some(i) = first_unestimated {
+            assert!(ranked[i..].iter().all(|o| o.packets.is_none()));
+        }
+    }
+
+    #[test]
+    fn deflate_is_measured_by_the_replay_when_both_modes_ran() {
+        let mut report = figures::sample();
+        for mode in ["pipelined", "pipelined-deflate"] {
+            let packets = if mode == "pipelined" { 100 } else { 70 };
+            report.replay.push(crate::replay::row::sample_row(
+                "rewritten",
+                mode,
+                "first",
+                packets,
+                10 * packets,
+            ));
+        }
+        report.replay.retain(|r| {
+            !(r.site == "rewritten"
+                && r.test == "first"
+                && r.mode.starts_with("pipelined")
+                && r.packets != 100
+                && r.packets != 70)
+        });
+        let deflate = rank(&report)
+            .into_iter()
+            .find(|o| o.id == "enable-deflate")
+            .expect("text worth compressing");
+        assert_eq!(deflate.packets, Some(30));
+        assert_eq!(deflate.bytes, Some(300));
+        assert!(deflate.basis.contains("replay"));
+    }
+
+    #[test]
+    fn a_gif_conversion_saves_the_segments_of_its_bytes() {
+        assert_eq!(packets(2920, 1460), 3);
+        assert_eq!(packets(2921, 1460), 4);
+        assert_eq!(packets(0, 1460), 0);
+    }
+}
