@@ -249,7 +249,12 @@ fn keeps_every_byte_outside_the_edited_constructs(name: &str) {
         .find(|p| p["path"] == name)
         .unwrap_or_else(|| panic!("{name} is a page of the markup pass"));
     assert_eq!(row["changed"], true, "{name} was converted: {row:#}");
-    assert_eq!(row["constructs_after"], 0, "{name}: {row:#}");
+    // Everything but `<center>`, `<u>` and `<tt>`, whose CSS form is longer than they are.
+    assert_eq!(
+        row["constructs_after"], row["left_as_is"]["css-longer"],
+        "{name}: {row:#}"
+    );
+    assert_eq!(row["constructs_after"], 3, "{name}: {row:#}");
 
     let (before_tokens, after_tokens) = (tokens(&page.bytes, page), tokens(&after, page));
     let (kept_before, kept_after) = common(&before_tokens, &after_tokens);

@@ -19,7 +19,7 @@ mod nesting;
 pub mod page;
 mod parse;
 pub mod source;
-mod write;
+pub(crate) mod write;
 
 pub use markup5ever_rcdom::{Handle, RcDom};
 pub use page::{Page, Piece, SpanEdit, Unparsed};

@@ -3,7 +3,7 @@
 //! written back as edits of the page's own bytes ([`html::Page::edits`]), used only when
 //! re-parsing the edited bytes gives the same tree ([`html::Page::proves`]).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::rc::Rc;
 
 use crate::css::sheet;
@@ -13,7 +13,8 @@ use super::constructs;
 use super::rules::{self, Decl};
 use super::style::{Style, CELLS};
 use super::{
-    fill_slots, rule_css, to_root, CssMode, MarkupOptions, PageMarkup, SELF, SLOT_CLOSE, SLOT_OPEN,
+    fill_slots, rule_css, to_root, CssMode, ElementClasses, MarkupOptions, PageMarkup, SELF,
+    SLOT_CLOSE, SLOT_OPEN,
 };
 
 pub(super) struct Converter<'a> {
@@ -121,7 +122,8 @@ pub fn convert_page(bytes: &[u8], opts: &MarkupOptions) -> PageMarkup {
         unconverted.left_as_is = c.left;
         return unconverted;
     }
-    let rules = c.attach(document);
+    let classes = c.attach(document);
+    let rules = rule_keys(&classes, opts.atomic_classes);
     let constructs_after = constructs::count(document, &opts.images);
     let left_as_is = std::mem::take(&mut c.left);
     // The converter holds nodes; the proof frees the tree before it parses the edited bytes.
@@ -133,13 +135,18 @@ pub fn convert_page(bytes: &[u8], opts: &MarkupOptions) -> PageMarkup {
     };
     if opts.css == CssMode::PerPage {
         let names = sheet::class_names(&rules.iter().cloned().collect());
-        fill_pieces(&mut edits, |text| fill_slots(text, &rules, &names));
+        let atomic = opts.atomic_classes;
+        fill_pieces(&mut edits, |text| {
+            fill_slots(text, &classes, atomic, &names)
+        });
     }
     PageMarkup {
         edits,
         encoding: opts.encoding,
         changed: true,
         rules,
+        classes,
+        atomic: opts.atomic_classes,
         constructs_before,
         constructs_after,
         left_as_is,
@@ -241,8 +248,10 @@ impl Converter<'_> {
     }
 
     fn phrase(&mut self, el: &Handle, tag: &str) {
-        if tag != "center" && !self.opts.phrase_elements {
-            return self.leave(tag, "phrase-elements-off");
+        if !self.opts.phrase_elements {
+            // `<center>` → `<div class=…>` is 3 bytes longer, `<tt>` → `<span class=…>` 13:
+            // renamed with a class, these elements only ever grow the page.
+            return self.leave(tag, "css-longer");
         }
         if self.page.is_misnested(el) {
             // Renamed, the parser would no longer copy it into the blocks that follow.
@@ -309,15 +318,11 @@ impl Converter<'_> {
         }
     }
 
-    /// Puts the CSS where the options say; returns the page's sorted rule keys.
-    fn attach(&mut self, document: &Handle) -> Vec<String> {
-        let keys: BTreeSet<String> = self
-            .styles
-            .iter()
-            .filter(|(_, s)| !s.is_empty())
-            .flat_map(|(_, s)| s.keys(self.opts.atomic_classes))
-            .collect();
-        let rules: Vec<String> = keys.into_iter().collect();
+    /// Puts the CSS where the options say; returns each classed element's rule keys, in the
+    /// order of their slots (none in `inline-style` mode).
+    fn attach(&mut self, document: &Handle) -> Vec<ElementClasses> {
+        let mut classes = Vec::new();
+        let mut slots: HashMap<String, usize> = HashMap::new();
         let head = edit::find(document, "head");
         for (el, style) in &self.styles {
             if style.is_empty() {
@@ -332,15 +337,20 @@ impl Converter<'_> {
                     edit::set_attr(el, "style", &text);
                 }
                 CssMode::SiteSheet | CssMode::PerPage => {
-                    let slot = style
-                        .keys(self.opts.atomic_classes)
-                        .iter()
-                        .map(|k| {
-                            let i = rules.binary_search(k).unwrap_or(0);
-                            format!("{SLOT_OPEN}{i}{SLOT_CLOSE}")
-                        })
-                        .collect::<Vec<_>>()
-                        .join(" ");
+                    // One slot per distinct style (the parser's copies of a misnested
+                    // `<font>` carry the slot of the tag they copy): whether it holds one
+                    // combined class or one class per declaration is decided when the names
+                    // are filled in.
+                    let these = ElementClasses {
+                        combined: style.key(),
+                        atomic: style.keys(true),
+                    };
+                    // The combined key says everything the atomic keys say.
+                    let index = *slots.entry(these.combined.clone()).or_insert_with(|| {
+                        classes.push(these);
+                        classes.len() - 1
+                    });
+                    let slot = format!("{SLOT_OPEN}{index}{SLOT_CLOSE}");
                     let class = match edit::attr(el, "class") {
                         Some(old) if !old.trim().is_empty() => format!("{old} {slot}"),
                         _ => slot,
@@ -349,36 +359,48 @@ impl Converter<'_> {
                 }
             }
         }
+        let rules = rule_keys(&classes, self.opts.atomic_classes);
         if let Some(head) = head {
             match self.opts.css {
                 CssMode::SiteSheet if !rules.is_empty() => {
-                    let href = format!("{}{}", to_root(&self.opts.page_path), self.opts.sheet_name);
                     self.page.append(
                         &head,
-                        edit::new_element("link", &[("rel", "stylesheet"), ("href", &href)]),
+                        sheet_link(&self.opts.page_path, &self.opts.sheet_name),
                     );
                 }
                 CssMode::PerPage if !rules.is_empty() => {
                     let names = sheet::class_names(&rules.iter().cloned().collect());
-                    let css: String = rules
-                        .iter()
-                        .map(|k| rule_css(k, &names[k]))
-                        .collect::<Vec<_>>()
-                        .join("\n");
-                    let css = sheet::minify(&css).unwrap_or(css);
                     let style = edit::new_element("style", &[]);
-                    edit::append_text(&style, &css);
+                    edit::append_text(&style, &page_css(&rules, &names));
                     self.page.append(&head, style);
                 }
                 _ => {}
             }
         }
-        if self.opts.css == CssMode::InlineStyle {
-            Vec::new()
-        } else {
-            rules
-        }
+        classes
     }
+}
+
+/// The `<link>` to the shared sheet that a page in site-sheet mode gets.
+pub(super) fn sheet_link(page_path: &str, sheet_name: &str) -> Handle {
+    let href = format!("{}{sheet_name}", to_root(page_path));
+    edit::new_element("link", &[("rel", "stylesheet"), ("href", &href)])
+}
+
+/// The minified CSS of a page's own `<style>`.
+pub(super) fn page_css(rules: &[String], names: &BTreeMap<String, String>) -> String {
+    let css: String = rules
+        .iter()
+        .map(|k| rule_css(k, &names[k]))
+        .collect::<Vec<_>>()
+        .join("\n");
+    sheet::minify(&css).unwrap_or(css)
+}
+
+/// The sorted, distinct rule keys of the classed elements.
+pub(super) fn rule_keys(classes: &[ElementClasses], atomic: bool) -> Vec<String> {
+    let keys: BTreeSet<&String> = classes.iter().flat_map(|c| c.keys(atomic)).collect();
+    keys.into_iter().cloned().collect()
 }
 
 fn nearest_table(el: &Handle) -> Option<Handle> {

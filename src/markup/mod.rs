@@ -52,8 +52,10 @@ pub struct MarkupOptions {
     /// The page's path relative to the site root, `/`-separated (used for the sheet link and to
     /// rebase `background` URLs into the shared sheet). Default: `index.html`.
     pub page_path: String,
-    /// Turn `u`, `s`, `strike`, `tt`, `big` and `nobr` into classed spans, although each one
-    /// grows by a few bytes. Default: true.
+    /// Turn `center` into a classed `div` and `u`, `s`, `strike`, `tt`, `big` and `nobr` into
+    /// classed spans, although each one grows the page (by 3 to 15 bytes); when false they
+    /// are left with the reason `css-longer`. The rewrite sets it false: these renames never
+    /// save a byte. Default: true.
     pub phrase_elements: bool,
     /// What the page's images are, keyed by `src` as written (entities decoded): an `<img>`
     /// whose image is one flat fill is a spacer and becomes a sized span. The rewrite fills
@@ -81,7 +83,8 @@ impl Default for MarkupOptions {
     }
 }
 
-/// Marks where a class name goes in [`PageMarkup::html`] in site-sheet mode.
+/// Marks where an element's class names go in [`PageMarkup::edits`] in site-sheet mode: the
+/// slot holds the element's index in [`PageMarkup::classes`].
 pub(crate) const SLOT_OPEN: char = '\u{E000}';
 pub(crate) const SLOT_CLOSE: char = '\u{E001}';
 /// Stands for the class selector inside a rule key.
@@ -98,8 +101,13 @@ pub struct PageMarkup {
     pub encoding: &'static Encoding,
     /// Whether anything was converted.
     pub changed: bool,
-    /// The rule blocks this page uses, as keys (`\u{1}` stands for the class selector), sorted.
+    /// The rule blocks this page uses, as keys (`\u{1}` stands for the class selector), sorted:
+    /// those of [`PageMarkup::classes`] with combined or atomic classes, as `atomic` says.
     pub rules: Vec<String>,
+    /// The rule keys of each classed element, by slot index, both ways.
+    pub classes: Vec<ElementClasses>,
+    /// Whether the slots are filled with one class per declaration.
+    pub atomic: bool,
     /// Presentational constructs in the input, by name (`font`, `center`, `bgcolor`…).
     pub constructs_before: BTreeMap<String, usize>,
     /// The same count on the output.
@@ -115,6 +123,8 @@ impl Default for PageMarkup {
             encoding: encoding_rs::UTF_8,
             changed: false,
             rules: Vec::new(),
+            classes: Vec::new(),
+            atomic: false,
             constructs_before: BTreeMap::new(),
             constructs_after: BTreeMap::new(),
             left_as_is: Vec::new(),
@@ -132,11 +142,83 @@ impl PageMarkup {
         }
         let fill = |text: &str| -> String {
             match sheet {
-                Some(sheet) => fill_slots(text, &self.rules, &sheet.names),
+                Some(sheet) => fill_slots(text, &self.classes, self.atomic, &sheet.names),
                 None => text.to_string(),
             }
         };
         html::page::render(source, self.encoding, &self.edits, &fill)
+    }
+
+    /// The same conversion with combined or atomic classes: only the class names in the slots
+    /// and the rules differ, so nothing is converted again.
+    pub fn with_classes(&self, atomic: bool) -> PageMarkup {
+        PageMarkup {
+            rules: convert::rule_keys(&self.classes, atomic),
+            atomic,
+            ..self.clone()
+        }
+    }
+
+    /// A site-sheet conversion as a per-page one: the page's rules named for the page alone,
+    /// and the `<link>` to the sheet replaced by a `<style>` holding them, at the same place.
+    /// Both are start tags the parser handles in the same way wherever the proof put the
+    /// link, and the style's text cannot end it early (checked). `None` when the rules
+    /// name a URL (rebased to the sheet's directory, not the page's) or when this is not a
+    /// site-sheet conversion of `page_path` linking `sheet_name`.
+    pub fn per_page(&self, page_path: &str, sheet_name: &str) -> Option<PageMarkup> {
+        if !self.changed || self.rules.is_empty() {
+            return Some(self.clone());
+        }
+        if self.rules.iter().any(|r| r.contains("url(")) {
+            return None;
+        }
+        let names = css::sheet::class_names(&self.rules.iter().cloned().collect());
+        let style_css = convert::page_css(&self.rules, &names);
+        if style_css.to_ascii_lowercase().contains("</style") {
+            return None;
+        }
+        let mut link = String::new();
+        html::write::element(&convert::sheet_link(page_path, sheet_name), &mut link);
+        let style = html::edit::new_element("style", &[]);
+        html::edit::append_text(&style, &style_css);
+        let mut style_tag = String::new();
+        html::write::element(&style, &mut style_tag);
+        let mut edits = self.edits.clone();
+        let mut swapped = 0;
+        for piece in edits.iter_mut().flat_map(|e| e.pieces.iter_mut()) {
+            if let html::Piece::Text(text) = piece {
+                if text.contains(&link) {
+                    *text = text.replacen(&link, &style_tag, 1);
+                    swapped += 1;
+                }
+                *text = fill_slots(text, &self.classes, self.atomic, &names);
+            }
+        }
+        (swapped == 1).then(|| PageMarkup {
+            edits,
+            // Named already: nothing for a shared sheet to fill in or hold.
+            rules: Vec::new(),
+            classes: Vec::new(),
+            ..self.clone()
+        })
+    }
+}
+
+/// The rule keys of one classed element.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ElementClasses {
+    /// One rule with all its declarations.
+    pub combined: String,
+    /// One rule per declaration (and one for the rules under it).
+    pub atomic: Vec<String>,
+}
+
+impl ElementClasses {
+    fn keys(&self, atomic: bool) -> &[String] {
+        match atomic {
+            true => &self.atomic,
+            false => std::slice::from_ref(&self.combined),
+        }
     }
 }
 
@@ -150,7 +232,7 @@ pub struct SiteSheet {
 }
 
 /// CSS text of one rule key under a class name.
-pub(crate) fn rule_css(key: &str, name: &str) -> String {
+pub fn rule_css(key: &str, name: &str) -> String {
     key.replace(SELF, &format!(".{name}"))
 }
 
@@ -188,8 +270,15 @@ pub fn build_sheet<'a>(
     Ok(SiteSheet { css, names })
 }
 
-/// Replaces `\u{E000}N\u{E001}` (index into `rules`) with the rule's class name.
-pub(crate) fn fill_slots(html: &str, rules: &[String], names: &BTreeMap<String, String>) -> String {
+/// Replaces `\u{E000}N\u{E001}` (index into `classes`) with the element's class names. A slot
+/// written as a whole unquoted value (`class=\u{E000}0\u{E001}`) is quoted when it holds two
+/// names or more.
+pub(crate) fn fill_slots(
+    html: &str,
+    classes: &[ElementClasses],
+    atomic: bool,
+    names: &BTreeMap<String, String>,
+) -> String {
     let mut out = String::with_capacity(html.len());
     let mut rest = html;
     while let Some(start) = rest.find(SLOT_OPEN) {
@@ -199,14 +288,22 @@ pub(crate) fn fill_slots(html: &str, rules: &[String], names: &BTreeMap<String, 
             out.push_str(&rest[start..]);
             return out;
         };
-        let name = after[..end]
+        let filled = after[..end]
             .parse::<usize>()
             .ok()
-            .and_then(|i| rules.get(i))
-            .and_then(|k| names.get(k))
-            .map(String::as_str)
-            .unwrap_or("");
-        out.push_str(name);
+            .and_then(|i| classes.get(i))
+            .map(|c| {
+                c.keys(atomic)
+                    .iter()
+                    .filter_map(|k| names.get(k).map(String::as_str))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .unwrap_or_default();
+        match out.ends_with('=') && filled.contains(' ') {
+            true => out.push_str(&format!("\"{filled}\"")),
+            false => out.push_str(&filled),
+        }
         rest = &after[end + SLOT_CLOSE.len_utf8()..];
     }
     out.push_str(rest);
