@@ -336,6 +336,18 @@ pub(super) fn run(
             best = Some(candidate);
         }
     };
+    // Leave the markup alone: always a candidate, tried first so that it wins a tie (a
+    // conversion must save a byte).
+    let alone = Candidate {
+        total: staged.iter().map(|s| s.before.len() as u64).sum(),
+        mode: None,
+        atomic: false,
+        pages: Vec::new(),
+        outputs: staged.iter().map(|s| s.before.clone()).collect(),
+        kept: Vec::new(),
+        css: String::new(),
+    };
+    consider(alone, &mut totals);
     for (mode, atomic) in candidates {
         let pages: Vec<PageMarkup> = match mode {
             CssMode::InlineStyle => inline.clone(),
@@ -358,17 +370,6 @@ pub(super) fn run(
             consider(candidate, &mut totals);
         }
     }
-    // Leave the markup alone: always a candidate, and the one kept on a tie.
-    let alone = Candidate {
-        total: staged.iter().map(|s| s.before.len() as u64).sum(),
-        mode: None,
-        atomic: false,
-        pages: Vec::new(),
-        outputs: staged.iter().map(|s| s.before.clone()).collect(),
-        kept: Vec::new(),
-        css: String::new(),
-    };
-    consider(alone, &mut totals);
     let Some(Candidate {
         mode,
         atomic,
