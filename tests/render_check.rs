@@ -105,6 +105,9 @@ const SPACER_BODY: &str = r##"<body bgcolor=white>
 <map name=m><area href=z.html coords="0,0,5,5"></map>
 </body>"##;
 
+/// Copies of the spacer page in each rendering mode.
+const PAGES_PER_MODE: usize = 20;
+
 #[test]
 fn spacer_gifs_become_sized_spans_and_render_pixel_identical() {
     if !chromium_available() {
@@ -116,16 +119,22 @@ fn spacer_gifs_become_sized_spans_and_render_pixel_identical() {
     let standards = format!("<!DOCTYPE html><html>{SPACER_BODY}</html>");
     let black = flat_gif(1, 1, [0, 0, 0], false);
     let blue = flat_gif(2, 2, [0, 0, 153], false);
-    common::write_site(
-        &site,
-        &[
-            ("quirks.html", quirks.as_bytes()),
-            ("standards.html", standards.as_bytes()),
-            ("s.gif", common::SPACER_GIF),
-            ("img/black.gif", &black),
-            ("img/blue.gif", &blue),
-        ],
-    );
+    // A site of 20 pages in each mode with the same layout: spacers alone make one page
+    // heavier (spans and their CSS), and the rewrite never makes a page heavier; shared by
+    // 40 pages, the sheet pays.
+    let names: Vec<(String, String)> = (0..PAGES_PER_MODE)
+        .map(|n| (format!("quirks{n}.html"), format!("standards{n}.html")))
+        .collect();
+    let mut files: Vec<(&str, &[u8])> = vec![
+        ("s.gif", common::SPACER_GIF),
+        ("img/black.gif", &black),
+        ("img/blue.gif", &blue),
+    ];
+    for (q, s) in &names {
+        files.push((q, quirks.as_bytes()));
+        files.push((s, standards.as_bytes()));
+    }
+    common::write_site(&site, &files);
     let out = tmp.path().join("out");
     webdiet()
         .arg("rewrite")
@@ -143,10 +152,15 @@ fn spacer_gifs_become_sized_spans_and_render_pixel_identical() {
         .unwrap_or(0);
     // 20 spacers per page; per page four are kept (alt text, usemap, a percentage, a border
     // under a solid fill).
-    assert_eq!((before, after), (2 * 20, 2 * 4), "{markup:#}");
-    let page = std::fs::read_to_string(out.join("site/quirks.html")).unwrap();
+    let pages = 2 * PAGES_PER_MODE as u64;
+    assert_eq!((before, after), (pages * 20, pages * 4), "{markup:#}");
+    let page = std::fs::read_to_string(out.join("site/quirks0.html")).unwrap();
     assert_eq!(page.matches("<img").count(), 4, "{page}");
-    assert_eq!(verify_trees(&site, &out.join("site"), tmp.path(), None), 2);
+    // The pages are copies: four of them, two in each mode, are enough to render.
+    assert_eq!(
+        verify_trees(&site, &out.join("site"), tmp.path(), Some(4)),
+        4
+    );
 }
 
 /// A GIF standing for an `images.tsv` row: one flat fill, or two colours in stripes (`-`).
