@@ -146,6 +146,29 @@ pub fn parent(node: &Handle) -> Option<Handle> {
     parent
 }
 
+/// Whether the node sits between two text nodes, not both whitespace (removing it would join
+/// text a browser shows into one text node).
+pub fn between_text(node: &Handle) -> bool {
+    let Some(parent) = parent(node) else {
+        return false;
+    };
+    let children = parent.children.borrow();
+    let Some(at) = children.iter().position(|c| Rc::ptr_eq(c, node)) else {
+        return false;
+    };
+    // Whether the sibling is text, and whether it is all whitespace.
+    let text = |i: Option<usize>| match i.and_then(|i| children.get(i)).map(|c| &c.data) {
+        Some(NodeData::Text { contents }) => {
+            Some(contents.borrow().chars().all(|c| c.is_ascii_whitespace()))
+        }
+        _ => None,
+    };
+    match (text(at.checked_sub(1)), text(Some(at + 1))) {
+        (Some(a), Some(b)) => !(a && b),
+        _ => false,
+    }
+}
+
 /// Every element under `root` (root included), in document order. Collected first, so the
 /// caller may edit the tree while iterating.
 pub fn elements(root: &Handle) -> Vec<Handle> {

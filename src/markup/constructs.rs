@@ -96,9 +96,9 @@ fn count_element(
         }
     };
     if ELEMENTS.contains(&tag) {
-        // A `<font class=…>` (what a misnested font becomes) is no longer presentational.
+        // A `<font>` without `face`, `size` or `color` (a `<font class=…>`, what a misnested
+        // font becomes, or one whose attributes did nothing) has no effect in Chromium.
         let bare_font = tag == "font"
-            && !names.is_empty()
             && !names
                 .iter()
                 .any(|n| matches!(*n, "face" | "size" | "color"));
