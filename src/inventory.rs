@@ -270,6 +270,17 @@ fn read_document(
                 ));
             }
             let found = html::references(&decoded.text);
+            if found.too_deep {
+                problems.push(Problem::new(
+                    &file.path,
+                    "too-deep",
+                    format!(
+                        "elements nest deeper than {} (where Chromium stops nesting); references \
+                         were read from the start tags as written",
+                        html::MAX_DEPTH
+                    ),
+                ));
+            }
             let base = resolver.base_url(&file.path, found.base_href.as_deref());
             doc.charset = Some(decoded.charset.name());
             doc.charset_source = Some(decoded.charset.source);

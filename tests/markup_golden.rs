@@ -1,5 +1,6 @@
 //! Golden cases for the markup stage: each `tests/golden/markup/<case>/input.html` must convert
-//! to `expected.html` linking a site sheet whose content is `expected.css`. Every case was also
+//! to `expected.html` linking a site sheet whose content is `expected.css`. The expected page is
+//! the input with only the edited tags changed. Every case was also
 //! rendered in Chromium against its input (`benches/markup-golden-render.sh`); see
 //! `docs/markup.md`. Set `WEBDIET_BLESS=1` to rewrite the expectations after a reviewed change.
 //!
@@ -72,13 +73,9 @@ fn every_golden_case_converts_to_its_expected_page_and_sheet() {
             images: images(case),
             ..MarkupOptions::default()
         };
-        let page = convert_page(&input, &opts);
+        let page = convert_page(input.as_bytes(), &opts);
         let sheet = build_sheet([&page]).unwrap();
-        let html = if page.changed {
-            sheet.page_html(&page)
-        } else {
-            page.html.clone()
-        };
+        let html = String::from_utf8(page.bytes(input.as_bytes(), Some(&sheet))).unwrap();
         let css = sheet.css.clone();
         let mut left = String::new();
         for (construct, reason) in &page.left_as_is {
@@ -104,4 +101,59 @@ fn every_golden_case_converts_to_its_expected_page_and_sheet() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The rewrite converts a page once, with classes, and derives the other class candidates
+/// from that conversion: atomic classes by filling the slots differently, a per-page `<style>`
+/// by putting it where the proven `<link>` was. On every golden case (both class styles) the
+/// derived page must be byte for byte the page a conversion made for that mode directly.
+#[test]
+fn candidates_derived_from_one_conversion_equal_direct_conversions() {
+    use webdiet::markup::CssMode;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/markup");
+    let mut derived_per_page = 0;
+    for case in fs::read_dir(&root).unwrap().map(|e| e.unwrap().path()) {
+        let Ok(input) = fs::read(case.join("input.html")) else {
+            continue;
+        };
+        let opts = |css: CssMode, atomic_classes: bool| MarkupOptions {
+            css,
+            page_path: "input.html".to_string(),
+            images: images(&case),
+            atomic_classes,
+            ..MarkupOptions::default()
+        };
+        let once = convert_page(&input, &opts(CssMode::SiteSheet, false));
+        for atomic in [false, true] {
+            let direct = convert_page(&input, &opts(CssMode::SiteSheet, atomic));
+            let derived = once.with_classes(atomic);
+            assert_eq!(derived.rules, direct.rules, "{}", case.display());
+            let (a, b) = (
+                build_sheet([&derived]).unwrap(),
+                build_sheet([&direct]).unwrap(),
+            );
+            assert_eq!(a.css, b.css, "{}", case.display());
+            assert_eq!(
+                derived.bytes(&input, Some(&a)),
+                direct.bytes(&input, Some(&b)),
+                "{} (atomic: {atomic})",
+                case.display()
+            );
+            let Some(per_page) = derived.per_page("input.html", "webdiet.css") else {
+                continue;
+            };
+            let direct = convert_page(&input, &opts(CssMode::PerPage, atomic));
+            assert_eq!(
+                String::from_utf8_lossy(&per_page.bytes(&input, None)),
+                String::from_utf8_lossy(&direct.bytes(&input, None)),
+                "{} (per-page, atomic: {atomic})",
+                case.display()
+            );
+            derived_per_page += usize::from(per_page.changed);
+        }
+    }
+    assert!(
+        derived_per_page >= 20,
+        "{derived_per_page} per-page pages compared"
+    );
 }

@@ -61,7 +61,7 @@ fn convert_directory_for_inspection() {
     let (input, output) = (Path::new(&input), Path::new(&output));
     let orig_out = std::env::var("WEBDIET_MARKUP_ORIG_OUT").ok();
     let orig_out = orig_out.as_deref().map(Path::new);
-    let mut pages: Vec<(String, Vec<u8>, &'static encoding_rs::Encoding, PageMarkup)> = Vec::new();
+    let mut pages: Vec<(String, Vec<u8>, PageMarkup)> = Vec::new();
     for entry in walkdir::WalkDir::new(input).sort_by_file_name() {
         let entry = entry.unwrap();
         let rel = entry.path().strip_prefix(input).unwrap();
@@ -88,19 +88,19 @@ fn convert_directory_for_inspection() {
             }
         }
         if rel.ends_with(".html") || rel.ends_with(".htm") {
-            let decoded = charset::decode(&bytes);
             let opts = MarkupOptions {
                 css,
                 page_path: rel.clone(),
+                encoding: charset::detect(&bytes).encoding,
                 ..MarkupOptions::default()
             };
-            let page = convert_page(&decoded.text, &opts);
-            pages.push((rel, bytes, decoded.charset.encoding, page));
+            let page = convert_page(&bytes, &opts);
+            pages.push((rel, bytes, page));
         } else {
             fs::write(&dest, &bytes).unwrap();
         }
     }
-    let sheet = build_sheet(pages.iter().map(|p| &p.3)).unwrap();
+    let sheet = build_sheet(pages.iter().map(|p| &p.2)).unwrap();
     if css == CssMode::SiteSheet {
         fs::write(output.join("webdiet.css"), &sheet.css).unwrap();
     }
@@ -113,14 +113,8 @@ fn convert_directory_for_inspection() {
     let (mut hb, mut ha, mut db, mut da) = (0, 0, 0, 0);
     let mut left = std::collections::BTreeMap::<String, usize>::new();
     let mut text_images = Vec::new();
-    for (rel, original, encoding, page) in &pages {
-        let html = if !page.changed {
-            original.clone()
-        } else if css == CssMode::SiteSheet {
-            charset::encode(&sheet.page_html(page), encoding)
-        } else {
-            charset::encode(&page.html, encoding)
-        };
+    for (rel, original, page) in &pages {
+        let html = page.bytes(original, (css == CssMode::SiteSheet).then_some(&sheet));
         fs::write(output.join(rel), &html).unwrap();
         for (k, v) in &page.constructs_before {
             *before_total.entry(k.clone()).or_default() += v;

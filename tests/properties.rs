@@ -156,7 +156,7 @@ fn visible_text(html: &str) -> String {
             }
         }
     }
-    let dom = webdiet::html::parse(html);
+    let dom = webdiet::html::parse(html).expect("generated pages nest a few levels deep");
     let mut out = String::new();
     walk(&dom.document, &mut out);
     out

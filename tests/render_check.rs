@@ -1,6 +1,7 @@
 //! The rewrite must not change how pages look: the default corpus, samples of Space Jam and of
 //! HTML Tidy's clean-mode regression cases, a page of spacer GIFs and every golden markup case,
-//! rewritten (images and markup), render pixel-identical in headless Chromium.
+//! rewritten (images and markup), render pixel-identical in headless Chromium; so does a page in
+//! every encoding family (`common::encodings`).
 
 mod common;
 
@@ -104,6 +105,9 @@ const SPACER_BODY: &str = r##"<body bgcolor=white>
 <map name=m><area href=z.html coords="0,0,5,5"></map>
 </body>"##;
 
+/// Copies of the spacer page in each rendering mode.
+const PAGES_PER_MODE: usize = 20;
+
 #[test]
 fn spacer_gifs_become_sized_spans_and_render_pixel_identical() {
     if !chromium_available() {
@@ -115,16 +119,22 @@ fn spacer_gifs_become_sized_spans_and_render_pixel_identical() {
     let standards = format!("<!DOCTYPE html><html>{SPACER_BODY}</html>");
     let black = flat_gif(1, 1, [0, 0, 0], false);
     let blue = flat_gif(2, 2, [0, 0, 153], false);
-    common::write_site(
-        &site,
-        &[
-            ("quirks.html", quirks.as_bytes()),
-            ("standards.html", standards.as_bytes()),
-            ("s.gif", common::SPACER_GIF),
-            ("img/black.gif", &black),
-            ("img/blue.gif", &blue),
-        ],
-    );
+    // A site of 20 pages in each mode with the same layout: spacers alone make one page
+    // heavier (spans and their CSS), and the rewrite never makes a page heavier; shared by
+    // 40 pages, the sheet pays.
+    let names: Vec<(String, String)> = (0..PAGES_PER_MODE)
+        .map(|n| (format!("quirks{n}.html"), format!("standards{n}.html")))
+        .collect();
+    let mut files: Vec<(&str, &[u8])> = vec![
+        ("s.gif", common::SPACER_GIF),
+        ("img/black.gif", &black),
+        ("img/blue.gif", &blue),
+    ];
+    for (q, s) in &names {
+        files.push((q, quirks.as_bytes()));
+        files.push((s, standards.as_bytes()));
+    }
+    common::write_site(&site, &files);
     let out = tmp.path().join("out");
     webdiet()
         .arg("rewrite")
@@ -142,10 +152,15 @@ fn spacer_gifs_become_sized_spans_and_render_pixel_identical() {
         .unwrap_or(0);
     // 20 spacers per page; per page four are kept (alt text, usemap, a percentage, a border
     // under a solid fill).
-    assert_eq!((before, after), (2 * 20, 2 * 4), "{markup:#}");
-    let page = std::fs::read_to_string(out.join("site/quirks.html")).unwrap();
+    let pages = 2 * PAGES_PER_MODE as u64;
+    assert_eq!((before, after), (pages * 20, pages * 4), "{markup:#}");
+    let page = std::fs::read_to_string(out.join("site/quirks0.html")).unwrap();
     assert_eq!(page.matches("<img").count(), 4, "{page}");
-    assert_eq!(verify_trees(&site, &out.join("site"), tmp.path(), None), 2);
+    // The pages are copies: four of them, two in each mode, are enough to render.
+    assert_eq!(
+        verify_trees(&site, &out.join("site"), tmp.path(), Some(4)),
+        4
+    );
 }
 
 /// A GIF standing for an `images.tsv` row: one flat fill, or two colours in stripes (`-`).
@@ -217,4 +232,79 @@ fn a_sample_of_html_tidys_clean_mode_cases_renders_pixel_identical() {
     if chromium_available() {
         rewrite_and_verify(&cases, Some(48));
     }
+}
+
+#[test]
+fn a_page_in_every_encoding_family_renders_pixel_identical_after_the_rewrite() {
+    if !chromium_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("site");
+    let pages = common::encodings::write(&site);
+    let out = tmp.path().join("out");
+    webdiet()
+        .arg("rewrite")
+        .arg(&site)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    for page in &pages {
+        let after = std::fs::read(out.join("site").join(page.name)).unwrap();
+        assert_ne!(after, page.bytes, "{} was converted", page.name);
+    }
+    let checked = verify_trees(&site, &out.join("site"), tmp.path(), None);
+    assert_eq!(checked, pages.len());
+}
+
+/// Words split by presentational tags that have no effect: `<font>` without attributes, with
+/// an empty `color`, and `<basefont>` between two words. Chromium shapes each text node on its
+/// own, so unwrapping such a font or removing such a basefont (joining the text around it)
+/// moved 70,563 px of 1,000 words; the fonts stay (without the empty attribute) and the
+/// basefonts between words stay.
+#[test]
+fn words_split_by_tags_without_effect_render_pixel_identical() {
+    if !chromium_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("site");
+    let words: String = (0..1000)
+        .map(|i| match i % 4 {
+            0 => format!("<font color=\"\">w{i}</font> "),
+            1 => format!("<font>w{i}</font> "),
+            2 => format!("w{i} <basefont size={}>", i % 7 + 1),
+            _ => format!("w{i} "),
+        })
+        .collect();
+    let page = format!("<html><body bgcolor=white><p>{words}</body></html>");
+    common::write_site(&site, &[("words.html", page.as_bytes())]);
+    // The conversion itself, as the library makes it (the rewrite keeps this page as it is:
+    // the change saves raw bytes but not deflated ones).
+    let converted = webdiet::markup::convert_page(
+        page.as_bytes(),
+        &webdiet::markup::MarkupOptions {
+            css: webdiet::markup::CssMode::InlineStyle,
+            page_path: "words.html".into(),
+            ..Default::default()
+        },
+    );
+    assert!(converted.changed, "{:?}", converted.left_as_is);
+    let joins = converted
+        .left_as_is
+        .iter()
+        .filter(|(c, r)| c == "basefont" && r == "joins-text")
+        .count();
+    assert_eq!(joins, 250);
+    let after = converted.bytes(page.as_bytes(), None);
+    let text = String::from_utf8(after.clone()).unwrap();
+    assert_eq!(
+        text.matches("<font>").count(),
+        500,
+        "the fonts stay: {text}"
+    );
+    let out = tmp.path().join("out");
+    common::write_site(&out.join("site"), &[("words.html", &after)]);
+    assert_eq!(verify_trees(&site, &out.join("site"), tmp.path(), None), 1);
 }

@@ -419,14 +419,27 @@ fn text_drawn_as_images_is_listed_with_colours_bytes_and_one_request_per_file() 
 fn a_missing_background_moved_into_the_shared_sheet_is_not_broken_by_the_rewrite() {
     let tmp = tempfile::tempdir().unwrap();
     let site_dir = tmp.path().join("in");
-    let page = br#"<body background="img/missing.gif"><font color=red>x</font>
-        <img src="img/also-missing.gif">"#;
+    // Ten pages of lines after `<basefont>` tags, which go (Chromium gives them no effect):
+    // together they pay for the sheet and its request, raw and deflated.
+    let lines: String = (0..1000)
+        .map(|i| format!("<basefont size={}><p>line {i}\n", i % 7 + 1))
+        .collect();
+    let page = format!(
+        r#"<body background="img/missing.gif"><font color=red>x</font>
+        <img src="img/also-missing.gif">{lines}"#
+    );
     std::fs::create_dir_all(site_dir.join("sub")).unwrap();
-    std::fs::write(site_dir.join("sub/page.html"), page).unwrap();
-    std::fs::write(site_dir.join("index.html"), b"<a href=sub/page.html>in</a>").unwrap();
+    for n in 0..10 {
+        std::fs::write(site_dir.join(format!("sub/page{n}.html")), &page).unwrap();
+    }
+    std::fs::write(
+        site_dir.join("index.html"),
+        b"<a href=sub/page0.html>in</a>",
+    )
+    .unwrap();
     let site = site::crawl(&site_dir, &Default::default()).unwrap();
     let inv = inventory::analyze(&site, &AnalyzeOptions::default());
-    assert_eq!(inv.broken_references.len(), 2);
+    assert_eq!(inv.broken_references.len(), 2 * 10);
     let opts = RewriteOptions {
         out_site: tmp.path().join("out"),
         image: Default::default(),
@@ -453,7 +466,13 @@ fn pages_changed_only_by_the_markup_pass_count_as_edited() {
     let site = tmp.path().join("site");
     let plain =
         b"<!DOCTYPE html><html><head><title>p</title></head><body><p>plain</p></body></html>";
-    let centred = b"<html><body><center><font color=red>centred</font></center></body></html>";
+    // Lines after `<basefont>` tags, which go: converting pays.
+    let lines: String = (0..300)
+        .map(|i| format!("<basefont size={}><p>line {i}\n", i % 7 + 1))
+        .collect();
+    let centred =
+        format!("<html><body><center><font color=red>centred</font></center>{lines}</body></html>");
+    let centred = centred.as_bytes();
     common::write_site(
         &site,
         &[

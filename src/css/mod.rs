@@ -30,16 +30,35 @@ pub struct CssRef {
     pub span: std::ops::Range<usize>,
 }
 
+/// CSS text in ASCII: every other character as an escape (`é` → `\e9 `), which means the
+/// same in any context (identifiers, strings, URLs) and in whatever ASCII-compatible encoding
+/// a browser decodes the text.
+pub fn ascii(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            out.push_str(&format!("\\{:x} ", u32::from(c)));
+        }
+    }
+    out
+}
+
 /// Every reference in a piece of CSS, in source order.
 pub fn references(css: &str) -> Vec<CssRef> {
     let mut input = ParserInput::new(css);
     let mut parser = Parser::new(&mut input);
     let mut found = Vec::new();
-    collect(&mut parser, &mut found);
+    collect(&mut parser, &mut found, 0);
     found
 }
 
-fn collect(parser: &mut Parser<'_, '_>, found: &mut Vec<CssRef>) {
+/// Deepest nesting of blocks (`{`, `(`, `[`, functions) searched for references. Real style
+/// sheets nest a few levels; the limit keeps a hostile sheet from exhausting the stack.
+pub const MAX_BLOCK_DEPTH: usize = 64;
+
+fn collect(parser: &mut Parser<'_, '_>, found: &mut Vec<CssRef>, depth: usize) {
     let mut import_pending = false;
     loop {
         let start = parser.position().byte_index();
@@ -92,10 +111,12 @@ fn collect(parser: &mut Parser<'_, '_>, found: &mut Vec<CssRef>) {
             Token::Function(_)
             | Token::ParenthesisBlock
             | Token::SquareBracketBlock
-            | Token::CurlyBracketBlock => {
+            | Token::CurlyBracketBlock
+                if depth < MAX_BLOCK_DEPTH =>
+            {
                 let _ = parser.parse_nested_block(
                     |inner| -> Result<(), cssparser::ParseError<'_, ()>> {
-                        collect(inner, found);
+                        collect(inner, found, depth + 1);
                         Ok(())
                     },
                 );
@@ -153,6 +174,25 @@ mod tests {
         let css = "a{background:url(x.gif)}";
         let r = &references(css)[0];
         assert_eq!(&css[r.span.clone()], "url(x.gif)");
+    }
+
+    #[test]
+    fn ascii_css_escapes_mean_the_same_characters() {
+        let css = ascii(".a{background:url(\"caf\u{e9}.gif\");font-family:\u{5b8b}\u{4f53}}");
+        assert!(css.is_ascii());
+        assert_eq!(
+            values(&css),
+            [(CssRefKind::Url, "caf\u{e9}.gif".to_string())]
+        );
+    }
+
+    #[test]
+    fn a_million_nested_blocks_do_not_exhaust_the_stack() {
+        for open in ["{", "(", "[", "a("] {
+            let css = format!("url(top.gif){}url(deep.gif)", open.repeat(1_000_000));
+            // References deeper than MAX_BLOCK_DEPTH are not searched; the scan still ends.
+            assert_eq!(values(&css), [(CssRefKind::Url, "top.gif".to_string())]);
+        }
     }
 
     #[test]

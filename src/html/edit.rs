@@ -1,6 +1,7 @@
-//! Small DOM-editing helpers over markup5ever_rcdom, so that stages outside `html/` can rewrite
-//! elements (read and drop attributes, rename an element by moving its children, add `<link>`
-//! or `<style>` to the head) without importing html5ever themselves.
+//! Small DOM helpers over markup5ever_rcdom, so that stages outside `html/` can read and edit
+//! elements (read and drop attributes, make new elements) without importing html5ever
+//! themselves. Structural edits of a parsed page (rename, unwrap, remove, append to the head)
+//! go through [`super::Page`], which logs them to write them back into the page's bytes.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -86,7 +87,7 @@ pub fn new_element(tag: &str, attrs: &[(&str, &str)]) -> Handle {
 
 /// Replaces `node` in its parent by a new element named `tag` that takes over the old
 /// element's attributes and children (rcdom cannot rename in place). Returns the new element.
-pub fn rename(node: &Handle, tag: &str) -> Handle {
+pub(super) fn rename(node: &Handle, tag: &str) -> Handle {
     let attrs = match &node.data {
         NodeData::Element { attrs, .. } => attrs.borrow().clone(),
         _ => Vec::new(),
@@ -108,13 +109,13 @@ pub fn rename(node: &Handle, tag: &str) -> Handle {
 }
 
 /// Removes `node`, putting its children where it was.
-pub fn unwrap(node: &Handle) {
+pub(super) fn unwrap(node: &Handle) {
     let children: Vec<Handle> = node.children.borrow_mut().drain(..).collect();
     replace_with(node, &children);
 }
 
 /// Removes `node` and everything in it.
-pub fn remove(node: &Handle) {
+pub(super) fn remove(node: &Handle) {
     replace_with(node, &[]);
 }
 
@@ -143,6 +144,29 @@ pub fn parent(node: &Handle) -> Option<Handle> {
     let parent = weak.as_ref().and_then(|w| w.upgrade());
     node.parent.set(weak);
     parent
+}
+
+/// Whether the node sits between two text nodes, not both whitespace (removing it would join
+/// text a browser shows into one text node).
+pub fn between_text(node: &Handle) -> bool {
+    let Some(parent) = parent(node) else {
+        return false;
+    };
+    let children = parent.children.borrow();
+    let Some(at) = children.iter().position(|c| Rc::ptr_eq(c, node)) else {
+        return false;
+    };
+    // Whether the sibling is text, and whether it is all whitespace.
+    let text = |i: Option<usize>| match i.and_then(|i| children.get(i)).map(|c| &c.data) {
+        Some(NodeData::Text { contents }) => {
+            Some(contents.borrow().chars().all(|c| c.is_ascii_whitespace()))
+        }
+        _ => None,
+    };
+    match (text(at.checked_sub(1)), text(Some(at + 1))) {
+        (Some(a), Some(b)) => !(a && b),
+        _ => false,
+    }
 }
 
 /// Every element under `root` (root included), in document order. Collected first, so the
@@ -175,6 +199,19 @@ pub fn text_of(node: &Handle) -> String {
         if let NodeData::Text { contents } = &child.data {
             text.push_str(&contents.borrow());
         }
+    }
+    text
+}
+
+/// All the text under `root`, in document order (what a browser's `textContent` gives).
+pub fn text_content(root: &Handle) -> String {
+    let mut text = String::new();
+    let mut stack = vec![root.clone()];
+    while let Some(node) = stack.pop() {
+        if let NodeData::Text { contents } = &node.data {
+            text.push_str(&contents.borrow());
+        }
+        stack.extend(node.children.borrow().iter().rev().cloned());
     }
     text
 }

@@ -1,22 +1,29 @@
 //! The html5ever module: parses a decoded page into a DOM and finds every reference a browser
-//! would fetch or follow.
+//! would fetch or follow; parses a page's own bytes with a source map so that edits of the DOM
+//! can be written back as edits of those bytes ([`page`]).
 //!
 //! Parsing goes through html5ever's tree builder (not a tokenizer), so `<style>` and `<script>`
 //! contents, implied elements and misnested markup are seen exactly as a browser sees them.
+//! The tree is never built deeper than [`MAX_DEPTH`]; the references of a page that nests
+//! deeper are read from its start tags as written ([`PageRefs::too_deep`]).
 
-use std::default::Default;
-
-use html5ever::tendril::TendrilSink;
-use html5ever::{parse_document, ParseOpts};
 use markup5ever_rcdom::NodeData;
 use serde::Serialize;
 
 use crate::css::{self, CssRefKind};
 
+mod compare;
 pub mod edit;
-pub mod serialize;
+pub mod lex;
+mod nesting;
+pub mod page;
+mod parse;
+pub mod source;
+pub(crate) mod write;
 
 pub use markup5ever_rcdom::{Handle, RcDom};
+pub use page::{Page, Piece, SpanEdit, Unparsed};
+pub use parse::MAX_DEPTH;
 
 /// What kind of reference it is, named after where it was written.
 #[derive(
@@ -113,11 +120,24 @@ pub struct PageRefs {
     pub refs: Vec<RawRef>,
     /// Whether the page renders in quirks mode (no or an old doctype).
     pub quirks: bool,
+    /// The page nests deeper than [`MAX_DEPTH`]: its references were read from its start
+    /// tags as written, not from the tree a browser builds.
+    pub too_deep: bool,
 }
 
-/// Parses a page.
-pub fn parse(text: &str) -> RcDom {
-    parse_document(RcDom::default(), ParseOpts::default()).one(text)
+/// A page nests deeper than [`MAX_DEPTH`] elements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TooDeep;
+
+/// Parses a decoded page.
+pub fn parse(text: &str) -> Result<RcDom, TooDeep> {
+    let source = source::Source::new(text.as_bytes(), encoding_rs::UTF_8)
+        .expect("UTF-8 is not a stateful encoding");
+    let parsed = parse::parse(&source, false);
+    match parsed.too_deep {
+        true => Err(TooDeep),
+        false => Ok(parsed.dom),
+    }
 }
 
 /// Whether the parsed page renders in (full) quirks mode.
@@ -127,116 +147,128 @@ pub fn is_quirks(dom: &RcDom) -> bool {
 
 /// Parses a page and lists its references.
 pub fn references(text: &str) -> PageRefs {
-    let dom = parse(text);
+    let Ok(dom) = parse(text) else {
+        return token_references(text);
+    };
     let mut out = PageRefs {
         quirks: dom.quirks_mode.get() != html5ever::tree_builder::QuirksMode::NoQuirks,
         ..PageRefs::default()
     };
-    walk(&dom.document, &mut out);
+    let mut stack = vec![dom.document.clone()];
+    while let Some(node) = stack.pop() {
+        if let NodeData::Element {
+            name,
+            attrs,
+            template_contents,
+            ..
+        } = &node.data
+        {
+            let style = (&*name.local == "style").then(|| text_content(&node));
+            let attrs = attrs.borrow();
+            let get = |attr: &str| {
+                attrs
+                    .iter()
+                    .find(|a| &*a.name.local == attr)
+                    .map(|a| a.value.to_string())
+            };
+            element_references(&name.local, &get, style.as_deref(), &mut out);
+            if let Some(contents) = template_contents.borrow().as_ref() {
+                stack.extend(contents.children.borrow().iter().rev().cloned());
+            }
+        }
+        stack.extend(node.children.borrow().iter().rev().cloned());
+    }
     out
 }
 
-fn walk(node: &Handle, out: &mut PageRefs) {
-    if let NodeData::Element { name, attrs, .. } = &node.data {
-        let tag: &str = &name.local;
-        let attrs = attrs.borrow();
-        let get = |attr: &str| {
-            attrs
-                .iter()
-                .find(|a| &*a.name.local == attr)
-                .map(|a| a.value.to_string())
-        };
-        let mut push = |kind: RefKind, value: Option<String>| {
-            if let Some(value) = value {
-                if !value.trim().is_empty() || !kind.is_fetched() {
-                    out.refs.push(RawRef {
-                        kind,
-                        value,
-                        element: tag.to_string(),
-                    });
-                }
-            }
-        };
-        match tag {
-            "img" => {
-                push(RefKind::Img, get("src"));
-                push(RefKind::Lowsrc, get("lowsrc"));
-                for candidate in srcset_urls(get("srcset").as_deref().unwrap_or("")) {
-                    push(RefKind::Srcset, Some(candidate));
-                }
-            }
-            "input" if get("type").is_some_and(|t| t.trim().eq_ignore_ascii_case("image")) => {
-                push(RefKind::InputImage, get("src"))
-            }
-            "link" => {
-                let rel = get("rel").unwrap_or_default().to_ascii_lowercase();
-                let rels: Vec<&str> = rel.split_ascii_whitespace().collect();
-                let kind = if rels.contains(&"stylesheet") {
-                    RefKind::Stylesheet
-                } else if rels.contains(&"icon") {
-                    RefKind::Icon
-                } else {
-                    RefKind::Link
-                };
-                push(kind, get("href"));
-            }
-            "script" => push(RefKind::Script, get("src")),
-            "a" => push(RefKind::Anchor, get("href")),
-            "area" => push(RefKind::Area, get("href")),
-            "frame" => push(RefKind::Frame, get("src")),
-            "iframe" => push(RefKind::Iframe, get("src")),
-            "object" => push(RefKind::Object, get("data")),
-            "embed" => push(RefKind::Embed, get("src")),
-            "video" => {
-                push(RefKind::Media, get("poster"));
-                push(RefKind::Media, get("src"));
-            }
-            "audio" => push(RefKind::Media, get("src")),
-            "source" => {
-                push(RefKind::Media, get("src"));
-                for candidate in srcset_urls(get("srcset").as_deref().unwrap_or("")) {
-                    push(RefKind::Srcset, Some(candidate));
-                }
-            }
-            "base" if out.base_href.is_none() => out.base_href = get("href"),
-            "meta"
-                if get("http-equiv").is_some_and(|v| v.trim().eq_ignore_ascii_case("refresh")) =>
-            {
-                push(
-                    RefKind::Refresh,
-                    get("content").and_then(|c| refresh_url(&c)),
-                )
-            }
-            _ => {}
-        }
-        if matches!(
-            tag,
-            "body" | "table" | "thead" | "tbody" | "tfoot" | "tr" | "td" | "th"
-        ) {
-            push(RefKind::Background, get("background"));
-        }
-        if let Some(style) = get("style") {
-            for r in css::references(&style) {
-                push(RefKind::from_css(r.kind), Some(r.value));
+/// The references of one element, whose attributes `get` gives (`style` is the text of a
+/// `<style>` element).
+fn element_references(
+    tag: &str,
+    get: &dyn Fn(&str) -> Option<String>,
+    style: Option<&str>,
+    out: &mut PageRefs,
+) {
+    let mut push = |kind: RefKind, value: Option<String>| {
+        if let Some(value) = value {
+            if !value.trim().is_empty() || !kind.is_fetched() {
+                out.refs.push(RawRef {
+                    kind,
+                    value,
+                    element: tag.to_string(),
+                });
             }
         }
-        if tag == "style" {
-            let text = text_content(node);
-            for r in css::references(&text) {
-                push(RefKind::from_css(r.kind), Some(r.value));
+    };
+    match tag {
+        "img" => {
+            push(RefKind::Img, get("src"));
+            push(RefKind::Lowsrc, get("lowsrc"));
+            for candidate in srcset_urls(get("srcset").as_deref().unwrap_or("")) {
+                push(RefKind::Srcset, Some(candidate));
             }
+        }
+        "input" if get("type").is_some_and(|t| t.trim().eq_ignore_ascii_case("image")) => {
+            push(RefKind::InputImage, get("src"))
+        }
+        "link" => {
+            let rel = get("rel").unwrap_or_default().to_ascii_lowercase();
+            let rels: Vec<&str> = rel.split_ascii_whitespace().collect();
+            let kind = if rels.contains(&"stylesheet") {
+                RefKind::Stylesheet
+            } else if rels.contains(&"icon") {
+                RefKind::Icon
+            } else {
+                RefKind::Link
+            };
+            push(kind, get("href"));
+        }
+        "script" => push(RefKind::Script, get("src")),
+        "a" => push(RefKind::Anchor, get("href")),
+        "area" => push(RefKind::Area, get("href")),
+        "frame" => push(RefKind::Frame, get("src")),
+        "iframe" => push(RefKind::Iframe, get("src")),
+        "object" => push(RefKind::Object, get("data")),
+        "embed" => push(RefKind::Embed, get("src")),
+        "video" => {
+            push(RefKind::Media, get("poster"));
+            push(RefKind::Media, get("src"));
+        }
+        "audio" => push(RefKind::Media, get("src")),
+        "source" => {
+            push(RefKind::Media, get("src"));
+            for candidate in srcset_urls(get("srcset").as_deref().unwrap_or("")) {
+                push(RefKind::Srcset, Some(candidate));
+            }
+        }
+        "base" => {
+            if let (None, Some(href)) = (&out.base_href, get("href")) {
+                out.base_href = Some(href);
+            }
+        }
+        "meta" if get("http-equiv").is_some_and(|v| v.trim().eq_ignore_ascii_case("refresh")) => {
+            push(
+                RefKind::Refresh,
+                get("content").and_then(|c| refresh_url(&c)),
+            )
+        }
+        _ => {}
+    }
+    if matches!(
+        tag,
+        "body" | "table" | "thead" | "tbody" | "tfoot" | "tr" | "td" | "th"
+    ) {
+        push(RefKind::Background, get("background"));
+    }
+    if let Some(style) = get("style") {
+        for r in css::references(&style) {
+            push(RefKind::from_css(r.kind), Some(r.value));
         }
     }
-    if let NodeData::Element {
-        template_contents, ..
-    } = &node.data
-    {
-        if let Some(contents) = template_contents.borrow().as_ref() {
-            walk(contents, out);
+    if let Some(text) = style {
+        for r in css::references(text) {
+            push(RefKind::from_css(r.kind), Some(r.value));
         }
-    }
-    for child in node.children.borrow().iter() {
-        walk(child, out);
     }
 }
 
@@ -248,6 +280,27 @@ fn text_content(node: &Handle) -> String {
         }
     }
     text
+}
+
+/// The references of a page too deep to build, from its start tags as written (`html::lex`,
+/// linear in the page; attribute values decoded as the tokenizer decodes them). Quirks mode is
+/// not known then.
+fn token_references(text: &str) -> PageRefs {
+    let mut out = PageRefs {
+        too_deep: true,
+        ..PageRefs::default()
+    };
+    for lex::Found { tag, raw_text } in lex::start_tags(text.as_bytes()) {
+        let get = |name: &str| {
+            // The first of duplicate attributes wins, as in the parser.
+            let attr = tag.attrs.iter().find(|a| a.name == name)?;
+            let raw = attr.value.clone().map_or("", |v| &text[v]);
+            Some(lex::decode_attribute(raw).into_owned())
+        };
+        let style = raw_text.filter(|_| tag.name == "style").map(|r| &text[r]);
+        element_references(&tag.name, &get, style, &mut out);
+    }
+    out
 }
 
 /// The URLs of a `srcset` attribute (the HTML standard's candidate parsing, without

@@ -110,3 +110,104 @@ fn uppercase_and_unquoted_attributes_are_read() {
         vec![(RefKind::Img, "Logo.GIF".to_string())]
     );
 }
+
+/// The page after its edits, as text.
+fn edited(page: Page<'_>, bytes: &[u8]) -> String {
+    let edits = page.edits().unwrap();
+    assert!(page.proves(&edits), "the edits must give the edited tree");
+    String::from_utf8(page::render(
+        bytes,
+        encoding_rs::UTF_8,
+        &edits,
+        &str::to_string,
+    ))
+    .unwrap()
+}
+
+#[test]
+fn a_changed_start_tag_keeps_what_it_did_not_change_byte_for_byte() {
+    let bytes =
+        b"<TABLE><TR><TD  Align='left' BGCOLOR=red nowrap\tID=\"c\">x&amp;y</TD></TR></TABLE>";
+    let page = Page::parse(bytes, encoding_rs::UTF_8).unwrap();
+    let td = edit::find(page.document(), "td").unwrap();
+    edit::remove_attr(&td, "bgcolor");
+    edit::set_attr(&td, "class", "a b");
+    assert_eq!(
+        edited(page, bytes),
+        "<TABLE><TR><TD  Align='left' nowrap\tID=\"c\" class=\"a b\">x&amp;y</TD></TR></TABLE>"
+    );
+}
+
+#[test]
+fn a_renamed_element_changes_its_start_and_end_tag_only() {
+    let bytes = b"<P>a <FONT COLOR=red>b <B>c</B></FONT > d";
+    let page = Page::parse(bytes, encoding_rs::UTF_8).unwrap();
+    let font = edit::find(page.document(), "font").unwrap();
+    edit::remove_attr(&font, "color");
+    let span = page.rename(&font, "span");
+    edit::set_attr(&span, "class", "r");
+    assert_eq!(
+        edited(page, bytes),
+        "<P>a <span class=r>b <B>c</B></span > d"
+    );
+}
+
+#[test]
+fn an_edit_that_does_not_give_the_edited_tree_is_not_proven() {
+    let bytes = b"<p><font color=red>a</font>b";
+    let converted = || {
+        let page = Page::parse(bytes, encoding_rs::UTF_8).unwrap();
+        let font = edit::find(page.document(), "font").unwrap();
+        edit::remove_attr(&font, "color");
+        page.rename(&font, "span");
+        page
+    };
+    let page = converted();
+    let mut edits = page.edits().unwrap();
+    assert!(page.proves(&edits));
+    // Leave the end tag as it was: `</font>` no longer closes the span.
+    edits.retain(|e| !bytes[e.span.clone()].starts_with(b"</"));
+    assert!(!converted().proves(&edits));
+}
+
+#[test]
+fn the_parser_s_copies_of_a_font_make_every_font_of_the_page_misnested() {
+    let bytes = b"<font color=red><p>a<p>b</font><font size=2>ok</font>";
+    let page = Page::parse(bytes, encoding_rs::UTF_8).unwrap();
+    let fonts: Vec<_> = edit::elements(page.document())
+        .into_iter()
+        .filter(|e| edit::tag(e) == Some("font"))
+        .collect();
+    assert!(
+        fonts.len() >= 3,
+        "the adoption agency copies the first font"
+    );
+    assert!(fonts.iter().all(|f| page.is_misnested(f)));
+    let nested = Page::parse(b"<p><font color=red>a</font><u>b</u>", encoding_rs::UTF_8).unwrap();
+    assert!(edit::elements(nested.document())
+        .iter()
+        .all(|e| !nested.is_misnested(e)));
+}
+
+#[test]
+fn references_of_a_page_too_deep_to_build_come_from_its_start_tags() {
+    let depth = MAX_DEPTH as usize + 1;
+    let page = format!(
+        "{}<img src=deep.gif><style>p{{background:url(bg.gif)}}</style>{}",
+        "<div>".repeat(depth),
+        "</div>".repeat(depth)
+    );
+    assert!(parse(&page).is_err());
+    let refs = references(&page);
+    assert!(refs.too_deep);
+    assert_eq!(
+        refs.refs
+            .iter()
+            .map(|r| (r.kind, r.value.as_str()))
+            .collect::<Vec<_>>(),
+        [(RefKind::Img, "deep.gif"), (RefKind::CssUrl, "bg.gif")]
+    );
+    // html and body come first: the image sits at depth 512.
+    let shallow = "<div>".repeat(MAX_DEPTH as usize - 3);
+    assert!(!references(&format!("{shallow}<img src=a.gif>")).too_deep);
+}

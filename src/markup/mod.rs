@@ -3,22 +3,30 @@
 //! converted only where Chromium renders the result identically, quirks mode included.
 //!
 //! [`convert_page`] rewrites one page and says what it converted and what it left; [`build_sheet`]
-//! names the classes for the whole site and produces the minified sheet; [`SiteSheet::page_html`]
-//! then gives each page's final HTML. See `docs/markup.md` for the mapping table.
+//! names the classes for the whole site and produces the minified sheet; [`PageMarkup::bytes`]
+//! then gives each page's final bytes: the original page with only the edited tags changed.
+//! See `docs/markup.md` for the mapping table.
 
+mod attributes;
 pub mod audit;
 mod color;
+mod constructs;
 mod convert;
 pub mod rules;
+mod spacer;
+mod style;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use encoding_rs::Encoding;
 use serde::Serialize;
 
 pub use color::parse_legacy_color;
+pub use constructs::count;
 pub use convert::convert_page;
 
-use crate::css::sheet;
+use crate::css::{self, sheet};
+use crate::html::{self, SpanEdit};
 use crate::image::ImageFacts;
 
 /// Where the generated CSS goes.
@@ -44,8 +52,10 @@ pub struct MarkupOptions {
     /// The page's path relative to the site root, `/`-separated (used for the sheet link and to
     /// rebase `background` URLs into the shared sheet). Default: `index.html`.
     pub page_path: String,
-    /// Turn `u`, `s`, `strike`, `tt`, `big` and `nobr` into classed spans, although each one
-    /// grows by a few bytes. Default: true.
+    /// Turn `center` into a classed `div` and `u`, `s`, `strike`, `tt`, `big` and `nobr` into
+    /// classed spans, although each one grows the page (by 3 to 15 bytes); when false they
+    /// are left with the reason `css-longer`. The rewrite sets it false: these renames never
+    /// save a byte. Default: true.
     pub phrase_elements: bool,
     /// What the page's images are, keyed by `src` as written (entities decoded): an `<img>`
     /// whose image is one flat fill is a spacer and becomes a sized span. The rewrite fills
@@ -54,11 +64,9 @@ pub struct MarkupOptions {
     /// One class per declaration instead of one combined class per element: more classes in
     /// the HTML, fewer and more shared rules. Default: false.
     pub atomic_classes: bool,
-    /// Whether the page declares its charset (byte order mark or `<meta>`). A page with
-    /// non-ASCII text and no declaration is left alone: a browser guesses its charset, and the
-    /// characters the rewrite writes out where the page had entities could be guessed
-    /// differently. Default: true.
-    pub charset_declared: bool,
+    /// The page's encoding, as `site::charset::detect` decides it (the edits are written in
+    /// it, and everything else stays as it was). Default: UTF-8.
+    pub encoding: &'static Encoding,
 }
 
 impl Default for MarkupOptions {
@@ -70,34 +78,148 @@ impl Default for MarkupOptions {
             phrase_elements: true,
             images: BTreeMap::new(),
             atomic_classes: false,
-            charset_declared: true,
+            encoding: encoding_rs::UTF_8,
         }
     }
 }
 
-/// Marks where a class name goes in [`PageMarkup::html`] in site-sheet mode.
+/// Marks where an element's class names go in [`PageMarkup::edits`] in site-sheet mode: the
+/// slot holds the element's index in [`PageMarkup::classes`].
 pub(crate) const SLOT_OPEN: char = '\u{E000}';
 pub(crate) const SLOT_CLOSE: char = '\u{E001}';
 /// Stands for the class selector inside a rule key.
 pub(crate) const SELF: char = '\u{1}';
 
 /// The result of converting one page.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone)]
 pub struct PageMarkup {
-    /// The rewritten page. In site-sheet mode class names are still slots that
-    /// [`SiteSheet::page_html`] fills in; in the other modes it is final. Equal to the input when
-    /// nothing was converted (the page is then not re-serialized at all).
-    pub html: String,
+    /// The edits of the page's bytes, proven to give the converted tree. In site-sheet mode
+    /// class names are still slots that [`PageMarkup::bytes`] fills in. Empty when nothing was
+    /// converted.
+    pub edits: Vec<SpanEdit>,
+    /// The page's encoding (the edits' text is written in it).
+    pub encoding: &'static Encoding,
     /// Whether anything was converted.
     pub changed: bool,
-    /// The rule blocks this page uses, as keys (`\u{1}` stands for the class selector), sorted.
+    /// The rule blocks this page uses, as keys (`\u{1}` stands for the class selector), sorted:
+    /// those of [`PageMarkup::classes`] with combined or atomic classes, as `atomic` says.
     pub rules: Vec<String>,
+    /// The rule keys of each classed element, by slot index, both ways.
+    pub classes: Vec<ElementClasses>,
+    /// Whether the slots are filled with one class per declaration.
+    pub atomic: bool,
     /// Presentational constructs in the input, by name (`font`, `center`, `bgcolor`…).
     pub constructs_before: BTreeMap<String, usize>,
     /// The same count on the output.
     pub constructs_after: BTreeMap<String, usize>,
     /// Constructs left as they were, with the reason (`font-face-unsafe`, `author-css`…).
     pub left_as_is: Vec<(String, String)>,
+}
+
+impl Default for PageMarkup {
+    fn default() -> Self {
+        PageMarkup {
+            edits: Vec::new(),
+            encoding: encoding_rs::UTF_8,
+            changed: false,
+            rules: Vec::new(),
+            classes: Vec::new(),
+            atomic: false,
+            constructs_before: BTreeMap::new(),
+            constructs_after: BTreeMap::new(),
+            left_as_is: Vec::new(),
+        }
+    }
+}
+
+impl PageMarkup {
+    /// The final page: `source`, the bytes it was converted from, with the edits applied;
+    /// in site-sheet mode the class names come from `sheet`. Every byte outside the edits is
+    /// the source's.
+    pub fn bytes(&self, source: &[u8], sheet: Option<&SiteSheet>) -> Vec<u8> {
+        if !self.changed {
+            return source.to_vec();
+        }
+        let fill = |text: &str| -> String {
+            match sheet {
+                Some(sheet) => fill_slots(text, &self.classes, self.atomic, &sheet.names),
+                None => text.to_string(),
+            }
+        };
+        html::page::render(source, self.encoding, &self.edits, &fill)
+    }
+
+    /// The same conversion with combined or atomic classes: only the class names in the slots
+    /// and the rules differ, so nothing is converted again.
+    pub fn with_classes(&self, atomic: bool) -> PageMarkup {
+        PageMarkup {
+            rules: convert::rule_keys(&self.classes, atomic),
+            atomic,
+            ..self.clone()
+        }
+    }
+
+    /// A site-sheet conversion as a per-page one: the page's rules named for the page alone,
+    /// and the `<link>` to the sheet replaced by a `<style>` holding them, at the same place.
+    /// Both are start tags the parser handles in the same way wherever the proof put the
+    /// link, and the style's text cannot end it early (checked). `None` when the rules
+    /// name a URL (rebased to the sheet's directory, not the page's) or when this is not a
+    /// site-sheet conversion of `page_path` linking `sheet_name`.
+    pub fn per_page(&self, page_path: &str, sheet_name: &str) -> Option<PageMarkup> {
+        if !self.changed || self.rules.is_empty() {
+            return Some(self.clone());
+        }
+        if self.rules.iter().any(|r| r.contains("url(")) {
+            return None;
+        }
+        let names = css::sheet::class_names(&self.rules.iter().cloned().collect());
+        let style_css = convert::page_css(&self.rules, &names);
+        if style_css.to_ascii_lowercase().contains("</style") {
+            return None;
+        }
+        let mut link = String::new();
+        html::write::element(&convert::sheet_link(page_path, sheet_name), &mut link);
+        let style = html::edit::new_element("style", &[]);
+        html::edit::append_text(&style, &style_css);
+        let mut style_tag = String::new();
+        html::write::element(&style, &mut style_tag);
+        let mut edits = self.edits.clone();
+        let mut swapped = 0;
+        for piece in edits.iter_mut().flat_map(|e| e.pieces.iter_mut()) {
+            if let html::Piece::Text(text) = piece {
+                if text.contains(&link) {
+                    *text = text.replacen(&link, &style_tag, 1);
+                    swapped += 1;
+                }
+                *text = fill_slots(text, &self.classes, self.atomic, &names);
+            }
+        }
+        (swapped == 1).then(|| PageMarkup {
+            edits,
+            // Named already: nothing for a shared sheet to fill in or hold.
+            rules: Vec::new(),
+            classes: Vec::new(),
+            ..self.clone()
+        })
+    }
+}
+
+/// The rule keys of one classed element.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ElementClasses {
+    /// One rule with all its declarations.
+    pub combined: String,
+    /// One rule per declaration (and one for the rules under it).
+    pub atomic: Vec<String>,
+}
+
+impl ElementClasses {
+    fn keys(&self, atomic: bool) -> &[String] {
+        match atomic {
+            true => &self.atomic,
+            false => std::slice::from_ref(&self.combined),
+        }
+    }
 }
 
 /// The site-wide sheet and its class names.
@@ -110,17 +232,19 @@ pub struct SiteSheet {
 }
 
 /// CSS text of one rule key under a class name.
-pub(crate) fn rule_css(key: &str, name: &str) -> String {
+pub fn rule_css(key: &str, name: &str) -> String {
     key.replace(SELF, &format!(".{name}"))
 }
 
-/// Names every rule used by `pages` and builds the minified sheet. Names depend only on the set
-/// of rules, never on page order.
+/// Names every rule used by `pages` and builds the minified sheet (ASCII; see the body for the
+/// byte order mark). Names depend only on the set of rules, never on page order.
 pub fn build_sheet<'a>(
     pages: impl IntoIterator<Item = &'a PageMarkup>,
 ) -> Result<SiteSheet, String> {
+    let mut utf16 = false;
     let keys: BTreeSet<String> = pages
         .into_iter()
+        .inspect(|p| utf16 |= p.changed && !p.encoding.is_ascii_compatible())
         .flat_map(|p| p.rules.iter().cloned())
         .collect();
     let names = sheet::class_names(&keys);
@@ -134,20 +258,27 @@ pub fn build_sheet<'a>(
     let css = if text.is_empty() {
         String::new()
     } else {
-        sheet::minify(&text)?
+        css::ascii(&sheet::minify(&text)?)
+    };
+    // A style sheet without a byte order mark or `@charset` is decoded in the encoding of the
+    // page that links it: ASCII reads the same in every ASCII-compatible one, and a BOM makes
+    // UTF-16 pages read it as UTF-8 too.
+    let css = match utf16 && !css.is_empty() {
+        true => format!("\u{feff}{css}"),
+        false => css,
     };
     Ok(SiteSheet { css, names })
 }
 
-impl SiteSheet {
-    /// The final HTML of a page converted in site-sheet mode.
-    pub fn page_html(&self, page: &PageMarkup) -> String {
-        fill_slots(&page.html, &page.rules, &self.names)
-    }
-}
-
-/// Replaces `\u{E000}N\u{E001}` (index into `rules`) with the rule's class name.
-pub(crate) fn fill_slots(html: &str, rules: &[String], names: &BTreeMap<String, String>) -> String {
+/// Replaces `\u{E000}N\u{E001}` (index into `classes`) with the element's class names. A slot
+/// written as a whole unquoted value (`class=\u{E000}0\u{E001}`) is quoted when it holds two
+/// names or more.
+pub(crate) fn fill_slots(
+    html: &str,
+    classes: &[ElementClasses],
+    atomic: bool,
+    names: &BTreeMap<String, String>,
+) -> String {
     let mut out = String::with_capacity(html.len());
     let mut rest = html;
     while let Some(start) = rest.find(SLOT_OPEN) {
@@ -157,14 +288,22 @@ pub(crate) fn fill_slots(html: &str, rules: &[String], names: &BTreeMap<String, 
             out.push_str(&rest[start..]);
             return out;
         };
-        let name = after[..end]
+        let filled = after[..end]
             .parse::<usize>()
             .ok()
-            .and_then(|i| rules.get(i))
-            .and_then(|k| names.get(k))
-            .map(String::as_str)
-            .unwrap_or("");
-        out.push_str(name);
+            .and_then(|i| classes.get(i))
+            .map(|c| {
+                c.keys(atomic)
+                    .iter()
+                    .filter_map(|k| names.get(k).map(String::as_str))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .unwrap_or_default();
+        match out.ends_with('=') && filled.contains(' ') {
+            true => out.push_str(&format!("\"{filled}\"")),
+            false => out.push_str(&filled),
+        }
         rest = &after[end + SLOT_CLOSE.len_utf8()..];
     }
     out.push_str(rest);

@@ -135,6 +135,7 @@ pub fn css_placement(m: &crate::rewrite::markup::MarkupReport) -> String {
         ("site-sheet", None) => "no shared sheet was needed".to_string(),
         ("per-page", _) => "CSS in a <style> block per page".to_string(),
         ("inline-style", _) => "CSS in style attributes".to_string(),
+        ("unchanged", _) => "no candidate saved bytes, the markup was left alone".to_string(),
         (other, _) => format!("CSS placed by mode {other}"),
     }
 }
@@ -156,9 +157,13 @@ pub fn markup_line(m: &crate::rewrite::markup::MarkupReport) -> String {
         Some(p) => format!("{:+.1}%", -p),
         None => "n/a".to_string(),
     };
+    let kept = match m.pages_kept.is_empty() {
+        true => String::new(),
+        false => format!("; {}", pages_kept(m)),
+    };
     format!(
         "markup → CSS ({}): {before} → {after} presentational constructs in {} page{}; {what} \
-         {} → {} bytes ({}), deflated {} → {} ({}); {}",
+         {} → {} bytes ({}), deflated {} → {} ({}); {}{kept}",
         css_choice(m),
         m.pages_changed,
         if m.pages_changed == 1 { "" } else { "s" },
@@ -169,6 +174,23 @@ pub fn markup_line(m: &crate::rewrite::markup::MarkupReport) -> String {
         thousands(deflated_after),
         change(m.html_deflated_before, deflated_after),
         css_placement(m)
+    )
+}
+
+/// `2 pages kept as they were (sheet-share 1, page-larger 1)`: pages whose conversion would
+/// have made them (or, with their share of the sheet, the site) heavier.
+pub fn pages_kept(m: &crate::rewrite::markup::MarkupReport) -> String {
+    let n: usize = m.pages_kept.values().sum();
+    let reasons: Vec<String> = m
+        .pages_kept
+        .iter()
+        .map(|(r, k)| format!("{r} {k}"))
+        .collect();
+    format!(
+        "{n} page{} kept as {} (larger converted: {})",
+        if n == 1 { "" } else { "s" },
+        if n == 1 { "it was" } else { "they were" },
+        reasons.join(", ")
     )
 }
 

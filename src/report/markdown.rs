@@ -391,6 +391,9 @@ Left as they were: {}.",
             reasons.join(", ")
         );
     }
+    if !m.pages_kept.is_empty() {
+        let _ = writeln!(out, "\n{}.", cell(&figures::pages_kept(m)));
+    }
     let _ = writeln!(out);
 }
 

@@ -84,11 +84,12 @@ pub(super) fn named_in_scripts(
                 Err(_) => continue,
             },
         };
+        let encoding = charset::detect(&bytes).encoding;
         let parsed = file.kind == FileKind::Html
             && file.bytes <= max_parse_bytes
-            && charset::detect(&bytes).encoding.is_ascii_compatible();
+            && encoding.is_ascii_compatible();
         let names = if parsed {
-            let text = spans::byte_preserving(&bytes);
+            let text = spans::byte_preserving(&bytes, encoding);
             spans::scan(&text)
                 .scripts
                 .into_iter()

@@ -1,10 +1,16 @@
 //! The markup half of the rewrite: presentational HTML → CSS on every page already staged by
-//! the image half, one site-wide sheet (or per-page `<style>`, or `style=""`), each page
-//! encoded back to its own charset. Pages with nothing to convert keep their staged bytes.
+//! the image half, one site-wide sheet (or per-page `<style>`, or `style=""`). A converted
+//! page is its staged bytes with the edited tags changed in place (every other byte, and so
+//! the page's encoding, stays as staged); pages with nothing to convert keep their bytes.
 //!
-//! With `CssMode` chosen automatically, every page is converted in all three modes and the mode
-//! with the fewest bytes for a first visit to the whole site wins, the shared sheet counted
-//! with the cost of its extra request ([`REQUEST_COST`]).
+//! Each page is converted once with classes (site-sheet form; combined or atomic classes and a
+//! per-page `<style>` are derived from it) and, when `inline-style` is a candidate, once with
+//! `style=""`. Every candidate is then priced: a page that its candidate makes larger, raw or
+//! deflated, keeps its bytes (`kept:page-larger`); in site-sheet mode each page also carries a
+//! share of the sheet (and of its request, [`REQUEST_COST`]) by the rules it uses, and a page
+//! that does not pay for its share keeps its bytes too (`kept:sheet-share`), so no candidate
+//! makes the site heavier. "Leave the markup alone" is always a candidate; the candidate with
+//! the fewest bytes for a first visit to the whole site wins.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Mutex;
@@ -65,6 +71,11 @@ pub struct MarkupReport {
     pub html_deflated_after: u64,
     pub css_deflated: u64,
     pub pages_changed: usize,
+    /// Pages with something to convert that keep their bytes, by reason: `page-larger` (the
+    /// page with its own CSS would be larger, raw or deflated), `sheet-share` (it would not
+    /// pay for its share of the shared sheet), `no-saving` (no candidate saved bytes, so the
+    /// markup of the whole site was left alone).
+    pub pages_kept: BTreeMap<String, usize>,
     /// One row per page.
     pub pages: Vec<MarkupPage>,
     /// Images that look like text rendered as pictures (audit only; not rewritten).
@@ -89,6 +100,9 @@ pub struct MarkupPage {
     /// Reason → constructs of this page left as they were.
     pub left_as_is: BTreeMap<String, usize>,
     pub changed: bool,
+    /// Why a page with something to convert keeps its bytes: `kept:page-larger`,
+    /// `kept:sheet-share` or `kept:no-saving` (see [`MarkupReport::pages_kept`]).
+    pub kept: Option<String>,
 }
 
 /// Occurrences of one construct in one page.
@@ -128,22 +142,29 @@ pub struct TextImagesTotal {
     pub bytes: u64,
 }
 
-/// One CSS mode's result: first-visit bytes, converted pages, their bytes, the sheet.
+/// One candidate priced: first-visit bytes, the pages as converted, their bytes, the sheet.
 struct Candidate {
     total: u64,
-    mode: CssMode,
+    /// `None`: leave the markup alone.
+    mode: Option<CssMode>,
     atomic: bool,
     pages: Vec<PageMarkup>,
     outputs: Vec<Vec<u8>>,
+    /// Why a page with a conversion keeps its bytes (`page-larger`, `sheet-share`, `no-saving`).
+    kept: Vec<Option<&'static str>>,
     css: String,
 }
 
 struct Staged {
     path: String,
     encoding: &'static encoding_rs::Encoding,
-    /// Declared by a byte order mark or `<meta>`, not guessed.
-    charset_declared: bool,
+    /// The page as the image half left it: what the markup pass edits.
     before: Vec<u8>,
+    /// Its zlib level-6 size.
+    before_deflated: u64,
+    /// The original page's size, raw and deflated (the report's "before").
+    original: (u64, u64),
+    /// The page decoded, as a browser reads it.
     text: String,
     /// The images its `<img src>` values name, keyed by `src` as written.
     images: BTreeMap<String, FoundImage>,
@@ -248,14 +269,16 @@ pub(super) fn run(
         .filter_map(|f| {
             let before = std::fs::read(staging.path(&f.path)).ok()?;
             let decoded = charset::decode(&before);
-            // Pages with invalid bytes would not survive a decode/encode round trip.
-            if !decoded.charset.encoding.is_ascii_compatible() || decoded.malformed {
-                return None;
-            }
+            let before_deflated = deflated(&before);
+            let original = match site.read(&f.path) {
+                Ok(bytes) if bytes != before => (bytes.len() as u64, deflated(&bytes)),
+                _ => (before.len() as u64, before_deflated),
+            };
             Some(Staged {
                 path: f.path.clone(),
                 encoding: decoded.charset.encoding,
-                charset_declared: decoded.charset.source != charset::CharsetSource::Sniffed,
+                before_deflated,
+                original,
                 before,
                 images: lookup.page(&f.path, &decoded.text),
                 text: decoded.text,
@@ -263,30 +286,40 @@ pub(super) fn run(
         })
         .collect();
     let sheet_name = free_name(site, "webdiet.css");
-    let convert = |mode: CssMode, atomic_classes: bool| -> Vec<PageMarkup> {
-        staged
-            .par_iter()
-            .map(|p| {
-                markup::convert_page(
-                    &p.text,
-                    &MarkupOptions {
-                        css: mode,
-                        sheet_name: sheet_name.clone(),
-                        page_path: p.path.clone(),
-                        images: p.images.iter().map(|(k, v)| (k.clone(), v.facts)).collect(),
-                        atomic_classes,
-                        charset_declared: p.charset_declared,
-                        ..MarkupOptions::default()
-                    },
-                )
-            })
-            .collect()
+    let convert = |p: &Staged, mode: CssMode, atomic_classes: bool| -> PageMarkup {
+        markup::convert_page(
+            &p.before,
+            &MarkupOptions {
+                css: mode,
+                sheet_name: sheet_name.clone(),
+                page_path: p.path.clone(),
+                images: p.images.iter().map(|(k, v)| (k.clone(), v.facts)).collect(),
+                atomic_classes,
+                // Renamed with a class, `<center>`, `<tt>`… only ever grow the page.
+                phrase_elements: false,
+                encoding: p.encoding,
+            },
+        )
     };
-    // Each mode with classes combined per element or one per declaration (`inline-style` has
-    // no classes).
     let modes: Vec<CssMode> = match choice {
         CssChoice::Auto => vec![CssMode::SiteSheet, CssMode::PerPage, CssMode::InlineStyle],
         CssChoice::Fixed(mode) => vec![mode],
+    };
+    // Converted once with classes (unless only `inline-style` is wanted) and once with
+    // `style=""` (when it is a candidate); every candidate is priced from these.
+    let classed: Vec<PageMarkup> = match modes.iter().any(|m| *m != CssMode::InlineStyle) {
+        true => staged
+            .par_iter()
+            .map(|p| convert(p, CssMode::SiteSheet, false))
+            .collect(),
+        false => Vec::new(),
+    };
+    let inline: Vec<PageMarkup> = match modes.contains(&CssMode::InlineStyle) {
+        true => staged
+            .par_iter()
+            .map(|p| convert(p, CssMode::InlineStyle, false))
+            .collect(),
+        false => Vec::new(),
     };
     let candidates = modes.into_iter().flat_map(|mode| match mode {
         CssMode::InlineStyle => vec![(mode, false)],
@@ -294,49 +327,47 @@ pub(super) fn run(
     });
     let mut best: Option<Candidate> = None;
     let mut totals = BTreeMap::new();
+    let mut consider = |candidate: Candidate, totals: &mut BTreeMap<String, u64>| {
+        totals.insert(
+            candidate_name(candidate.mode, candidate.atomic),
+            candidate.total,
+        );
+        if best.as_ref().is_none_or(|b| candidate.total < b.total) {
+            best = Some(candidate);
+        }
+    };
+    // Leave the markup alone: always a candidate, tried first so that it wins a tie (a
+    // conversion must save a byte).
+    let alone = Candidate {
+        total: staged.iter().map(|s| s.before.len() as u64).sum(),
+        mode: None,
+        atomic: false,
+        pages: Vec::new(),
+        outputs: staged.iter().map(|s| s.before.clone()).collect(),
+        kept: Vec::new(),
+        css: String::new(),
+    };
+    consider(alone, &mut totals);
     for (mode, atomic) in candidates {
-        let pages = convert(mode, atomic);
-        let (css, names) = if mode == CssMode::SiteSheet {
-            match markup::build_sheet(&pages) {
-                Ok(sheet) => (sheet.css.clone(), Some(sheet)),
-                Err(err) => {
-                    problems.push(Problem::new(&sheet_name, "css-error", err));
-                    continue;
-                }
-            }
-        } else {
-            (String::new(), None)
+        let pages: Vec<PageMarkup> = match mode {
+            CssMode::InlineStyle => inline.clone(),
+            CssMode::SiteSheet => classed.iter().map(|p| p.with_classes(atomic)).collect(),
+            CssMode::PerPage => classed
+                .par_iter()
+                .zip(&staged)
+                .map(|(p, s)| {
+                    p.with_classes(atomic)
+                        .per_page(&s.path, &sheet_name)
+                        .unwrap_or_else(|| convert(s, CssMode::PerPage, atomic))
+                })
+                .collect(),
         };
-        let outputs: Vec<Vec<u8>> = pages
-            .iter()
-            .zip(&staged)
-            .map(|(page, s)| {
-                if !page.changed {
-                    return s.before.clone();
-                }
-                let html = match &names {
-                    Some(sheet) => sheet.page_html(page),
-                    None => page.html.clone(),
-                };
-                charset::encode(&html, s.encoding)
-            })
-            .collect();
-        let sheet_cost = if css.is_empty() {
-            0
-        } else {
-            css.len() as u64 + REQUEST_COST
+        let priced = match mode {
+            CssMode::SiteSheet => price_with_sheet(&staged, pages, atomic, &sheet_name, problems),
+            _ => Some(price_alone(&staged, pages, mode, atomic)),
         };
-        let total = outputs.iter().map(|o| o.len() as u64).sum::<u64>() + sheet_cost;
-        totals.insert(candidate_name(mode, atomic), total);
-        if best.as_ref().is_none_or(|b| total < b.total) {
-            best = Some(Candidate {
-                total,
-                mode,
-                atomic,
-                pages,
-                outputs,
-                css,
-            });
+        if let Some(candidate) = priced {
+            consider(candidate, &mut totals);
         }
     }
     let Some(Candidate {
@@ -344,16 +375,41 @@ pub(super) fn run(
         atomic,
         pages,
         outputs,
+        kept,
         css,
         ..
     }) = best
     else {
         return MarkupReport::default();
     };
+    // The pages as the report shows them: a page that keeps its bytes keeps its constructs.
+    let (pages, kept): (Vec<PageMarkup>, Vec<Option<&'static str>>) = match mode {
+        Some(_) => pages
+            .into_iter()
+            .zip(kept)
+            .map(|(p, k)| match k {
+                Some(reason) => (left_alone(p, reason), k),
+                None => (p, None),
+            })
+            .unzip(),
+        None => {
+            let converted = match classed.is_empty() {
+                true => &inline,
+                false => &classed,
+            };
+            converted
+                .iter()
+                .map(|p| match p.changed {
+                    true => (left_alone(p.clone(), "no-saving"), Some("no-saving")),
+                    false => (p.clone(), None),
+                })
+                .unzip()
+        }
+    };
     let mut report = MarkupReport {
-        css_mode: mode_name(mode).to_string(),
+        css_mode: mode.map_or("unchanged", mode_name).to_string(),
         css_classes: match (mode, atomic) {
-            (CssMode::InlineStyle, _) => "none",
+            (None | Some(CssMode::InlineStyle), _) => "none",
             (_, true) => "atomic",
             (_, false) => "combined",
         }
@@ -361,19 +417,23 @@ pub(super) fn run(
         css_mode_reason: match choice {
             CssChoice::Auto => format!(
                 "fewest bytes for a first visit to the whole site (pages + CSS, a shared sheet \
-                 counted with {REQUEST_COST} bytes for its extra request): {}",
+                 counted with {REQUEST_COST} bytes for its extra request; no page larger, raw \
+                 or deflated, than before): {}",
                 totals
                     .iter()
                     .map(|(m, t)| format!("{m} {t}"))
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
+            CssChoice::Fixed(_) if mode.is_none() => {
+                "chosen with --css, but no page got smaller: markup left alone".to_string()
+            }
             CssChoice::Fixed(_) => "chosen with --css".to_string(),
         },
         mode_totals: totals,
         ..MarkupReport::default()
     };
-    for ((page, s), out) in pages.iter().zip(&staged).zip(&outputs) {
+    for (((page, s), out), kept) in pages.iter().zip(&staged).zip(&outputs).zip(&kept) {
         for (k, n) in &page.constructs_before {
             *report.constructs_before.entry(k.clone()).or_default() += n;
         }
@@ -385,12 +445,18 @@ pub(super) fn run(
             *left.entry(reason.clone()).or_default() += 1;
             *report.left_as_is.entry(reason.clone()).or_default() += 1;
         }
-        let deflated_before = deflate::zlib(&s.before, 6).len() as u64;
-        let deflated_after = deflate::zlib(out, 6).len() as u64;
-        report.html_bytes_before += s.before.len() as u64;
+        let (bytes_before, deflated_before) = s.original;
+        let deflated_after = match *out == s.before {
+            true => s.before_deflated,
+            false => deflated(out),
+        };
+        report.html_bytes_before += bytes_before;
         report.html_bytes_after += out.len() as u64;
         report.html_deflated_before += deflated_before;
         report.html_deflated_after += deflated_after;
+        if let Some(reason) = kept {
+            *report.pages_kept.entry(reason.to_string()).or_default() += 1;
+        }
         let changed = page.changed && *out != s.before;
         if changed {
             report.pages_changed += 1;
@@ -400,7 +466,7 @@ pub(super) fn run(
         }
         report.pages.push(MarkupPage {
             path: s.path.clone(),
-            bytes_before: s.before.len() as u64,
+            bytes_before,
             bytes_after: out.len() as u64,
             deflated_before,
             deflated_after,
@@ -421,6 +487,7 @@ pub(super) fn run(
                 .collect(),
             left_as_is: left,
             changed,
+            kept: kept.map(|r| format!("kept:{r}")),
         });
         let audit = markup::audit::AuditOptions::default();
         for image in markup::audit::text_images(&s.text, &audit) {
@@ -457,7 +524,7 @@ pub(super) fn run(
         match staging.write(&sheet_name, css.as_bytes()) {
             Ok(()) => {
                 report.css_bytes = css.len() as u64;
-                report.css_deflated = deflate::zlib(css.as_bytes(), 6).len() as u64;
+                report.css_deflated = deflated(css.as_bytes());
                 report.css_path = Some(sheet_name);
             }
             Err(err) => problems.push(Problem::new(&sheet_name, "unwritable", err.to_string())),
@@ -466,11 +533,178 @@ pub(super) fn run(
     report
 }
 
-/// `site-sheet`, `site-sheet atomic`, …: a key of `mode_totals`.
-fn candidate_name(mode: CssMode, atomic: bool) -> String {
-    match atomic {
-        true => format!("{} atomic", mode_name(mode)),
-        false => mode_name(mode).to_string(),
+/// `site-sheet`, `site-sheet atomic`, …, `unchanged`: a key of `mode_totals`.
+fn candidate_name(mode: Option<CssMode>, atomic: bool) -> String {
+    match (mode, atomic) {
+        (None, _) => "unchanged".to_string(),
+        (Some(mode), true) => format!("{} atomic", mode_name(mode)),
+        (Some(mode), false) => mode_name(mode).to_string(),
+    }
+}
+
+/// The zlib level-6 size of `bytes`, as a server sending `deflate` would make it.
+fn deflated(bytes: &[u8]) -> u64 {
+    deflate::zlib(bytes, deflate::SERVER_LEVEL).len() as u64
+}
+
+/// A converted page that keeps its bytes: its constructs stay, those the conversion would
+/// have converted with `reason`.
+fn left_alone(page: PageMarkup, reason: &str) -> PageMarkup {
+    let mut left_as_is = page.left_as_is.clone();
+    for (construct, before) in &page.constructs_before {
+        let after = page.constructs_after.get(construct).copied().unwrap_or(0);
+        let converted = before.saturating_sub(after);
+        left_as_is.extend(std::iter::repeat_n(
+            (construct.clone(), reason.to_string()),
+            converted,
+        ));
+    }
+    PageMarkup {
+        edits: Vec::new(),
+        changed: false,
+        rules: Vec::new(),
+        classes: Vec::new(),
+        constructs_after: page.constructs_before.clone(),
+        left_as_is,
+        ..page
+    }
+}
+
+/// Prices a candidate whose CSS is inside the pages: a page larger than before, raw or
+/// deflated, keeps its bytes.
+fn price_alone(
+    staged: &[Staged],
+    pages: Vec<PageMarkup>,
+    mode: CssMode,
+    atomic: bool,
+) -> Candidate {
+    let (outputs, kept): (Vec<Vec<u8>>, Vec<Option<&'static str>>) = pages
+        .par_iter()
+        .zip(staged)
+        .map(|(page, s)| {
+            if !page.changed {
+                return (s.before.clone(), None);
+            }
+            let out = page.bytes(&s.before, None);
+            let larger = out.len() > s.before.len() || deflated(&out) > s.before_deflated;
+            match larger {
+                true => (s.before.clone(), Some("page-larger")),
+                false => (out, None),
+            }
+        })
+        .unzip();
+    Candidate {
+        total: outputs.iter().map(|o| o.len() as u64).sum(),
+        mode: Some(mode),
+        atomic,
+        pages,
+        outputs,
+        kept,
+        css: String::new(),
+    }
+}
+
+/// Prices the shared sheet: every page that links it carries a share of its bytes and of its
+/// request, in proportion to the rules it uses (a rule shared by n pages counts 1/n to each);
+/// a page larger than before with its share, raw or deflated, keeps its bytes, and the sheet
+/// is built again without its rules, until every page that links the sheet pays for its
+/// share. The shares add up to the sheet, so the site as a whole is not heavier either.
+fn price_with_sheet(
+    staged: &[Staged],
+    pages: Vec<PageMarkup>,
+    atomic: bool,
+    sheet_name: &str,
+    problems: &mut Vec<Problem>,
+) -> Option<Candidate> {
+    let mut kept: Vec<Option<&'static str>> = vec![None; pages.len()];
+    loop {
+        let linking = |i: usize| pages[i].changed && kept[i].is_none();
+        let sheet = match markup::build_sheet(
+            (0..pages.len()).filter(|&i| linking(i)).map(|i| &pages[i]),
+        ) {
+            Ok(sheet) => sheet,
+            Err(err) => {
+                problems.push(Problem::new(sheet_name, "css-error", err));
+                return None;
+            }
+        };
+        let outputs: Vec<Vec<u8>> = (0..pages.len())
+            .into_par_iter()
+            .map(|i| match linking(i) {
+                true => pages[i].bytes(&staged[i].before, Some(&sheet)),
+                false => staged[i].before.clone(),
+            })
+            .collect();
+        let mut users: HashMap<&str, f64> = HashMap::new();
+        for i in (0..pages.len()).filter(|&i| linking(i)) {
+            for rule in &pages[i].rules {
+                *users.entry(rule.as_str()).or_default() += 1.0;
+            }
+        }
+        let weight = |rule: &str| -> f64 {
+            let name = sheet.names.get(rule).map_or("", String::as_str);
+            markup::rule_css(rule, name).len() as f64
+        };
+        let all: f64 = users.keys().map(|r| weight(r)).sum();
+        let (sheet_raw, sheet_deflated) = match sheet.css.is_empty() {
+            true => (0.0, 0.0),
+            false => (
+                (sheet.css.len() as u64 + REQUEST_COST) as f64,
+                (deflated(sheet.css.as_bytes()) + REQUEST_COST) as f64,
+            ),
+        };
+        let verdicts: Vec<Option<&'static str>> = (0..pages.len())
+            .into_par_iter()
+            .map(|i| {
+                if !linking(i) {
+                    return None;
+                }
+                let s = &staged[i];
+                let out = &outputs[i];
+                let out_deflated = deflated(out);
+                if out.len() > s.before.len() || out_deflated > s.before_deflated {
+                    return Some("page-larger");
+                }
+                let share = match all > 0.0 {
+                    true => {
+                        pages[i]
+                            .rules
+                            .iter()
+                            .map(|r| weight(r) / users[r.as_str()])
+                            .sum::<f64>()
+                            / all
+                    }
+                    false => 0.0,
+                };
+                let raw = out.len() as f64 + share * sheet_raw;
+                let packed = out_deflated as f64 + share * sheet_deflated;
+                (raw > s.before.len() as f64 || packed > s.before_deflated as f64)
+                    .then_some("sheet-share")
+            })
+            .collect();
+        let dropped = verdicts.iter().filter(|v| v.is_some()).count();
+        for (k, v) in kept.iter_mut().zip(verdicts) {
+            *k = k.or(v);
+        }
+        if dropped > 0 {
+            continue;
+        }
+        let css = sheet.css;
+        let total = outputs.iter().map(|o| o.len() as u64).sum::<u64>()
+            + if css.is_empty() {
+                0
+            } else {
+                css.len() as u64 + REQUEST_COST
+            };
+        return Some(Candidate {
+            total,
+            mode: Some(CssMode::SiteSheet),
+            atomic,
+            pages,
+            outputs,
+            kept,
+            css,
+        });
     }
 }
 

@@ -377,18 +377,27 @@ fn rewrite_document<'f>(
         Ok(bytes) => bytes,
         Err(err) => return fail("unreadable", &err.reason()),
     };
-    let text = spans::byte_preserving(&bytes);
+    let encoding = match file.kind {
+        FileKind::Html => charset::detect(&bytes).encoding,
+        _ => encoding_rs::UTF_8,
+    };
+    let text = spans::byte_preserving(&bytes, encoding);
     let (occurrences, base, encoding) = match file.kind {
         FileKind::Html => {
-            let charset = charset::detect(&bytes);
-            if !charset.encoding.is_ascii_compatible() {
-                return copy(Vec::new());
+            if !encoding.is_ascii_compatible() {
+                // UTF-16: not edited in place here; whatever GIF it names stays.
+                let text = charset::decode(&bytes).text;
+                let base_href = crate::html::references(&text).base_href;
+                let base = resolver.base_url(&file.path, base_href.as_deref());
+                return copy(leftovers::still_referenced(
+                    &bytes, file.kind, resolver, &base, converted,
+                ));
             }
             let base_href = crate::html::references(&text).base_href;
             (
                 spans::find(&text),
                 resolver.base_url(&file.path, base_href.as_deref()),
-                charset.encoding,
+                encoding,
             )
         }
         _ => (

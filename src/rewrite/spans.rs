@@ -7,14 +7,20 @@
 //! non-UTF-8 pages. What we need is narrow: start tags, their attribute values, `<style>`
 //! contents, comments and raw-text elements skipped — in the page's own bytes, so windows-1252
 //! and other ASCII-compatible pages are edited without decoding and re-encoding. The scan
-//! follows the HTML tokenizer's rules for those constructs. It is cross-checked against
+//! follows the HTML tokenizer's rules for those constructs (tags are read by `html::lex`, the
+//! lexer the markup pass uses too), on [`byte_preserving`] text in which the second bytes of
+//! Shift_JIS/Big5/GBK characters can never pass for a `\` or a letter. It is cross-checked against
 //! html5ever: after rewriting, the page is parsed again and any reference that still reaches a
 //! converted GIF keeps that GIF in the output (see `rewrite::leftovers`), so a reference this
 //! scanner misses is never broken, only not improved.
 
 use std::ops::Range;
 
+use encoding_rs::{Encoding, UTF_8};
+
 use crate::css;
+use crate::html::lex::{self, is_space};
+use crate::html::source;
 
 /// Where a URL was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,11 +45,6 @@ pub struct Occurrence {
     pub span: Range<usize>,
 }
 
-/// Elements whose content is raw text: no tags inside.
-const RAW_TEXT: [&str; 8] = [
-    "script", "style", "xmp", "iframe", "noembed", "noframes", "textarea", "title",
-];
-
 /// Attributes that hold one URL, on any element.
 const URL_ATTRIBUTES: [&str; 7] = [
     "src",
@@ -64,115 +65,55 @@ pub struct Scan {
     pub scripts: Vec<Range<usize>>,
 }
 
-/// All URL occurrences in a page. `text` is the page with every byte at its own offset (the
-/// page itself when it is UTF-8; otherwise non-ASCII bytes replaced by `_`, see
-/// [`byte_preserving`]).
+/// All URL occurrences in a page. `text` is the page with every byte at its own offset
+/// ([`byte_preserving`]).
 pub fn find(text: &str) -> Vec<Occurrence> {
     scan(text).urls
 }
 
 /// URL occurrences and script ranges of a page (see [`find`]).
 pub fn scan(text: &str) -> Scan {
-    let bytes = text.as_bytes();
     let mut found = Scan::default();
-    let mut i = 0;
-    while let Some(lt) = memchr(b'<', bytes, i) {
-        i = lt + 1;
-        let rest = &bytes[lt..];
-        if rest.starts_with(b"<!--") {
-            i = find_seq(bytes, b"-->", lt + 4).map_or(bytes.len(), |e| e + 3);
-        } else if rest.starts_with(b"<!") || rest.starts_with(b"<?") || rest.starts_with(b"</") {
-            i = memchr(b'>', bytes, lt + 1).map_or(bytes.len(), |e| e + 1);
-        } else if rest.len() > 1 && rest[1].is_ascii_alphabetic() {
-            let (tag, end) = start_tag(text, lt + 1, &mut found);
-            i = end;
-            if RAW_TEXT.contains(&tag.as_str()) {
-                let close = find_close(bytes, &tag, end).unwrap_or(bytes.len());
-                if tag == "style" {
-                    css_occurrences(text, end..close, Place::Css, &tag, &mut found.urls);
-                } else if tag == "script" {
-                    found.scripts.push(end..close);
-                }
-                i = close;
+    for lex::Found { tag, raw_text } in lex::start_tags(text.as_bytes()) {
+        let mut seen: Vec<&str> = Vec::new();
+        for attr in &tag.attrs {
+            // The first of duplicate attributes wins, as in the HTML parser.
+            if seen.contains(&attr.name.as_str()) {
+                continue;
             }
+            seen.push(&attr.name);
+            if let Some(value) = attr.value.clone() {
+                attribute(text, &tag.name, &attr.name, value, &mut found);
+            }
+        }
+        match (tag.name.as_str(), raw_text) {
+            ("style", Some(range)) => {
+                css_occurrences(text, range, Place::Css, &tag.name, &mut found.urls)
+            }
+            ("script", Some(range)) => found.scripts.push(range),
+            _ => {}
         }
     }
     found
 }
 
-/// The page as a `&str` whose byte offsets are the page's: the page itself when it is valid
-/// UTF-8, otherwise a copy with every non-ASCII byte replaced by `_` (which tokenizes like a
-/// name character, as non-ASCII characters do, in HTML and in CSS).
-pub fn byte_preserving(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
-    match std::str::from_utf8(bytes) {
-        Ok(text) => text.into(),
-        Err(_) => bytes
-            .iter()
-            .map(|&b| if b.is_ascii() { b as char } else { '_' })
-            .collect::<String>()
-            .into(),
-    }
-}
-
-/// Parses a start tag from just after `<`. Returns the lower-cased tag name and the offset
-/// after the closing `>`.
-fn start_tag(text: &str, from: usize, found: &mut Scan) -> (String, usize) {
-    let bytes = text.as_bytes();
-    let mut i = from;
-    while i < bytes.len() && !is_space(bytes[i]) && bytes[i] != b'/' && bytes[i] != b'>' {
-        i += 1;
-    }
-    let tag = text[from..i].to_ascii_lowercase();
-    let mut seen: Vec<String> = Vec::new();
-    loop {
-        while i < bytes.len() && (is_space(bytes[i]) || bytes[i] == b'/') {
-            i += 1;
-        }
-        if i >= bytes.len() {
-            return (tag, bytes.len());
-        }
-        if bytes[i] == b'>' {
-            return (tag, i + 1);
-        }
-        let name_start = i;
-        i += 1; // The first character may be `=`.
-        while i < bytes.len() && !is_space(bytes[i]) && !matches!(bytes[i], b'/' | b'>' | b'=') {
-            i += 1;
-        }
-        let name = text[name_start..i].to_ascii_lowercase();
-        let mut j = i;
-        while j < bytes.len() && is_space(bytes[j]) {
-            j += 1;
-        }
-        let mut value = None;
-        if j < bytes.len() && bytes[j] == b'=' {
-            j += 1;
-            while j < bytes.len() && is_space(bytes[j]) {
-                j += 1;
-            }
-            if j < bytes.len() && (bytes[j] == b'"' || bytes[j] == b'\'') {
-                let quote = bytes[j];
-                let end = memchr(quote, bytes, j + 1).unwrap_or(bytes.len());
-                value = Some(j + 1..end);
-                i = (end + 1).min(bytes.len());
-            } else {
-                let start = j;
-                while j < bytes.len() && !is_space(bytes[j]) && bytes[j] != b'>' {
-                    j += 1;
-                }
-                value = Some(start..j);
-                i = j;
-            }
-        }
-        // The first of duplicate attributes wins, as in the HTML parser.
-        if seen.contains(&name) {
-            continue;
-        }
-        seen.push(name.clone());
-        if let Some(value) = value {
-            attribute(text, &tag, &name, value, found);
+/// The page as a `&str` whose byte offsets are the page's: a UTF-8 page itself when it is
+/// valid, otherwise the page with every non-ASCII byte replaced by `_` (which tokenizes like a
+/// name character, as non-ASCII characters do, in HTML and in CSS), and the ASCII-valued second
+/// bytes of double-byte characters too (Shift_JIS `ソ` is `83 5C`: a browser, which decodes
+/// first, sees no backslash there).
+pub fn byte_preserving<'a>(
+    bytes: &'a [u8],
+    encoding: &'static Encoding,
+) -> std::borrow::Cow<'a, str> {
+    if encoding == UTF_8 {
+        if let Ok(text) = std::str::from_utf8(bytes) {
+            return text.into();
         }
     }
+    let shadow = source::ascii_shadow(bytes, encoding);
+    // The shadow is ASCII.
+    String::from_utf8(shadow).unwrap_or_default().into()
 }
 
 fn attribute(text: &str, tag: &str, name: &str, value: Range<usize>, scan: &mut Scan) {
@@ -303,42 +244,6 @@ fn trim(raw: &str, offset: usize) -> Range<usize> {
     offset + lead..offset + lead + kept
 }
 
-fn is_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c')
-}
-
-fn memchr(needle: u8, hay: &[u8], from: usize) -> Option<usize> {
-    hay.get(from..)?
-        .iter()
-        .position(|&b| b == needle)
-        .map(|p| p + from)
-}
-
-fn find_seq(hay: &[u8], needle: &[u8], from: usize) -> Option<usize> {
-    hay.get(from..)?
-        .windows(needle.len())
-        .position(|w| w == needle)
-        .map(|p| p + from)
-}
-
-/// The offset of `</tag` (any case) followed by a space, `/` or `>`, from `from`.
-fn find_close(bytes: &[u8], tag: &str, from: usize) -> Option<usize> {
-    let mut i = from;
-    while let Some(lt) = find_seq(bytes, b"</", i) {
-        let name_end = lt + 2 + tag.len();
-        if bytes.len() >= name_end
-            && bytes[lt + 2..name_end].eq_ignore_ascii_case(tag.as_bytes())
-            && bytes
-                .get(name_end)
-                .is_none_or(|&b| is_space(b) || b == b'/' || b == b'>')
-        {
-            return Some(lt);
-        }
-        i = lt + 2;
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -390,9 +295,24 @@ mod tests {
     #[test]
     fn non_utf8_pages_keep_their_offsets() {
         let bytes = b"<p>caf\xe9</p><img alt=\"\xe9t\xe9\" src=\"x.gif\">";
-        let text = byte_preserving(bytes);
+        let text = byte_preserving(bytes, encoding_rs::WINDOWS_1252);
         let found = find(&text);
         assert_eq!(&bytes[found[0].span.clone()], b"x.gif");
+    }
+
+    #[test]
+    fn a_double_byte_character_ending_in_a_backslash_escapes_nothing() {
+        // `ソ` is 83 5C and `表` 95 5C in Shift_JIS; read as bytes, the 5C would escape the
+        // closing quote and swallow the next URL.
+        let page = "<td style='background:url(\"ソ\")'><p style='background:url(\"表\") \
+                    no-repeat, url(\"b.gif\")'>";
+        let (bytes, _, _) = encoding_rs::SHIFT_JIS.encode(page);
+        let text = byte_preserving(&bytes, encoding_rs::SHIFT_JIS);
+        let urls: Vec<&[u8]> = find(&text).into_iter().map(|o| &bytes[o.span]).collect();
+        assert_eq!(urls, [&b"\x83\x5c"[..], b"\x95\x5c", b"b.gif"]);
+        // The same bytes read as windows-1252 (no such characters there) do swallow it.
+        let latin = byte_preserving(&bytes, encoding_rs::WINDOWS_1252);
+        assert_ne!(find(&latin).len(), 3);
     }
 
     #[test]

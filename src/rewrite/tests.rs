@@ -105,7 +105,7 @@ fn reference_edits_follow_resolution_not_spelling() {
         encoding: encoding_rs::WINDOWS_1252,
         renames: &renames,
     };
-    let text = spans::byte_preserving(page);
+    let text = spans::byte_preserving(page, encoding_rs::WINDOWS_1252);
     let edits = pages::reference_edits(page, &spans::find(&text), &cx);
     let out = String::from_utf8(pages::apply(page, &edits)).unwrap();
     assert_eq!(

@@ -4,7 +4,7 @@
 //! `<meta charset>` / `<meta http-equiv=content-type>` in the first 1024 bytes (the prescan),
 //! then a guess: UTF-8 when the bytes are valid UTF-8, otherwise windows-1252 (what browsers
 //! use for unlabelled Western pages; ISO-8859-1 labels mean windows-1252 too). A page that is
-//! later rewritten is encoded back with the same encoding; see [`encode`].
+//! later rewritten is edited in its own bytes (`html::Page`), never decoded and encoded again.
 
 use encoding_rs::{Encoding, UTF_8, WINDOWS_1252};
 use serde::Serialize;
@@ -77,14 +77,6 @@ pub fn decode(bytes: &[u8]) -> Decoded {
         charset,
         malformed,
     }
-}
-
-/// Encodes text back into a page's encoding; characters it cannot hold become numeric
-/// character references (`&#8364;`), which is what encoding_rs does for HTML form submission
-/// and what a browser reads back as the same character.
-pub fn encode(text: &str, encoding: &'static Encoding) -> Vec<u8> {
-    let (bytes, _, _) = encoding.output_encoding().encode(text);
-    bytes.into_owned()
 }
 
 /// The HTML standard's prescan for `<meta>` charset declarations (simplified: comments and
@@ -267,11 +259,5 @@ mod tests {
     fn invalid_bytes_in_declared_utf8_are_flagged() {
         let decoded = decode(b"<meta charset=utf-8><p>caf\xe9</p>");
         assert!(decoded.malformed);
-    }
-
-    #[test]
-    fn encode_round_trips_windows_1252_and_escapes_the_rest() {
-        let bytes = encode("caf\u{e9} \u{2603}", WINDOWS_1252);
-        assert_eq!(bytes, b"caf\xe9 &#9731;");
     }
 }

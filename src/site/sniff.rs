@@ -2,7 +2,10 @@
 //!
 //! Magic numbers win over extensions (a GIF named `.html` is a GIF, and is reported as
 //! misnamed); text is classified by extension, or as HTML when it starts like HTML, following
-//! the WHATWG MIME sniffing rules for the few types webdiet cares about.
+//! the WHATWG MIME sniffing rules for the few types webdiet cares about. A file named `.html`
+//! is a page whatever bytes it holds (a server sends it as `text/html`, and browsers render
+//! UTF-16 and pages with NUL bytes); the binary test only decides for style sheets, scripts and
+//! files without a known extension.
 
 use serde::Serialize;
 
@@ -85,7 +88,7 @@ pub fn classify(name: &str, head: &[u8]) -> (FileKind, Option<String>) {
                 kind.as_str()
             )),
         ),
-        Some(kind) if binary => (
+        Some(kind) if binary && kind != FileKind::Html => (
             FileKind::Other,
             Some(format!(
                 "named as {} but the content is binary",
@@ -117,26 +120,45 @@ fn by_magic(head: &[u8]) -> Option<FileKind> {
     }
 }
 
-/// The MIME sniffing standard's "binary data byte" test.
+/// The MIME sniffing standard's "binary data byte" test. UTF-16 text (with its byte order
+/// mark) is text.
 fn looks_binary(head: &[u8]) -> bool {
-    let body = strip_bom(head);
+    let body = match ascii_view(head) {
+        std::borrow::Cow::Borrowed(body) => body,
+        std::borrow::Cow::Owned(_) => return false,
+    };
     body.iter()
         .any(|&b| matches!(b, 0x00..=0x08 | 0x0b | 0x0e..=0x1a | 0x1c..=0x1f))
 }
 
-fn strip_bom(head: &[u8]) -> &[u8] {
-    for bom in [&b"\xef\xbb\xbf"[..], b"\xfe\xff", b"\xff\xfe"] {
-        if let Some(rest) = head.strip_prefix(bom) {
-            return rest;
-        }
+/// The text after a byte order mark; for UTF-16, one byte per code unit (ASCII as is, anything
+/// else 0xFF), so that the HTML patterns can be looked for.
+fn ascii_view(head: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    if let Some(rest) = head.strip_prefix(b"\xef\xbb\xbf") {
+        return rest.into();
     }
-    head
+    let little = match head.get(..2) {
+        Some(b"\xff\xfe") => true,
+        Some(b"\xfe\xff") => false,
+        _ => return head.into(),
+    };
+    head[2..]
+        .chunks_exact(2)
+        .map(|pair| {
+            let unit = match little {
+                true => u16::from_le_bytes([pair[0], pair[1]]),
+                false => u16::from_be_bytes([pair[0], pair[1]]),
+            };
+            u8::try_from(unit).ok().filter(u8::is_ascii).unwrap_or(0xff)
+        })
+        .collect::<Vec<u8>>()
+        .into()
 }
 
 /// The standard's HTML patterns: a tag-terminated `<!DOCTYPE HTML`, `<HTML`, `<HEAD`, … or
 /// `<!--` after leading whitespace.
 fn starts_like_html(head: &[u8]) -> bool {
-    let body = strip_bom(head);
+    let body = &*ascii_view(head);
     let start = body
         .iter()
         .position(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c'))
@@ -205,10 +227,35 @@ mod tests {
     }
 
     #[test]
-    fn binary_content_named_html_is_other() {
-        let (kind, note) = classify("x.html", b"\x00\x01\x02garbage");
+    fn binary_content_named_css_is_other_but_named_html_is_still_a_page() {
+        let (kind, note) = classify("x.css", b"\x00\x01\x02garbage");
         assert_eq!(kind, FileKind::Other);
         assert!(note.is_some());
+        // A server sends it as text/html and a browser renders it, NUL bytes and all.
+        let (kind, note) = classify("x.html", b"<p>a\x00b</p>\x01");
+        assert_eq!((kind, note), (FileKind::Html, None));
+    }
+
+    #[test]
+    fn utf16_text_with_a_byte_order_mark_is_text_and_sniffed_as_html() {
+        let utf16 = |bom: &[u8], little: bool| {
+            let mut bytes = bom.to_vec();
+            for unit in "<html><p>caf\u{e9}</p>".encode_utf16() {
+                let pair = if little {
+                    unit.to_le_bytes()
+                } else {
+                    unit.to_be_bytes()
+                };
+                bytes.extend_from_slice(&pair);
+            }
+            bytes
+        };
+        for (bom, little) in [(&b"\xff\xfe"[..], true), (b"\xfe\xff", false)] {
+            let bytes = utf16(bom, little);
+            assert_eq!(classify("page.htm", &bytes), (FileKind::Html, None));
+            assert_eq!(classify("page", &bytes).0, FileKind::Html);
+            assert_eq!(classify("style.css", &bytes).0, FileKind::Css);
+        }
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod encodings;
 pub mod rawgif;
 
 use std::path::{Path, PathBuf};

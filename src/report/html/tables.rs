@@ -184,6 +184,19 @@ pub fn constructs(report: &Report) -> Option<String> {
             Vec::new(),
         ));
     }
+    if !m.pages_kept.is_empty() {
+        let kept = m
+            .pages_kept
+            .iter()
+            .map(|(r, n)| vec![Cell::text(&format!("kept:{r}")), Cell::count(*n as u64)])
+            .collect();
+        out.push_str(&table(
+            "pages-kept",
+            &["page kept as it was because", "pages"],
+            kept,
+            Vec::new(),
+        ));
+    }
     Some(out)
 }
 

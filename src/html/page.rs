@@ -1,0 +1,502 @@
+//! A page that can be edited as a DOM and written back as edits of its own bytes.
+//!
+//! [`Page::parse`] builds the tree with a source map ([`super::parse`]). The caller edits the
+//! tree: attributes directly, structure through [`Page::rename`], [`Page::unwrap`],
+//! [`Page::remove`] and [`Page::append`], which are logged. [`Page::edits`] then says what
+//! changed as byte edits of the original page: a changed start tag keeps every attribute it did
+//! not change byte for byte, a renamed element's end tag gets the new name, new elements for
+//! the head go where the head ends. Nothing else of the page is touched, so its encoding, byte
+//! order mark, entities, quoting, implied tags and text stay as written.
+//!
+//! [`Page::proves`] re-parses the edited bytes and compares the tree with the edited DOM: an
+//! edit is used only when the browser would build exactly the tree the converter built.
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::ops::Range;
+use std::rc::Rc;
+
+use encoding_rs::Encoding;
+use markup5ever_rcdom::{Handle, NodeData};
+
+use super::compare::digest;
+use super::lex::{self, LexedTag};
+use super::nesting::{copied_names, misnested, pair_tags, FORMATTING, RENAMED};
+use super::parse::{self, Log, TokKind};
+use super::source::{self, Source};
+use super::{edit, write};
+
+/// Replace `span` of the page's bytes with `pieces`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpanEdit {
+    pub span: Range<usize>,
+    pub pieces: Vec<Piece>,
+}
+
+/// Part of a replacement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Piece {
+    /// These bytes of the original page, as they are.
+    Keep(Range<usize>),
+    /// New markup. ASCII, except characters the caller fills in before writing (class-name
+    /// slots); any other non-ASCII character is written as a numeric character reference.
+    Text(String),
+}
+
+/// Why a page has no [`Page`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unparsed {
+    /// Nested deeper than [`parse::MAX_DEPTH`].
+    TooDeep,
+    /// A stateful encoding (ISO-2022-JP…), whose bytes cannot be edited in place.
+    Encoding(&'static Encoding),
+}
+
+impl Unparsed {
+    /// The reason code a caller reports.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Unparsed::TooDeep => "too-deep",
+            Unparsed::Encoding(_) => "encoding-not-editable",
+        }
+    }
+}
+
+/// A structural change, in the order the caller made them.
+enum Op {
+    Rename { old: Handle, new: Handle },
+    Unwrap(Handle),
+    Remove(Handle),
+    Append { parent: Handle, child: Handle },
+}
+
+/// A parsed page with its source map (see the module documentation).
+pub struct Page<'a> {
+    source: Source<'a>,
+    dom: markup5ever_rcdom::RcDom,
+    log: Log,
+    /// Start-tag token of each element made for one, by address.
+    own: HashMap<usize, usize>,
+    /// The attributes of every element that has any, as parsed, by address.
+    parsed_attrs: HashMap<usize, Box<[(String, String)]>>,
+    /// Start-tag token → the end-tag token that closes it, where markup nests properly.
+    pairs: HashMap<usize, usize>,
+    /// Formatting elements the parser copies or closes in other places than their end tags.
+    misnested: HashSet<usize>,
+    ops: RefCell<Vec<Op>>,
+}
+
+pub(super) fn key(node: &Handle) -> usize {
+    Rc::as_ptr(node) as usize
+}
+
+pub(super) fn attrs_of(node: &Handle) -> Vec<(String, String)> {
+    match &node.data {
+        NodeData::Element { attrs, .. } => attrs
+            .borrow()
+            .iter()
+            .map(|a| (a.name.local.to_string(), a.value.to_string()))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+impl<'a> Page<'a> {
+    /// Parses a page's bytes in `encoding` (as `site::charset::detect` decided it).
+    pub fn parse(bytes: &'a [u8], encoding: &'static Encoding) -> Result<Page<'a>, Unparsed> {
+        let source = Source::new(bytes, encoding).map_err(|e| Unparsed::Encoding(e.0))?;
+        let parsed = parse::parse(&source, true);
+        if parsed.too_deep {
+            return Err(Unparsed::TooDeep);
+        }
+        let log = parsed.log;
+        let own: HashMap<usize, usize> = log
+            .tokens
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| Some((key(t.own.as_ref()?), i)))
+            .collect();
+        let parsed_attrs = log
+            .created
+            .iter()
+            .map(|(node, _)| (key(node), attrs_of(node)))
+            .filter(|(_, attrs)| !attrs.is_empty())
+            .map(|(k, attrs)| (k, attrs.into_boxed_slice()))
+            .collect();
+        let copied = copied_names(&log, &own);
+        let pairs = pair_tags(&log, &own, &copied, &parsed.dom.document);
+        let misnested = misnested(&log, &own, &pairs, copied);
+        Ok(Page {
+            source,
+            dom: parsed.dom,
+            log,
+            own,
+            parsed_attrs,
+            pairs,
+            misnested,
+            ops: RefCell::new(Vec::new()),
+        })
+    }
+
+    pub fn document(&self) -> &Handle {
+        &self.dom.document
+    }
+
+    /// The attributes `node` had when the page was parsed.
+    fn parsed_attrs(&self, node: &Handle) -> &[(String, String)] {
+        self.parsed_attrs.get(&key(node)).map_or(&[], |a| a)
+    }
+
+    /// Whether `node`'s attributes differ from those it was parsed with.
+    fn attrs_changed(&self, node: &Handle) -> bool {
+        let NodeData::Element { attrs, .. } = &node.data else {
+            return false;
+        };
+        let (now, then) = (attrs.borrow(), self.parsed_attrs(node));
+        now.len() != then.len()
+            || now
+                .iter()
+                .zip(then)
+                .any(|(a, (name, value))| *a.name.local != **name || *a.value != **value)
+    }
+
+    /// Whether the page renders in (full) quirks mode.
+    pub fn is_quirks(&self) -> bool {
+        super::is_quirks(&self.dom)
+    }
+
+    /// Whether this is a formatting element (`<font>`, `<u>`, `<nobr>`…) in misnested markup:
+    /// the parser copies it into the blocks that follow, or closes it elsewhere than at its
+    /// own end tag, or it is such a copy. Renamed, it would change how the page parses.
+    pub fn is_misnested(&self, el: &Handle) -> bool {
+        self.misnested.contains(&key(el))
+    }
+
+    /// Replaces `el` by a new element named `tag` with its attributes and children.
+    pub fn rename(&self, el: &Handle, tag: &str) -> Handle {
+        let new = edit::rename(el, tag);
+        self.ops.borrow_mut().push(Op::Rename {
+            old: el.clone(),
+            new: new.clone(),
+        });
+        new
+    }
+
+    /// Removes `el`, putting its children where it was.
+    pub fn unwrap(&self, el: &Handle) {
+        edit::unwrap(el);
+        self.ops.borrow_mut().push(Op::Unwrap(el.clone()));
+    }
+
+    /// Removes `el` and everything in it.
+    pub fn remove(&self, el: &Handle) {
+        edit::remove(el);
+        self.ops.borrow_mut().push(Op::Remove(el.clone()));
+    }
+
+    /// Appends a new element (with text children only) to `parent`, which must be the head.
+    pub fn append(&self, parent: &Handle, child: Handle) {
+        edit::append(parent, child.clone());
+        self.ops.borrow_mut().push(Op::Append {
+            parent: parent.clone(),
+            child,
+        });
+    }
+
+    /// The edits of the page's bytes that give the edited tree, or the reason there are none:
+    /// `unmappable-edit` when a change touches an element without a tag of its own in the
+    /// source (an implied element, a parser's copy).
+    pub fn edits(&self) -> Result<Vec<SpanEdit>, &'static str> {
+        const UNMAPPABLE: &str = "unmappable-edit";
+        let mut renamed: HashMap<usize, Handle> = HashMap::new();
+        let mut gone: HashMap<usize, bool> = HashMap::new(); // address → whether unwrapped
+        let mut appended: Vec<Handle> = Vec::new();
+        for op in self.ops.borrow().iter() {
+            let (node, mapped) = match op {
+                Op::Rename { old, new } => (old, renamed.insert(key(old), new.clone()).is_none()),
+                Op::Unwrap(el) => (el, gone.insert(key(el), true).is_none()),
+                Op::Remove(el) => (el, gone.insert(key(el), false).is_none()),
+                Op::Append { parent, child } => {
+                    if !self
+                        .log
+                        .head
+                        .as_ref()
+                        .is_some_and(|h| Rc::ptr_eq(h, parent))
+                    {
+                        return Err(UNMAPPABLE);
+                    }
+                    appended.push(child.clone());
+                    continue;
+                }
+            };
+            // Only elements whose end tag is looked for (`pair_tags`) are renamed or unwrapped;
+            // only void elements (one tag, no content) are removed.
+            let tag = edit::tag(node).unwrap_or("");
+            let supported = match op {
+                Op::Remove(_) => write::is_void(tag),
+                _ => write::is_void(tag) || FORMATTING.contains(&tag) || RENAMED.contains(&tag),
+            };
+            if !mapped || !supported || !self.own.contains_key(&key(node)) {
+                return Err(UNMAPPABLE);
+            }
+        }
+        let merged: HashSet<usize> = self.log.merged.iter().map(key).collect();
+        for (node, _) in &self.log.created {
+            let k = key(node);
+            let changed = self.attrs_changed(node);
+            let copy = self.misnested.contains(&k);
+            if changed && (!self.own.contains_key(&k) && !copy || merged.contains(&k)) {
+                return Err(UNMAPPABLE);
+            }
+        }
+        let mut edits = Vec::new();
+        let shadow = self.source.shadow();
+        let ends = &self.pairs;
+        for (index, token) in self.log.tokens.iter().enumerate() {
+            let Some(el) = &token.own else { continue };
+            let k = key(el);
+            let current = renamed.get(&k).unwrap_or(el);
+            let removed = gone.get(&k).copied();
+            if removed.is_none() && !renamed.contains_key(&k) && !self.attrs_changed(el) {
+                continue;
+            }
+            let final_attrs = attrs_of(current);
+            let tag = self.start_tag(index).ok_or(UNMAPPABLE)?;
+            let pieces = match removed {
+                Some(_) => Vec::new(),
+                None => {
+                    let new_name = renamed.get(&k).and_then(edit::tag);
+                    let old_name = edit::tag(el).unwrap_or("");
+                    let mut pieces =
+                        self.start_tag_pieces(&tag, new_name, self.parsed_attrs(el), &final_attrs);
+                    if let Some(new) = new_name {
+                        if write::is_void(old_name) && !write::is_void(new) {
+                            pieces.push(Piece::Text(format!("</{new}>")));
+                        }
+                    }
+                    pieces
+                }
+            };
+            edits.push(self.edit(tag.span.clone(), pieces));
+            let Some(&end) = ends.get(&index) else {
+                continue;
+            };
+            let Some(end_tag) = self.end_tag(end) else {
+                continue;
+            };
+            let pieces = match (removed, renamed.get(&k).and_then(edit::tag)) {
+                (Some(_), _) => Vec::new(),
+                (None, Some(new)) => vec![
+                    self.keep(end_tag.span.start..end_tag.name_span.start),
+                    Piece::Text(new.to_string()),
+                    self.keep(end_tag.name_span.end..end_tag.span.end),
+                ],
+                (None, None) => continue,
+            };
+            edits.push(self.edit(end_tag.span.clone(), pieces));
+        }
+        if !appended.is_empty() {
+            let at = self.head_end().ok_or(UNMAPPABLE)?;
+            let mut text = String::new();
+            for child in &appended {
+                write::element(child, &mut text);
+            }
+            edits.push(self.edit(at..at, vec![Piece::Text(text)]));
+        }
+        edits.sort_by_key(|e| (e.span.start, e.span.end));
+        let overlapping = edits.windows(2).any(|w| w[1].span.start < w[0].span.end);
+        if overlapping || shadow.is_empty() && !edits.is_empty() {
+            return Err(UNMAPPABLE);
+        }
+        Ok(edits)
+    }
+
+    /// Whether `edits` turn the page into exactly the edited tree (re-parsed in the page's
+    /// encoding, which the edit must not change either). The page is consumed: its tree is
+    /// reduced to a digest and freed before the edited bytes are parsed. Nobody else may hold
+    /// its nodes by then (they would be kept alive).
+    pub fn proves(self, edits: &[SpanEdit]) -> bool {
+        let expected = digest(&self.dom.document);
+        let quirks = self.dom.quirks_mode.get();
+        let (bytes, encoding) = (self.source.bytes(), self.source.encoding());
+        drop((self.dom, self.log, self.ops));
+        let edited = render(bytes, encoding, edits, &str::to_string);
+        if crate::site::charset::detect(&edited).encoding != encoding {
+            return false;
+        }
+        let Ok(source) = Source::new(&edited, encoding) else {
+            return false;
+        };
+        let reparsed = parse::parse(&source, false);
+        !reparsed.too_deep
+            && reparsed.dom.quirks_mode.get() == quirks
+            && digest(&reparsed.dom.document) == expected
+    }
+
+    fn edit(&self, shadow: Range<usize>, pieces: Vec<Piece>) -> SpanEdit {
+        SpanEdit {
+            span: self.source.bytes_of(shadow),
+            pieces,
+        }
+    }
+
+    fn keep(&self, shadow: Range<usize>) -> Piece {
+        Piece::Keep(self.source.bytes_of(shadow))
+    }
+
+    /// Where the token before `index` ended.
+    fn before(&self, index: usize) -> usize {
+        index.checked_sub(1).map_or(0, |i| self.log.tokens[i].end)
+    }
+
+    /// The start tag of token `index` as written: the first `<` + letter after the token
+    /// before it (the tokenizer was in its data state there), checked to end where the
+    /// tokenizer ended it.
+    fn start_tag(&self, index: usize) -> Option<LexedTag> {
+        let shadow = self.source.shadow();
+        let end = self.log.tokens[index].end;
+        let mut at = self.before(index);
+        loop {
+            let lt = lex::memchr(b'<', shadow, at).filter(|&lt| lt < end)?;
+            if shadow.get(lt + 1).is_some_and(u8::is_ascii_alphabetic) {
+                return lex::tag_at(shadow, lt).filter(|t| t.closed && t.span.end == end);
+            }
+            at = lt + 1;
+        }
+    }
+
+    /// The end tag of token `index`: the first `</` + letter after the token before it that
+    /// lexes to where the tokenizer ended it (raw text may hold other `</x` first).
+    fn end_tag(&self, index: usize) -> Option<LexedTag> {
+        let shadow = self.source.shadow();
+        let end = self.log.tokens[index].end;
+        let mut at = self.before(index);
+        while let Some(lt) = lex::find_seq(shadow, b"</", at).filter(|&lt| lt < end) {
+            if let Some(tag) = lex::tag_at(shadow, lt).filter(|t| t.closed && t.span.end == end) {
+                return Some(tag);
+            }
+            at = lt + 2;
+        }
+        None
+    }
+
+    /// Where an element appended to the head goes: before an explicit `</head>`, else before
+    /// the token that ended the head (for text, after its leading whitespace, which the head
+    /// keeps), else at the end of the page.
+    fn head_end(&self) -> Option<usize> {
+        let head = self.log.head.as_ref()?;
+        let made = self
+            .log
+            .created
+            .iter()
+            .find(|(n, _)| Rc::ptr_eq(n, head))
+            .and_then(|(_, t)| *t)?;
+        let closed_by = self.log.head_closed_by;
+        let last = closed_by.unwrap_or(self.log.tokens.len());
+        let explicit = (made..last).find(|&i| {
+            let t = &self.log.tokens[i];
+            t.kind == TokKind::End && t.name.as_deref() == Some("head")
+        });
+        if let Some(i) = explicit {
+            return Some(self.end_tag(i)?.span.start);
+        }
+        let shadow = self.source.shadow();
+        let Some(i) = closed_by else {
+            return Some(shadow.len());
+        };
+        let token = &self.log.tokens[i];
+        let from = self.before(i);
+        match token.kind {
+            TokKind::Start => Some(self.start_tag(i)?.span.start),
+            TokKind::End => Some(self.end_tag(i)?.span.start),
+            TokKind::Chars => Some(
+                from + shadow[from..]
+                    .iter()
+                    .take_while(|&&b| lex::is_space(b))
+                    .count(),
+            ),
+            TokKind::Eof => Some(shadow.len()),
+            TokKind::Other => lex::memchr(b'<', shadow, from),
+        }
+    }
+
+    /// A start tag with its attributes changed: kept attributes stay as written, changed ones
+    /// are written anew in place, removed ones go with the space before them, new ones come
+    /// last; the name is replaced when the element was renamed.
+    fn start_tag_pieces(
+        &self,
+        tag: &LexedTag,
+        new_name: Option<&str>,
+        before: &[(String, String)],
+        after: &[(String, String)],
+    ) -> Vec<Piece> {
+        let find = |list: &'_ [(String, String)], name: &str| {
+            list.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone())
+        };
+        let mut pieces = vec![self.keep(tag.span.start..tag.name_span.start)];
+        pieces.push(match new_name {
+            Some(name) => Piece::Text(name.to_string()),
+            None => self.keep(tag.name_span.clone()),
+        });
+        let mut at = tag.name_span.end;
+        let mut seen: HashSet<&str> = HashSet::new();
+        let separator = |at: usize, start: usize| match at == start {
+            true => Piece::Text(" ".to_string()),
+            false => self.keep(at..start),
+        };
+        for attr in &tag.attrs {
+            let first = seen.insert(&attr.name);
+            let now = find(after, &attr.name);
+            match now {
+                Some(value) if first && find(before, &attr.name).as_ref() != Some(&value) => {
+                    pieces.push(separator(at, attr.span.start));
+                    let mut text = String::new();
+                    write::attribute(&attr.name, &value, &mut text);
+                    pieces.push(Piece::Text(text));
+                }
+                Some(_) => {
+                    pieces.push(separator(at, attr.span.start));
+                    pieces.push(self.keep(attr.span.clone()));
+                }
+                None => {}
+            }
+            at = attr.span.end;
+        }
+        for (name, value) in after {
+            if !seen.contains(name.as_str()) {
+                let mut text = " ".to_string();
+                write::attribute(name, value, &mut text);
+                pieces.push(Piece::Text(text));
+            }
+        }
+        pieces.push(self.keep(at..tag.span.end));
+        pieces
+    }
+}
+
+/// Writes the page with `edits` applied. Text pieces pass through `fill` (which replaces
+/// class-name slots) and are written in the page's encoding.
+pub fn render(
+    bytes: &[u8],
+    encoding: &'static Encoding,
+    edits: &[SpanEdit],
+    fill: &dyn Fn(&str) -> String,
+) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len() + 64 * edits.len());
+    let mut at = 0;
+    for edit in edits {
+        if edit.span.start < at || edit.span.end > bytes.len() {
+            continue;
+        }
+        out.extend_from_slice(&bytes[at..edit.span.start]);
+        for piece in &edit.pieces {
+            match piece {
+                Piece::Keep(range) => out.extend_from_slice(&bytes[range.clone()]),
+                Piece::Text(text) => source::encode_ascii(encoding, &fill(text), &mut out),
+            }
+        }
+        at = edit.span.end;
+    }
+    out.extend_from_slice(&bytes[at..]);
+    out
+}

@@ -1,0 +1,395 @@
+//! Drives html5ever over a [`Source`] one piece at a time, so that two things become possible:
+//!
+//! - **a depth limit.** html5ever's tree builder walks its stack of open elements for most
+//!   tags, so a page of 1,000,000 nested `<div>` costs 10¹² steps. The parse stops as soon as
+//!   an element would sit deeper than [`MAX_DEPTH`] (Chromium's own parser stops nesting at
+//!   512, `kMaximumHTMLParserDOMTreeDepth`, so past that depth html5ever's tree is no longer
+//!   the browser's anyway) and says so; callers fall back or leave the page alone.
+//! - **a source map.** Every piece ends just after a `>`, and a tag token is emitted when its
+//!   `>` is read, so each tag's end offset is known; a tap between the tokenizer and the tree
+//!   builder numbers the tokens, and a sink around `RcDom` records which token each element
+//!   was created for. Elements the parser makes up (implied `<tbody>`, the copies of a
+//!   `<font>` that the adoption agency and the reconstruction of formatting elements make)
+//!   have no token of their own.
+
+use std::borrow::Cow;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use html5ever::buffer_queue::BufferQueue;
+use html5ever::interface::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
+use html5ever::tendril::StrTendril;
+use html5ever::tokenizer::{
+    Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
+};
+use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts};
+use html5ever::{Attribute, ExpandedName, LocalName, QualName, TokenizerResult};
+use markup5ever_rcdom::{Handle, NodeData, RcDom};
+
+use super::source::Source;
+
+/// Deepest element the parse builds (Chromium's parser limit, see the module documentation).
+pub const MAX_DEPTH: u32 = 512;
+
+/// What kind of token a [`Tok`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokKind {
+    Start,
+    End,
+    /// A comment, doctype or other markup that ends with `>`.
+    Other,
+    /// Text; [`Tok::end`] is then the end of the markup token before it.
+    Chars,
+    Eof,
+}
+
+/// One token the tokenizer emitted, with where it ends in the shadow.
+#[derive(Debug, Clone)]
+pub struct Tok {
+    pub kind: TokKind,
+    /// Tag name (lower case) for start and end tags.
+    pub name: Option<LocalName>,
+    /// Just after the token's `>` (see [`TokKind::Chars`]).
+    pub end: usize,
+    /// The element the tree builder made for a start tag.
+    pub own: Option<Handle>,
+}
+
+/// What the tap and the sink recorded.
+#[derive(Default)]
+pub struct Log {
+    pub tokens: Vec<Tok>,
+    /// Every element the tree builder created, with the token being processed at the time.
+    pub created: Vec<(Handle, Option<usize>)>,
+    /// Elements that took attributes from a second start tag (`<body>` twice). An implied
+    /// element without attributes that takes them from one start tag (`<body>` after text)
+    /// is instead that tag's own element.
+    pub merged: Vec<Handle>,
+    /// Addresses of the elements that have a start tag of their own.
+    owned: std::collections::HashSet<usize>,
+    /// The `<head>` element and the token during which something was first put outside it
+    /// after it was made (where the head ends).
+    pub head: Option<Handle>,
+    pub head_closed_by: Option<usize>,
+}
+
+/// A parsed page: the tree, whether it was cut off, and the source map when asked for.
+pub struct Parsed {
+    pub dom: RcDom,
+    /// The page nests deeper than [`MAX_DEPTH`]; `dom` holds only its beginning.
+    pub too_deep: bool,
+    pub log: Log,
+}
+
+/// Parses `source`; with `record`, keeps the source map in [`Parsed::log`].
+pub fn parse(source: &Source<'_>, record: bool) -> Parsed {
+    let sink = MapSink {
+        dom: RcDom::default(),
+        record,
+        token: Cell::new(None),
+        too_deep: Cell::new(false),
+        log: RefCell::new(Log::default()),
+    };
+    let tap = Tap {
+        builder: TreeBuilder::new(sink, TreeBuilderOpts::default()),
+        piece_end: Cell::new(0),
+        markup_end: Cell::new(0),
+    };
+    let tokenizer = Tokenizer::new(tap, TokenizerOpts::default());
+    let queue = BufferQueue::default();
+    for (range, text) in source.pieces() {
+        tokenizer.sink.piece_end.set(range.end);
+        queue.push_back(StrTendril::from(text));
+        while !matches!(tokenizer.feed(&queue), TokenizerResult::Done) {}
+        if tokenizer.sink.builder.sink.too_deep.get() {
+            break;
+        }
+    }
+    let too_deep = tokenizer.sink.builder.sink.too_deep.get();
+    if !too_deep {
+        tokenizer.sink.piece_end.set(source.shadow().len());
+        tokenizer.end();
+    }
+    let sink = tokenizer.sink.builder.sink;
+    Parsed {
+        dom: sink.dom,
+        too_deep,
+        log: sink.log.into_inner(),
+    }
+}
+
+/// Sits between the tokenizer and the tree builder and numbers the tokens.
+struct Tap {
+    builder: TreeBuilder<Handle, MapSink>,
+    /// Shadow offset just after the piece being fed.
+    piece_end: Cell<usize>,
+    /// End of the last markup token.
+    markup_end: Cell<usize>,
+}
+
+impl TokenSink for Tap {
+    type Handle = Handle;
+
+    fn process_token(&self, token: Token, line: u64) -> TokenSinkResult<Handle> {
+        let sink = &self.builder.sink;
+        if sink.too_deep.get() {
+            return TokenSinkResult::Continue;
+        }
+        let (kind, name) = match &token {
+            Token::TagToken(Tag { kind, name, .. }) => (
+                match kind {
+                    TagKind::StartTag => TokKind::Start,
+                    TagKind::EndTag => TokKind::End,
+                },
+                Some(name.clone()),
+            ),
+            Token::CommentToken(_) | Token::DoctypeToken(_) => (TokKind::Other, None),
+            Token::CharacterTokens(_) | Token::NullCharacterToken => (TokKind::Chars, None),
+            Token::EOFToken => (TokKind::Eof, None),
+            Token::ParseError(_) => return self.builder.process_token(token, line),
+        };
+        if !sink.record {
+            return self.builder.process_token(token, line);
+        }
+        let end = match kind {
+            TokKind::Chars => self.markup_end.get(),
+            _ => self.piece_end.get(),
+        };
+        if kind != TokKind::Chars {
+            self.markup_end.set(end);
+        }
+        let index = {
+            let mut log = sink.log.borrow_mut();
+            log.tokens.push(Tok {
+                kind,
+                name: name.clone(),
+                end,
+                own: None,
+            });
+            log.tokens.len() - 1
+        };
+        sink.token.set(Some(index));
+        let created_before = sink.log.borrow().created.len();
+        let result = self.builder.process_token(token, line);
+        if kind == TokKind::Start {
+            let mut log = sink.log.borrow_mut();
+            let name = name.unwrap_or_default();
+            let own = log.created[created_before..]
+                .iter()
+                .rev()
+                .map(|(node, _)| node)
+                .find(|node| is_made_for(node, &name))
+                .cloned();
+            if let Some(own) = own {
+                log.owned.insert(key(&own));
+                log.tokens[index].own = Some(own);
+            }
+        }
+        result
+    }
+
+    fn end(&self) {
+        self.builder.end();
+    }
+
+    fn adjusted_current_node_present_but_not_in_html_namespace(&self) -> bool {
+        self.builder
+            .adjusted_current_node_present_but_not_in_html_namespace()
+    }
+}
+
+/// Whether `node` is the element a start tag named `tag` makes (`<image>` makes `img`;
+/// SVG names get their camel case).
+fn is_made_for(node: &Handle, tag: &LocalName) -> bool {
+    match &node.data {
+        NodeData::Element { name, .. } => {
+            name.local.eq_ignore_ascii_case(tag) || (&*name.local == "img" && &**tag == "image")
+        }
+        _ => false,
+    }
+}
+
+/// `RcDom` plus the records of the source map and the depth guard.
+struct MapSink {
+    dom: RcDom,
+    record: bool,
+    /// The token being processed.
+    token: Cell<Option<usize>>,
+    too_deep: Cell<bool>,
+    log: RefCell<Log>,
+}
+
+fn key(node: &Handle) -> usize {
+    Rc::as_ptr(node) as usize
+}
+
+impl MapSink {
+    /// Checks the depth of an element placed under `parent` (by walking up: at most
+    /// [`MAX_DEPTH`] steps, and a handful on ordinary pages).
+    fn placed(&self, parent: &Handle, child: &NodeOrText<Handle>) {
+        let NodeOrText::AppendNode(child) = child else {
+            self.head_ends_unless_in(parent);
+            return;
+        };
+        let mut depth = 1;
+        let mut node = Some(parent.clone()).filter(|n| super::edit::tag(n).is_some());
+        while let Some(n) = node {
+            depth += 1;
+            if depth > MAX_DEPTH {
+                self.too_deep.set(true);
+                break;
+            }
+            node = super::edit::parent(&n).filter(|n| super::edit::tag(n).is_some());
+        }
+        let is_head = self
+            .log
+            .borrow()
+            .head
+            .as_ref()
+            .is_some_and(|h| Rc::ptr_eq(h, child));
+        if !is_head {
+            self.head_ends_unless_in(parent);
+        }
+    }
+
+    /// Notes where the head ends: the first token after it was made that puts a node outside
+    /// it (the head itself aside).
+    fn head_ends_unless_in(&self, parent: &Handle) {
+        if !self.record {
+            return;
+        }
+        let mut log = self.log.borrow_mut();
+        let (Some(head), None) = (&log.head, log.head_closed_by) else {
+            return;
+        };
+        let mut node = Some(parent.clone());
+        while let Some(n) = node {
+            if Rc::ptr_eq(&n, head) {
+                return;
+            }
+            node = super::edit::parent(&n);
+        }
+        log.head_closed_by = self.token.get();
+    }
+}
+
+impl TreeSink for MapSink {
+    type Handle = Handle;
+    type Output = Self;
+    type ElemName<'a> = ExpandedName<'a>;
+
+    fn finish(self) -> Self {
+        self
+    }
+
+    fn parse_error(&self, _msg: Cow<'static, str>) {}
+
+    fn get_document(&self) -> Handle {
+        self.dom.get_document()
+    }
+
+    fn elem_name<'a>(&'a self, target: &'a Handle) -> ExpandedName<'a> {
+        self.dom.elem_name(target)
+    }
+
+    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> Handle {
+        let is_head = name.local == *"head" && name.ns == html5ever::ns!(html);
+        let node = self.dom.create_element(name, attrs, flags);
+        if self.record {
+            let mut log = self.log.borrow_mut();
+            if is_head && log.head.is_none() {
+                log.head = Some(node.clone());
+            }
+            log.created.push((node.clone(), self.token.get()));
+        }
+        node
+    }
+
+    fn create_comment(&self, text: StrTendril) -> Handle {
+        self.dom.create_comment(text)
+    }
+
+    fn create_pi(&self, target: StrTendril, data: StrTendril) -> Handle {
+        self.dom.create_pi(target, data)
+    }
+
+    fn append(&self, parent: &Handle, child: NodeOrText<Handle>) {
+        self.placed(parent, &child);
+        self.dom.append(parent, child);
+    }
+
+    fn append_based_on_parent_node(
+        &self,
+        element: &Handle,
+        prev_element: &Handle,
+        child: NodeOrText<Handle>,
+    ) {
+        match super::edit::parent(element) {
+            Some(parent) => {
+                self.placed(&parent, &child);
+                self.dom.append_before_sibling(element, child);
+            }
+            None => self.append(prev_element, child),
+        }
+    }
+
+    fn append_doctype_to_document(
+        &self,
+        name: StrTendril,
+        public_id: StrTendril,
+        system_id: StrTendril,
+    ) {
+        self.dom
+            .append_doctype_to_document(name, public_id, system_id);
+    }
+
+    fn get_template_contents(&self, target: &Handle) -> Handle {
+        self.dom.get_template_contents(target)
+    }
+
+    fn same_node(&self, x: &Handle, y: &Handle) -> bool {
+        Rc::ptr_eq(x, y)
+    }
+
+    fn set_quirks_mode(&self, mode: QuirksMode) {
+        self.dom.set_quirks_mode(mode);
+    }
+
+    fn append_before_sibling(&self, sibling: &Handle, child: NodeOrText<Handle>) {
+        if let Some(parent) = super::edit::parent(sibling) {
+            self.placed(&parent, &child);
+        }
+        self.dom.append_before_sibling(sibling, child);
+    }
+
+    fn add_attrs_if_missing(&self, target: &Handle, attrs: Vec<Attribute>) {
+        if self.record && !attrs.is_empty() {
+            let log = &mut *self.log.borrow_mut();
+            let bare = matches!(&target.data, NodeData::Element { attrs, .. } if attrs.borrow().is_empty());
+            match self.token.get() {
+                Some(token) if bare && !log.owned.contains(&key(target)) => {
+                    log.owned.insert(key(target));
+                    log.tokens[token].own = Some(target.clone());
+                }
+                _ => log.merged.push(target.clone()),
+            }
+        }
+        self.dom.add_attrs_if_missing(target, attrs);
+    }
+
+    fn remove_from_parent(&self, target: &Handle) {
+        self.dom.remove_from_parent(target);
+    }
+
+    fn reparent_children(&self, node: &Handle, new_parent: &Handle) {
+        self.dom.reparent_children(node, new_parent);
+    }
+
+    fn is_mathml_annotation_xml_integration_point(&self, handle: &Handle) -> bool {
+        self.dom.is_mathml_annotation_xml_integration_point(handle)
+    }
+
+    fn maybe_clone_an_option_into_selectedcontent(&self, option: &Handle) {
+        self.dom.maybe_clone_an_option_into_selectedcontent(option);
+    }
+}

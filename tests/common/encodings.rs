@@ -1,0 +1,151 @@
+//! One page per encoding family, written here with our own text, each with presentational
+//! markup for the rewrite to convert and a GIF for it to point at a PNG: for the byte-level
+//! test (`tests/encodings.rs`) and the render check (`tests/render_check.rs`).
+
+use encoding_rs::Encoding;
+
+/// A page of the fixture site.
+pub struct EncodedPage {
+    /// File name (`shift_jis.html`…).
+    pub name: &'static str,
+    pub bytes: Vec<u8>,
+    /// The encoding a browser reads it in.
+    pub encoding: &'static Encoding,
+}
+
+/// The page's markup with `{meta}` and `{text}` filled in: a body with colours, a centred
+/// heading in a `<font>`, a table with cell attributes, an image, text with entities and
+/// characters of the encoding's script in text and in attribute values.
+fn markup(meta: &str, text: &str) -> String {
+    format!(
+        "<html>\n<head>{meta}<title>{text}</title></head>\n\
+         <body bgcolor=\"#ffffee\" text=\"#000033\">\n\
+         <center><font color=\"#990000\" size=\"+2\" face=\"Arial\">{text}</font></center>\n\
+         <basefont size=3>\n\
+         <p align=right>{text} &amp; &eacute;t&eacute;&nbsp;&#8212; <b>{text}</b></p>\n\
+         <table border=1 cellpadding=4 width=\"80%\"><tr>\n\
+         <td bgcolor=#eeeeee align=center valign=top><img src=\"pic.gif\" alt=\"{text}\" \
+         width=48 height=48 border=0></td>\n\
+         <td nowrap title=\"{text}\"><u>{text}</u> <tt>{text}</tt></td></tr></table>\n\
+         <hr noshade size=1>\n</body>\n</html>\n"
+    )
+}
+
+fn legacy(name: &'static str, label: &str, text: &str) -> EncodedPage {
+    let encoding = Encoding::for_label(label.as_bytes()).expect("a known label");
+    let meta = format!("<meta http-equiv=\"Content-Type\" content=\"text/html; charset={label}\">");
+    let page = markup(&meta, text);
+    let (bytes, _, unmappable) = encoding.encode(&page);
+    assert!(!unmappable, "{name}: the text must be in {label}");
+    EncodedPage {
+        name,
+        bytes: bytes.into_owned(),
+        encoding,
+    }
+}
+
+fn utf16(name: &'static str, little: bool, text: &str) -> EncodedPage {
+    let mut bytes = if little {
+        vec![0xff, 0xfe]
+    } else {
+        vec![0xfe, 0xff]
+    };
+    for unit in markup("", text).encode_utf16() {
+        let pair = if little {
+            unit.to_le_bytes()
+        } else {
+            unit.to_be_bytes()
+        };
+        bytes.extend_from_slice(&pair);
+    }
+    EncodedPage {
+        name,
+        bytes,
+        encoding: if little {
+            encoding_rs::UTF_16LE
+        } else {
+            encoding_rs::UTF_16BE
+        },
+    }
+}
+
+/// The pages. Japanese text includes ソ and 表, whose second byte in Shift_JIS is `\`; the
+/// Big5 text includes 許 (second byte `\` too).
+pub fn pages() -> Vec<EncodedPage> {
+    let mut bom = b"\xef\xbb\xbf".to_vec();
+    bom.extend_from_slice(markup("", "Caf\u{e9} d\u{e9}j\u{e0} vu \u{bd} \u{2603}").as_bytes());
+    let mut nul = markup("<meta charset=utf-8>", "NUL a\u{0}b").into_bytes();
+    nul.extend_from_slice(b"<p>\0\0 after NUL bytes</p>\n");
+    let latin = markup(
+        "",
+        "caf\u{e9} na\u{ef}ve \u{201c}quoted\u{201d} \u{2013} \u{a3}5",
+    );
+    let latin = encoding_rs::WINDOWS_1252.encode(&latin).0.into_owned();
+    vec![
+        EncodedPage {
+            name: "utf8-bom.html",
+            bytes: bom,
+            encoding: encoding_rs::UTF_8,
+        },
+        utf16(
+            "utf16le.html",
+            true,
+            "\u{65e5}\u{672c}\u{8a9e} Caf\u{e9} \u{20ac}",
+        ),
+        utf16("utf16be.html", false, "\u{d55c}\u{ad6d}\u{c5b4} na\u{ef}ve"),
+        legacy(
+            "shift_jis.html",
+            "Shift_JIS",
+            "\u{30bd}\u{30d5}\u{30c8}\u{8868}\u{793a} \u{65e5}\u{672c}\u{8a9e}",
+        ),
+        legacy("euc-jp.html", "EUC-JP", "\u{6771}\u{4eac} \u{304b}\u{306a}"),
+        legacy("gbk.html", "GBK", "\u{4e2d}\u{6587}\u{7f51}\u{9875}"),
+        legacy(
+            "big5.html",
+            "Big5",
+            "\u{8a31}\u{529f}\u{84cb} \u{7e41}\u{9ad4}",
+        ),
+        legacy(
+            "windows-1251.html",
+            "windows-1251",
+            "\u{41f}\u{440}\u{438}\u{432}\u{435}\u{442} \u{43c}\u{438}\u{440}",
+        ),
+        legacy(
+            "koi8-r.html",
+            "KOI8-R",
+            "\u{421}\u{442}\u{440}\u{430}\u{43d}\u{438}\u{446}\u{430}",
+        ),
+        legacy(
+            "iso-8859-2.html",
+            "ISO-8859-2",
+            "P\u{159}\u{ed}li\u{161} \u{17e}lu\u{165}ou\u{10d}k\u{fd} \u{142}\u{f3}d\u{17a}",
+        ),
+        EncodedPage {
+            name: "windows-1252-undeclared.html",
+            bytes: latin,
+            encoding: encoding_rs::WINDOWS_1252,
+        },
+        EncodedPage {
+            name: "nul-bytes.html",
+            bytes: nul,
+            encoding: encoding_rs::UTF_8,
+        },
+    ]
+}
+
+/// A 48 × 48 GIF in two colours, in bands (not a spacer: the rewrite converts it to a smaller
+/// PNG and leaves it an image).
+pub fn picture_gif() -> Vec<u8> {
+    let pixels = (0..48 * 48).map(|i| ((i / 48 / 6) % 2) as u8).collect();
+    super::still_gif(48, 48, &[200, 30, 30, 30, 30, 200], None, pixels)
+}
+
+/// Writes the pages and the picture under `root`.
+pub fn write(root: &std::path::Path) -> Vec<EncodedPage> {
+    let pages = pages();
+    let gif = picture_gif();
+    let mut files: Vec<(&str, &[u8])> = pages.iter().map(|p| (p.name, &p.bytes[..])).collect();
+    files.push(("pic.gif", &gif));
+    super::write_site(root, &files);
+    pages
+}
