@@ -106,6 +106,7 @@ fn run_audit(cfg: &AuditConfig, config: &Config) -> Result<Status> {
     let mut opts = cfg.audit.clone();
     opts.rewrite.out_site = out.path(output::SITE);
     let mut report = crate::audit::audit(&opts, &progress)?;
+    print_link_notes(&report.replay_links, config);
     if !opts.dry_run {
         report.site.rewritten = Some(cfg.out.site().display().to_string());
     }
@@ -206,6 +207,14 @@ impl crate::audit::Progress for StageProgress {
             bar.finish_and_clear();
         }
     }
+
+    fn note(&self, what: &str) {
+        match &self.bar {
+            Some(bar) => bar.set_message(what.to_string()),
+            None if !self.quiet => eprintln!("webdiet: {what}"),
+            None => {}
+        }
+    }
 }
 
 /// `webdiet verify`: 0 when every page renders identically, 1 when some page differs, went
@@ -297,12 +306,20 @@ fn run_replay(cfg: &ReplayConfig, config: &Config) -> Result<Status> {
         })
         .map(|()| Status::Success);
     }
-    let replay = crate::replay::replay(&served, &cfg.replay)?;
+    let progress = LinkProgress::new(config.verbosity);
+    let replay = crate::replay::replay_with(&served, &cfg.replay, &|text| progress.say(text))?;
+    progress.done();
+    print_link_notes(&replay.links, config);
     let text = if cfg.json {
         report::json::to_string(&replay.rows)
     } else {
         let mut text = report::replay::table(&replay.rows);
-        text.push_str(&format!("\n  {}\n", replay.method.detail));
+        text.push('\n');
+        for link in &replay.links {
+            if let Some(method) = &link.method {
+                text.push_str(&format!("  {}: {}\n", link.name, method.detail));
+            }
+        }
         let rule = crate::deflate::WorthRule::default();
         let estimate = crate::deflate::estimate(served.text_files(), &rule);
         let t = estimate.totals;
@@ -323,6 +340,48 @@ fn run_replay(cfg: &ReplayConfig, config: &Config) -> Result<Status> {
     };
     print_stdout(&text)?;
     Ok(Status::Success)
+}
+
+/// Progress over slow links on stderr: one updating line on a terminal, a line per visit in
+/// logs, nothing with `--quiet`.
+struct LinkProgress {
+    bar: Option<indicatif::ProgressBar>,
+    quiet: bool,
+}
+
+impl LinkProgress {
+    fn new(verbosity: Verbosity) -> Self {
+        let quiet = verbosity == Verbosity::Quiet;
+        let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
+            let bar = indicatif::ProgressBar::new_spinner();
+            bar.enable_steady_tick(std::time::Duration::from_millis(120));
+            bar
+        });
+        LinkProgress { bar, quiet }
+    }
+
+    fn say(&self, text: &str) {
+        match &self.bar {
+            Some(bar) => bar.set_message(text.to_string()),
+            None if !self.quiet => eprintln!("webdiet: {text}"),
+            None => {}
+        }
+    }
+
+    fn done(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// Links that could not run, and why, on stderr (even with `--quiet`: results are missing).
+fn print_link_notes(links: &[crate::replay::LinkRun], _config: &Config) {
+    for link in links {
+        if let Some(why) = &link.unavailable {
+            eprintln!("webdiet: link {} not replayed: {why}", link.name);
+        }
+    }
 }
 
 /// `webdiet links`: the profiles, or the given links, as a table or JSON.

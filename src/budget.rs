@@ -28,6 +28,11 @@ pub struct Budgets {
     /// (`http10`, `persistent`, `pipelined`, `pipelined-deflate`).
     #[serde(default)]
     pub max_packets: BTreeMap<String, u64>,
+    /// The paper's time of a first visit to the rewritten site, in milliseconds (first SYN to
+    /// the last counted packet, median over the runs), per link, in the budget mode
+    /// (`[budgets.max-time-ms]`, `Cable = 1500`; `--max-time Cable=1500`).
+    #[serde(default)]
+    pub max_time_ms: BTreeMap<String, f64>,
     /// Minimum saving of first-visit bytes, rewritten against original, in percent.
     pub min_saving_percent: Option<f64>,
     /// Fail when any image conversion failed its pixel verification.
@@ -66,6 +71,7 @@ impl Budgets {
         self.max_first_visit_bytes = other.max_first_visit_bytes.or(self.max_first_visit_bytes);
         self.max_requests = other.max_requests.or(self.max_requests);
         self.max_packets.extend(other.max_packets);
+        self.max_time_ms.extend(other.max_time_ms);
         self.min_saving_percent = other.min_saving_percent.or(self.min_saving_percent);
         self.no_verify_failures |= other.no_verify_failures;
         self.budget_mode = other.budget_mode.or(self.budget_mode);
@@ -135,6 +141,31 @@ pub fn check(budgets: &Budgets, report: &Report) -> Vec<BudgetResult> {
             actual,
             true,
             &|| unmeasured(m),
+        );
+    }
+    for (link, max) in &budgets.max_time_ms {
+        let row = report.replay.iter().find(|r| {
+            r.site == "rewritten"
+                && r.test == "first"
+                && r.mode == mode
+                && r.link.name.eq_ignore_ascii_case(link)
+        });
+        let replayed = report
+            .replay
+            .iter()
+            .any(|r| r.link.name.eq_ignore_ascii_case(link));
+        limit(
+            format!("max-time-ms ({mode}, first visit on {link})"),
+            *max,
+            row.map(|r| r.time.last_packet_ms.median),
+            true,
+            &|| {
+                if replayed || report.replay.is_empty() {
+                    unmeasured(mode)
+                } else {
+                    format!("link {link} was not replayed (see --link)")
+                }
+            },
         );
     }
     if let Some(min) = budgets.min_saving_percent {
@@ -226,9 +257,31 @@ mod tests {
     }
 
     #[test]
+    fn a_time_budget_reads_its_own_link_and_fails_on_a_link_not_replayed() {
+        let mut report = report();
+        let mut cable = row("rewritten", "pipelined", 800, 80);
+        cable.link.name = "Cable".into();
+        cable.time.last_packet_ms = crate::replay::Spread::of([900.0, 1000.0, 1100.0]);
+        report.replay.push(cable);
+        let check_one = |link: &str, ms: f64| {
+            let budgets = Budgets {
+                max_time_ms: [(link.to_string(), ms)].into(),
+                ..Budgets::default()
+            };
+            check(&budgets, &report).remove(0)
+        };
+        // Loopback's rewritten pipelined row (13 ms) comes first; the budget reads Cable's.
+        assert!(check_one("cable", 1000.0).passed);
+        assert!(!check_one("Cable", 999.0).passed);
+        let missing = check_one("3G", 1e9);
+        assert!(!missing.passed);
+        assert!(missing.unmeasured.unwrap().contains("3G was not replayed"));
+    }
+
+    #[test]
     fn config_file_budgets_parse_and_flags_win() {
         let file: ConfigFile = toml::from_str(
-            "[budgets]\nmax-requests = 50\nno-verify-failures = true\n[budgets.max-packets]\npipelined = 200\n",
+            "[budgets]\nmax-requests = 50\nno-verify-failures = true\n[budgets.max-packets]\npipelined = 200\n[budgets.max-time-ms]\nCable = 1500\n",
         )
         .unwrap();
         let merged = file.budgets.overridden_by(Budgets {
@@ -237,6 +290,7 @@ mod tests {
         });
         assert_eq!(merged.max_requests, Some(10));
         assert_eq!(merged.max_packets["pipelined"], 200);
+        assert_eq!(merged.max_time_ms["Cable"], 1500.0);
         assert!(merged.no_verify_failures);
         assert!(toml::from_str::<ConfigFile>("[budgets]\nmax-bytes = 1\n").is_err());
     }

@@ -246,13 +246,17 @@ struct AuditArgs {
     /// Budget: packets of a first visit to the rewritten site in MODE (repeatable).
     #[arg(long, value_name = "MODE=N")]
     max_packets: Vec<String>,
+    /// Budget: the paper's time (first SYN to the last counted packet, median) of a first
+    /// visit to the rewritten site over LINK, in the budget mode, in ms (repeatable).
+    #[arg(long, value_name = "LINK=MS")]
+    max_time: Vec<String>,
     /// Budget: first-visit bytes must drop by at least this many percent.
     #[arg(long, value_name = "PERCENT")]
     min_saving_percent: Option<f64>,
     /// Budget: fail when any image failed its pixel verification.
     #[arg(long)]
     no_verify_failures: bool,
-    /// The mode whose first visit the byte and request budgets read [default: pipelined].
+    /// The mode whose first visit the byte, request and time budgets read [default: pipelined].
     #[arg(long, value_parser = |s: &str| s.parse::<Mode>())]
     budget_mode: Option<Mode>,
 }
@@ -275,7 +279,23 @@ impl AuditArgs {
             };
             max_packets.insert(mode.as_str().to_string(), n);
         }
+        let mut max_time_ms = std::collections::BTreeMap::new();
+        for spec in &self.max_time {
+            let parsed = spec.rsplit_once('=').and_then(|(link, ms)| {
+                let ms = ms.trim().parse::<f64>().ok().filter(|ms| *ms > 0.0)?;
+                Some((link.trim().to_string(), ms))
+            });
+            let Some((link, ms)) = parsed.filter(|(link, _)| !link.is_empty()) else {
+                return Err(Error::Usage {
+                    message: format!(
+                        "--max-time {spec}: expected LINK=MILLISECONDS, e.g. Cable=1500"
+                    ),
+                });
+            };
+            max_time_ms.insert(link, ms);
+        }
         Ok(crate::budget::Budgets {
+            max_time_ms,
             max_first_visit_bytes: self.max_first_visit_bytes,
             max_requests: self.max_requests,
             max_packets,
@@ -348,9 +368,32 @@ struct ReplayArgs {
     /// so that an outside capture (with --port) can check the counts.
     #[arg(long)]
     no_netns: bool,
-    /// Capture the replay with tcpdump into this pcap file (private namespace only).
+    /// Capture the replay with tcpdump into this pcap file (private namespace only; over an
+    /// emulated link on the client's device wd-client, first run only).
     #[arg(long, value_name = "FILE", conflicts_with = "no_netns")]
     capture: Option<PathBuf>,
+    /// Replay over these links, in order: profiles (`webdiet links`), custom links
+    /// (down=2mbit,up=375kbit,rtt=50ms,loss=1%) or trace:UP,DOWN, separated by commas
+    /// [replay default: loopback; audit default: loopback,Cable].
+    #[arg(long, value_name = "LINK[,LINK…]")]
+    link: Option<String>,
+    /// Vary one setting of the --link (a single base link): rtt=20,40,80 (ms) or
+    /// loss=0,0.5,1 (percent); one link per value.
+    #[arg(long, value_name = "KEY=V1,V2,…", requires = "link")]
+    sweep: Option<String>,
+    /// Runs on one link, instead of --runs: LINK=N (repeatable). LINK also names every point
+    /// of a sweep over it (--runs-on ppp-1997=1, --runs-on spdy-cable=3).
+    #[arg(long = "runs-on", value_name = "LINK=N", value_parser = parse_runs_on)]
+    runs_on: Vec<(String, usize)>,
+    /// The loss seed of the first run on an emulated link (run i uses SEED + i).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// How long, in seconds (1–600), a connect, read or write may wait before a visit gives
+    /// up; over an emulated link the time to drain its full queues and a round trip are added.
+    /// On loopback a visit that gives up fails the replay; over an emulated link it is
+    /// reported as timed out.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=600))]
+    timeout: u64,
     /// `replay` only: instead of visiting the site, redo the 1998 HTTP/HTTPS study — single
     /// GETs of generated documents of these sizes over HTTP, TLS 1.2 and TLS 1.3, full and
     /// resumed (`k` = 1024; `A..B` counts from A to B in steps of A).
@@ -361,9 +404,43 @@ struct ReplayArgs {
     chart: Option<PathBuf>,
 }
 
+/// `LINK=N` of `--runs-on`: the last `=` splits, since a link's name may hold others.
+fn parse_runs_on(text: &str) -> std::result::Result<(String, usize), String> {
+    let (link, n) = text
+        .rsplit_once('=')
+        .ok_or_else(|| format!("{text}: expected LINK=N, e.g. ppp-1997=1"))?;
+    let n: usize = n
+        .parse()
+        .ok()
+        .filter(|n| (1..=1000).contains(n))
+        .ok_or_else(|| format!("{text}: N must be a whole number from 1 to 1000"))?;
+    let parsed = crate::replay::link::parse(link).map_err(|e| e.to_string())?;
+    match parsed.as_slice() {
+        [one] => Ok((one.name().to_string(), n)),
+        _ => Err(format!("{text}: name one link")),
+    }
+}
+
 impl ReplayArgs {
-    fn options(self) -> ReplayOptions {
+    /// The options, with `default_links` when no --link is given.
+    fn options(self, default_links: &str) -> Result<ReplayOptions> {
+        let usage = |e: crate::replay::link::SpecError| Error::Usage {
+            message: e.to_string(),
+        };
+        let links = match (&self.link, &self.sweep) {
+            (Some(link), None) => crate::replay::link::parse(link).map_err(usage)?,
+            (Some(link), Some(sweep)) => crate::replay::link::sweep(link, sweep).map_err(usage)?,
+            (None, _) => crate::replay::link::parse(default_links).map_err(usage)?,
+        };
+        if self.capture.is_some() && links.len() > 1 {
+            return Err(Error::Usage {
+                message: "--capture records the replay over one link; give one --link".into(),
+            });
+        }
         let mut opts = ReplayOptions {
+            links,
+            runs_on: self.runs_on.clone(),
+            seed: self.seed,
             pages: match (self.page, self.all_pages) {
                 (Some(page), _) => Pages::One(page),
                 (None, true) => Pages::All,
@@ -402,6 +479,7 @@ impl ReplayArgs {
                 .collect();
         }
         opts.client.connections = self.connections as usize;
+        opts.client.timeout = std::time::Duration::from_secs(self.timeout);
         opts.client.buffer = self.client_buffer as usize;
         let tcp = crate::replay::transport::TcpOptions {
             nagle: self.nagle,
@@ -423,7 +501,7 @@ impl ReplayArgs {
             },
             ..opts.tls
         };
-        opts
+        Ok(opts)
     }
 }
 // ---- replay (end) ----
@@ -596,7 +674,7 @@ impl Cli {
                 Command::Replay(Box::new(ReplayConfig {
                     site: site.site,
                     json,
-                    replay: replay.options(),
+                    replay: replay.options("loopback")?,
                     study,
                 }))
             }
@@ -645,7 +723,18 @@ impl Cli {
                         site: site.site,
                         crawl: CrawlOptions::default(),
                         dry_run: audit.dry_run,
-                        replay: (!audit.no_replay).then(|| replay.options()),
+                        replay: match audit.no_replay {
+                            true => None,
+                            false => {
+                                let default = replay.link.is_none() && replay.runs_on.is_empty();
+                                let mut opts = replay.options(crate::audit::DEFAULT_LINKS)?;
+                                if default {
+                                    let (link, runs) = crate::audit::DEFAULT_LINK_RUNS;
+                                    opts.runs_on.push((link.to_string(), runs));
+                                }
+                                Some(opts)
+                            }
+                        },
                         worth: crate::deflate::WorthRule::default(),
                         budgets,
                     },

@@ -339,6 +339,13 @@ fn other_clients_holding_connections_cannot_knock_the_replay_over() {
     // More idle connections than the server serves from others (128), kept up for the whole
     // replay: the server starts anew for every mode.
     let mut held: Vec<std::net::TcpStream> = Vec::new();
+    // Read its output as it comes: rows with their waterfalls are more than a pipe holds.
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut stdout, &mut bytes).unwrap();
+        bytes
+    });
     let mut most = 0;
     let status = loop {
         if let Some(status) = child.try_wait().unwrap() {
@@ -365,7 +372,7 @@ fn other_clients_holding_connections_cannot_knock_the_replay_over() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(most >= 129, "the test held {most} connections at most");
-    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let rows: Vec<Value> = serde_json::from_slice(&reader.join().unwrap()).unwrap();
     assert!(
         rows.len() >= 8,
         "every default mode replayed: {}",
@@ -420,5 +427,58 @@ fn the_namespace_child_does_not_outlive_a_terminated_replay() {
             "the replay child {child} is still running after its parent was terminated"
         );
         std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Accuracy test 5: over an emulated link the capture runs on the client's device
+/// (`wd-client`), and it agrees with the kernel's counts packet for packet.
+#[test]
+fn over_an_emulated_link_a_capture_on_the_clients_device_agrees_with_the_counts() {
+    if Command::new("tcpdump").arg("--version").output().is_err() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "tcpdump is required in CI (Debian package tcpdump)"
+        );
+        eprintln!("note: tcpdump not installed; capture comparison skipped");
+        return;
+    }
+    let (site, _guard) = microscape();
+    let scratch = tempfile::tempdir().unwrap();
+    for mode in ["http10", "pipelined", "https-pipelined", "h2c"] {
+        let pcap = scratch.path().join(format!("{mode}.pcap"));
+        let out = Command::new(BIN)
+            .arg("replay")
+            .arg(&site)
+            .args([
+                "--json", "--runs", "1", "--link", "lan-1997", "--modes", mode,
+            ])
+            .arg("--capture")
+            .arg(&pcap)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+        if rows[0]["link"]["name"] != "lan-1997" {
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "no emulated link in CI: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            eprintln!("note: no emulated link here; capture comparison skipped");
+            return;
+        }
+        let kernel = |r: &Value, key: &str| r["kernel"][key]["median"].as_f64().unwrap() as u64;
+        let up: u64 = rows.iter().map(|r| kernel(r, "packets_up")).sum();
+        let down: u64 = rows.iter().map(|r| kernel(r, "packets_down")).sum();
+        assert!(up > 0 && down > 0, "{mode}");
+        assert_eq!(
+            (up, down),
+            count_capture(&pcap),
+            "{mode}: TCP_INFO vs tcpdump on wd-client"
+        );
     }
 }

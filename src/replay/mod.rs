@@ -31,11 +31,14 @@ pub mod transport;
 use serde::{Deserialize, Serialize};
 
 pub use headers::HeaderSet;
+pub use link::Link;
+
 pub use meter::Counters;
 pub use protocol::http1::message as http;
 pub use protocol::Mode;
-pub use robot::{ClientOptions, Test, Visit};
-pub use row::{ReplayRow, Spread, TlsRow};
+pub use robot::{ClientOptions, RequestTiming, Test, Visit};
+pub use row::{ReplayRow, RowLink, Spread, TlsRow};
+
 pub use served::ServedSite;
 pub use server::ServerOptions;
 pub use transport::{Cipher, TlsOptions, TlsVersion};
@@ -74,19 +77,40 @@ pub struct ReplayOptions {
     pub tests: Vec<Test>,
     /// Repetitions of each combination; rows hold medians. Default: 5 (as in the paper).
     pub runs: usize,
-    /// TCP maximum segment size (payload bytes per segment). Default: 1460 (Ethernet).
+    /// Fewer (or more) runs on some links (`--runs-on LINK=N`): a link whose name is, or
+    /// starts with, `LINK,` (a sweep over it) runs N times. Default: none.
+    #[serde(default)]
+    pub runs_on: Vec<(String, usize)>,
+    /// The links to replay over, in order (`--link`, `--sweep`). Default: `loopback` only.
+    #[serde(default = "loopback_only")]
+    pub links: Vec<Link>,
+    /// The loss seed of the first run on an emulated link; run `i` uses `seed + i`, so runs
+    /// see distinct, recorded loss patterns. Default: 1.
+    #[serde(default = "first_seed")]
+    pub seed: u64,
+    /// TCP maximum segment size (payload bytes per segment). Default: 1460 (Ethernet). Over
+    /// an emulated link the link's MTU − 40.
     pub mss: u32,
     /// Run in a private network namespace with an Ethernet-like loopback. Default: `true`;
     /// `false` runs in the current namespace (with `TCP_MAXSEG` clamped) so that an outside
-    /// capture on `lo` can check the counts.
+    /// capture on `lo` can check the counts (and no emulated link can run).
     pub netns: bool,
-    /// Capture the run with tcpdump into this file (inside the namespace). Default: none.
+    /// Capture the run with tcpdump into this file (inside the namespace: on `lo`, or over an
+    /// emulated link on the client's device `wd-client`, first run only). Default: none.
     pub capture: Option<std::path::PathBuf>,
     pub server: ServerOptions,
     pub client: ClientOptions,
     /// TLS for the modes over TLS (`https*`). Default: TLS 1.3, resumption on, AES-GCM.
     #[serde(default)]
     pub tls: TlsOptions,
+}
+
+fn loopback_only() -> Vec<Link> {
+    vec![Link::Loopback]
+}
+
+fn first_seed() -> u64 {
+    1
 }
 
 impl Default for ReplayOptions {
@@ -97,6 +121,9 @@ impl Default for ReplayOptions {
             modes: Mode::defaults(),
             tests: Test::ALL.to_vec(),
             runs: 5,
+            runs_on: Vec::new(),
+            links: loopback_only(),
+            seed: first_seed(),
             mss: 1460,
             netns: true,
             capture: None,
@@ -107,11 +134,29 @@ impl Default for ReplayOptions {
     }
 }
 
+impl ReplayOptions {
+    /// How many runs `link` gets: `--runs-on` for it (or for the base of its sweep), else
+    /// `runs`.
+    pub fn runs_for(&self, link: &Link) -> usize {
+        let name = link.name().to_ascii_lowercase();
+        self.runs_on
+            .iter()
+            .rev()
+            .find(|(base, _)| {
+                let base = base.to_ascii_lowercase();
+                name == base || name.starts_with(&format!("{base},"))
+            })
+            .map_or(self.runs, |(_, n)| *n)
+            .max(1)
+    }
+}
+
 /// How segmentation was made to look like Ethernet.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Method {
-    /// `netns` (a network namespace, as root), `userns+netns` (unprivileged), or `tcp-maxseg`
-    /// (the host loopback with `TCP_MAXSEG` clamped: data segments exact, ACKs not).
+    /// `netns` (a network namespace, as root), `userns+netns` (unprivileged), `tcp-maxseg`
+    /// (the host loopback with `TCP_MAXSEG` clamped: data segments exact, ACKs not), or
+    /// `link` (two namespaces joined by webdiet's link emulator).
     pub name: String,
     /// What was set up, or why the namespace could not be used.
     pub detail: String,
@@ -119,31 +164,132 @@ pub struct Method {
     pub tcp_maxseg: Option<u32>,
 }
 
-/// The replay's result: one row per mode and test.
+/// What became of one link of the run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LinkRun {
+    pub name: String,
+    /// How it ran, or `None` when it could not.
+    pub method: Option<Method>,
+    /// Why it could not run (what is missing), when it did not.
+    pub unavailable: Option<String>,
+}
+
+/// The replay's result: one row per link, mode and test.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Replay {
+    /// How the first link that ran got its segmentation.
     pub method: Method,
     pub mss: u32,
     pub rows: Vec<ReplayRow>,
+    /// Every link asked for, in order, with how it ran or why not.
+    #[serde(default)]
+    pub links: Vec<LinkRun>,
 }
 
-/// Replays `site` as configured: in a private network namespace when possible.
+/// Replays `site` over every link of `opts`.
 pub fn replay(site: &ServedSite, opts: &ReplayOptions) -> Result<Replay> {
+    replay_with(site, opts, &|_| {})
+}
+
+/// [`replay`], telling `progress` what runs on a slow link and how long is left.
+pub fn replay_with(
+    site: &ServedSite,
+    opts: &ReplayOptions,
+    progress: &dyn Fn(&str),
+) -> Result<Replay> {
+    let mut rows = Vec::new();
+    let mut links = Vec::new();
+    let mut method = None;
+    let mut mss = opts.mss;
+    for link in &opts.links {
+        let mut o = opts.clone();
+        o.runs = opts.runs_for(link);
+        let outcome = match link {
+            Link::Loopback => Some(replay_loopback(site, &o)?),
+            Link::Emulated(spec) => {
+                o.mss = spec.mtu - 40;
+                if !opts.netns {
+                    links.push(LinkRun {
+                        name: link.name().into(),
+                        method: None,
+                        unavailable: Some(
+                            "--no-netns: an emulated link needs network namespaces".into(),
+                        ),
+                    });
+                    None
+                } else {
+                    match netns::run_in_child(site, &o, link, progress) {
+                        Ok(replay) => Some(replay),
+                        Err(netns::ChildError::Unavailable(reason)) => {
+                            links.push(LinkRun {
+                                name: link.name().into(),
+                                method: None,
+                                unavailable: Some(reason),
+                            });
+                            None
+                        }
+                        Err(netns::ChildError::Failed(message)) => {
+                            return Err(child_failed(site, message))
+                        }
+                    }
+                }
+            }
+        };
+        if let Some(replay) = outcome {
+            links.push(LinkRun {
+                name: link.name().into(),
+                method: Some(replay.method.clone()),
+                unavailable: None,
+            });
+            if method.is_none() {
+                mss = replay.mss;
+                method = Some(replay.method);
+            }
+            rows.extend(replay.rows);
+        }
+    }
+    // No link could run: the loopback results still come, with what was missing said.
+    if method.is_none() {
+        let mut o = opts.clone();
+        o.links = loopback_only();
+        o.runs = opts.runs_for(&Link::Loopback);
+        let replay = replay_loopback(site, &o)?;
+        links.push(LinkRun {
+            name: "loopback".into(),
+            method: Some(replay.method.clone()),
+            unavailable: None,
+        });
+        mss = replay.mss;
+        method = Some(replay.method);
+        rows.extend(replay.rows);
+    }
+    Ok(Replay {
+        method: method.expect("a link ran"),
+        mss,
+        rows,
+        links,
+    })
+}
+
+fn child_failed(site: &ServedSite, message: String) -> Error {
+    // The child's message already starts with the site's path.
+    let prefix = format!("{}: ", site.site.root.display());
+    Error::Invalid {
+        path: site.site.root.clone(),
+        message: message
+            .strip_prefix(&prefix)
+            .unwrap_or(&message)
+            .to_string(),
+    }
+}
+
+/// Replays `site` on loopback: in a private network namespace when possible.
+fn replay_loopback(site: &ServedSite, opts: &ReplayOptions) -> Result<Replay> {
     let fallback = if opts.netns {
-        match netns::run_in_child(site, opts) {
+        match netns::run_in_child(site, opts, &Link::Loopback, &|_| {}) {
             Ok(replay) => return Ok(replay),
             Err(netns::ChildError::Unavailable(reason)) => Some(reason),
-            Err(netns::ChildError::Failed(message)) => {
-                // The child's message already starts with the site's path.
-                let prefix = format!("{}: ", site.site.root.display());
-                return Err(Error::Invalid {
-                    path: site.site.root.clone(),
-                    message: message
-                        .strip_prefix(&prefix)
-                        .unwrap_or(&message)
-                        .to_string(),
-                });
-            }
+            Err(netns::ChildError::Failed(message)) => return Err(child_failed(site, message)),
         }
     } else {
         None
@@ -164,31 +310,76 @@ pub fn replay(site: &ServedSite, opts: &ReplayOptions) -> Result<Replay> {
         detail,
         tcp_maxseg: Some(maxseg),
     };
-    run_here(site, opts, method)
+    run_here(site, opts, method, &Link::Loopback, &|_| {})
 }
 
-/// Runs server and client in this process and network namespace: for each mode, a server
-/// with the mode's server half, and `runs` visits of every page by its client half.
-pub fn run_here(site: &ServedSite, opts: &ReplayOptions, method: Method) -> Result<Replay> {
+/// How long a read or write may wait over `link` before the visit counts as timed out: the
+/// replay's 10 s, plus the time to drain both full queues and a round trip, so that a slow
+/// link's own buffering never passes for a stall.
+pub fn patience(link: &Link, base: std::time::Duration) -> std::time::Duration {
+    let Link::Emulated(spec) = link else {
+        return base;
+    };
+    let drain = |d: &link::Direction| {
+        let bytes = match d.queue {
+            link::QueueLimit::Packets(n) => u64::from(n) * u64::from(spec.mtu),
+            link::QueueLimit::Bytes(b) => b,
+        };
+        d.rate
+            .mean_bits_per_second()
+            .map_or(0.0, |bps| (bytes * 8) as f64 / bps.max(1) as f64)
+    };
+    base + std::time::Duration::from_secs_f64(drain(&spec.up) + drain(&spec.down))
+        + spec.up.delay * 2
+        + spec.down.delay * 2
+}
+
+/// What a run over an emulated link needs from its emulator: the namespaces to run in.
+struct Ends<'a> {
+    server: Option<&'a link::Netns>,
+}
+
+/// Runs server and client in this process and network namespace (or, over an emulated link,
+/// the server in the link's server namespace and the client in its client namespace): for
+/// each run (a fresh link with the run's seed), each mode, a server with the mode's server
+/// half and one visit of every page by its client half.
+pub fn run_here(
+    site: &ServedSite,
+    opts: &ReplayOptions,
+    method: Method,
+    over: &Link,
+    progress: &dyn Fn(&str),
+) -> Result<Replay> {
     let fail = |message: String| Error::Invalid {
         path: site.site.root.clone(),
         message,
     };
     let resolver = Resolver::new(&site.site, None);
     let pages = pages(site, &resolver, &opts.pages).map_err(fail)?;
+    let emulated = matches!(over, Link::Emulated(_));
     let mut server_opts = opts.server.clone();
     server_opts.tcp.tcp_maxseg = method.tcp_maxseg;
     let mut client_opts = opts.client.clone();
     client_opts.tcp.tcp_maxseg = method.tcp_maxseg;
+    let mut tls_opts = opts.tls;
+    if emulated {
+        server_opts.ip = link::SERVER_ADDR.into();
+        let wait = patience(over, client_opts.timeout);
+        client_opts.timeout = wait;
+        server_opts.idle_timeout = patience(over, server_opts.idle_timeout);
+        server_opts.request_timeout = patience(over, server_opts.request_timeout);
+        server_opts.write_timeout = patience(over, server_opts.write_timeout);
+        tls_opts.handshake_timeout = patience(over, tls_opts.handshake_timeout);
+    }
     // Certificates and configs for this run only, in memory, when a mode needs them.
     let tls = if opts.modes.iter().any(|m| m.is_tls()) {
-        Some(TlsSetup::new(&opts.tls).map_err(fail)?)
+        Some(TlsSetup::new(&tls_opts).map_err(fail)?)
     } else {
         None
     };
     let server_tls = tls.as_ref().map(|t| ServerTls {
         config: t.server.clone(),
-        handshake_timeout: opts.tls.handshake_timeout,
+        handshake_timeout: tls_opts.handshake_timeout,
     });
     let robot = robot::Robot::new(site, &resolver, &client_opts);
     let cx = server::ServeContext::new(site, &resolver, &server_opts);
@@ -199,85 +390,203 @@ pub fn run_here(site: &ServedSite, opts: &ReplayOptions, method: Method) -> Resu
         Pages::Each => pages.iter().map(|p| (p.clone(), vec![p.clone()])).collect(),
         _ => vec![(pages[0].clone(), pages.clone())],
     };
-    let mut rows = Vec::new();
-    for &mode in &opts.modes {
-        let spec = mode.spec();
-        let mode_tls = match (mode.is_tls(), &tls) {
-            (true, Some(t)) => Some((t.client.with_alpn(spec.client.alpn()), &server_tls)),
+    // measured[mode][group][test] = one visit (summed over the group's pages) per run.
+    let mut measured: Vec<Vec<Vec<Vec<Visit>>>> =
+        vec![vec![vec![Vec::new(); Test::ALL.len()]; groups.len()]; opts.modes.len()];
+    let mut seeds = Vec::new();
+    let mut method = method;
+    let visits_per_run = opts.modes.len() * groups.len() * opts.tests.len().max(1);
+    let total = runs * visits_per_run;
+    let started = std::time::Instant::now();
+    let mut done = 0usize;
+    for run in 0..runs {
+        let emulator = match over {
+            Link::Loopback => None,
+            Link::Emulated(spec) => {
+                let seed = opts.seed.wrapping_add(run as u64);
+                seeds.push(seed);
+                let options = link::EmulatorOptions {
+                    seed,
+                    ..link::EmulatorOptions::default()
+                };
+                let emulator = link::Emulator::start(spec, &options)
+                    .map_err(|e| fail(format!("emulated link {}: {e}", spec.name)))?;
+                // This thread, and every client thread it starts, lives in the client's
+                // namespace from here on.
+                emulator
+                    .client()
+                    .enter()
+                    .map_err(|e| fail(format!("emulated link {}: {e}", spec.name)))?;
+                if run == 0 {
+                    method = Method {
+                        name: "link".into(),
+                        detail: emulator.describe(),
+                        tcp_maxseg: None,
+                    };
+                }
+                Some(emulator)
+            }
+        };
+        let _capture = match (&opts.capture, &emulator) {
+            (Some(file), Some(_)) if run == 0 => {
+                Some(netns::Capture::start(file, link::CLIENT_DEVICE)?)
+            }
             _ => None,
         };
-        let (client_tls, mode_server_tls) = match &mode_tls {
-            Some((client, server)) => (Some(client), server.as_ref()),
-            None => (None, None),
+        let ends = Ends {
+            server: emulator.as_ref().map(|e| e.server()),
         };
-        let model = Model {
-            mss: u64::from(opts.mss),
-            server_buffer: server_opts.buffer as u64,
-            framing: client_tls.map_or(Framing::NONE, |t| t.framing),
-        };
-        // measured[group][test] = one visit (summed over the group's pages) per run.
-        let mut measured: Vec<Vec<Vec<Visit>>> =
-            vec![vec![Vec::new(); Test::ALL.len()]; groups.len()];
-        let control = server::Control::default();
-        std::thread::scope(|scope| -> Result<()> {
-            let server = server::Server::start(scope, &cx, &control, spec.server, mode_server_tls)
-                .map_err(|e| fail(format!("cannot start the server: {e}")))?;
-            let connector = Connector {
-                addr: server.addr,
-                tcp: client_opts.tcp,
-                timeout: client_opts.timeout,
-                model,
-                own: &control.own,
-                tls: client_tls,
+        for (m, &mode) in opts.modes.iter().enumerate() {
+            let spec = mode.spec();
+            let mode_tls = match (mode.is_tls(), &tls) {
+                (true, Some(t)) => Some((t.client.with_alpn(spec.client.alpn()), &server_tls)),
+                _ => None,
             };
-            let outcome = (|| {
-                for _ in 0..runs {
+            let (client_tls, mode_server_tls) = match &mode_tls {
+                Some((client, server)) => (Some(client), server.as_ref()),
+                None => (None, None),
+            };
+            let model = Model {
+                mss: u64::from(opts.mss),
+                server_buffer: server_opts.buffer as u64,
+                framing: client_tls.map_or(Framing::NONE, |t| t.framing),
+            };
+            let control = server::Control::default();
+            std::thread::scope(|scope| -> Result<()> {
+                let server = server::Server::start_in(
+                    scope,
+                    &cx,
+                    &control,
+                    spec.server,
+                    mode_server_tls,
+                    ends.server,
+                )
+                .map_err(|e| fail(format!("cannot start the server: {e}")))?;
+                let connector = Connector {
+                    addr: server.addr,
+                    tcp: client_opts.tcp,
+                    timeout: client_opts.timeout,
+                    model,
+                    own: &control.own,
+                    tls: client_tls,
+                    visit: Default::default(),
+                };
+                let outcome = (|| {
                     for (g, (_, pages)) in groups.iter().enumerate() {
                         let mut per_test = vec![Visit::default(); Test::ALL.len()];
+                        let mut ran = [false; 2];
                         for page in pages {
                             let mut cache = robot::Cache::default();
+                            let mut first_timed_out = false;
                             for (i, test) in Test::ALL.into_iter().enumerate() {
                                 // A validation needs the first visit; a first visit nothing.
                                 if !opts.tests.contains(&test) && test != Test::First {
                                     continue;
                                 }
-                                // Each visit starts a browser session anew: its first TLS
-                                // connection makes a full handshake.
-                                connector.new_visit().map_err(|e| {
-                                    format!("{} {}: a session to resume: {e}", mode.as_str(), page)
-                                })?;
-                                let visit = spec
-                                    .client
-                                    .visit(&robot, &connector, page, test, &mut cache)
-                                    .map_err(|e| {
-                                        format!("{} {} {}: {e}", mode.as_str(), test.as_str(), page)
+                                let what = format!("{} {} {}", mode.as_str(), test.as_str(), page);
+                                let visit = if first_timed_out {
+                                    // Nothing to validate: this run's validation timed out
+                                    // with its first visit (counted, with no time).
+                                    None
+                                } else {
+                                    // Each visit starts a browser session anew: its first
+                                    // TLS connection makes a full handshake.
+                                    connector.new_visit().map_err(|e| {
+                                        format!(
+                                            "{} {}: a session to resume: {e}",
+                                            mode.as_str(),
+                                            page
+                                        )
                                     })?;
-                                per_test[i].counters += visit.counters;
-                                per_test[i].timing.first_byte += visit.timing.first_byte;
-                                per_test[i].timing.complete += visit.timing.complete;
+                                    match spec
+                                        .client
+                                        .visit(&robot, &connector, page, test, &mut cache)
+                                    {
+                                        Ok(visit) => Some(visit),
+                                        Err(e) => {
+                                            let marks = connector.visit.marks();
+                                            if !(emulated && marks.timed_out) {
+                                                return Err(format!("{what}: {e}"));
+                                            }
+                                            // Abandoned: its times are when it gave up.
+                                            let at = marks
+                                                .first_syn
+                                                .map(|t| t.elapsed())
+                                                .unwrap_or_default();
+                                            first_timed_out = test == Test::First;
+                                            Some(Visit {
+                                                timed_out: true,
+                                                timing: robot::Timing {
+                                                    first_byte: at,
+                                                    complete: at,
+                                                    last_packet: at,
+                                                    requests: Vec::new(),
+                                                },
+                                                ..Visit::default()
+                                            })
+                                        }
+                                    }
+                                };
+                                ran[i] = true;
+                                let t = &mut per_test[i];
+                                match visit {
+                                    Some(visit) => {
+                                        t.counters += visit.counters;
+                                        t.timing.first_byte += visit.timing.first_byte;
+                                        t.timing.complete += visit.timing.complete;
+                                        t.timing.last_packet += visit.timing.last_packet;
+                                        t.timing.requests = if pages.len() == 1 {
+                                            visit.timing.requests
+                                        } else {
+                                            Vec::new()
+                                        };
+                                        t.timed_out |= visit.timed_out;
+                                    }
+                                    None => t.timed_out = true,
+                                }
+                                if emulated {
+                                    done += 1;
+                                    let left = started.elapsed().as_secs_f64() / done as f64
+                                        * total.saturating_sub(done) as f64;
+                                    progress(&format!(
+                                        "{} ({}): run {}/{runs}, {what} done — {done} of {total} \
+                                         visits, about {left:.0} s left",
+                                        over.name(),
+                                        opts.label,
+                                        run + 1
+                                    ));
+                                }
                             }
                         }
                         for (i, visit) in per_test.into_iter().enumerate() {
-                            measured[g][i].push(visit);
+                            if ran[i] {
+                                measured[m][g][i].push(visit);
+                            }
                         }
                     }
-                }
-                Ok(())
-            })();
-            server.stop();
-            outcome.map_err(fail)
-        })?;
-        let label = match (mode.is_tls(), &tls) {
-            (true, Some(t)) => Some(row::TlsLabel {
-                version: opts.tls.version.as_str().to_string(),
-                // Both ends allow this suite only: it is the negotiated one.
-                suite: opts.tls.suite_name(),
-                resumption: opts.tls.resumption,
-                chain_bytes: t.chain_bytes.clone(),
-            }),
-            _ => None,
-        };
-        for ((page_label, _), measured) in groups.iter().zip(&measured) {
+                    Ok(())
+                })();
+                server.stop();
+                outcome.map_err(fail)
+            })?;
+        }
+        if let Some(emulator) = emulator {
+            emulator
+                .stop()
+                .map_err(|e| fail(format!("emulated link {}: {e}", over.name())))?;
+        }
+    }
+    let row_link = row::RowLink::new(over, seeds);
+    let label = tls.as_ref().map(|t| row::TlsLabel {
+        version: opts.tls.version.as_str().to_string(),
+        // Both ends allow this suite only: it is the negotiated one.
+        suite: opts.tls.suite_name(),
+        resumption: opts.tls.resumption,
+        chain_bytes: t.chain_bytes.clone(),
+    });
+    let mut rows = Vec::new();
+    for (m, &mode) in opts.modes.iter().enumerate() {
+        for ((page_label, _), measured) in groups.iter().zip(&measured[m]) {
             for (i, test) in Test::ALL.into_iter().enumerate() {
                 if opts.tests.contains(&test) {
                     rows.push(ReplayRow::from_runs(
@@ -289,7 +598,8 @@ pub fn run_here(site: &ServedSite, opts: &ReplayOptions, method: Method) -> Resu
                         client_opts.headers,
                         &method.name,
                         opts.mss,
-                        label.as_ref(),
+                        label.as_ref().filter(|_| mode.is_tls()),
+                        &row_link,
                     ));
                 }
             }
@@ -299,6 +609,7 @@ pub fn run_here(site: &ServedSite, opts: &ReplayOptions, method: Method) -> Resu
         method,
         mss: opts.mss,
         rows,
+        links: Vec::new(),
     })
 }
 

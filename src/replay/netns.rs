@@ -14,6 +14,7 @@ use std::process::{Command, Stdio};
 
 use serde::{Deserialize, Serialize};
 
+use super::link::{Emulator, EmulatorOptions, Link};
 use super::{run_here, sys, Method, Replay, ReplayOptions, ServedSite};
 use crate::site::{self, CrawlOptions};
 
@@ -23,8 +24,11 @@ pub const CHILD_COMMAND: &str = "__replay-child";
 /// The environment variable that tells the child its parent's process id.
 const PARENT_ENV: &str = "WEBDIET_REPLAY_PARENT";
 
-/// Exit code of a child that could not enter a namespace.
+/// Exit code of a child that could not enter a namespace (or make an emulated link).
 const UNAVAILABLE: i32 = 3;
+
+/// How the child's progress lines start on its stderr (the rest is its error message).
+const PROGRESS: &str = "webdiet-progress: ";
 
 /// Why the child did not produce a replay.
 #[derive(Debug)]
@@ -43,10 +47,23 @@ pub struct ChildRequest {
     /// Each file's `Last-Modified` as the parent's served site has it (seconds since the
     /// epoch): the child reads the files again, and their dates must not change.
     pub modified: std::collections::BTreeMap<String, u64>,
+    /// The link to replay over.
+    #[serde(default = "loopback")]
+    pub link: Link,
 }
 
-/// Runs the replay of `site` in a namespaced child process.
-pub fn run_in_child(site: &ServedSite, opts: &ReplayOptions) -> Result<Replay, ChildError> {
+fn loopback() -> Link {
+    Link::Loopback
+}
+
+/// Runs the replay of `site` over `link` in a namespaced child process; `progress` hears
+/// the child's progress lines as they come.
+pub fn run_in_child(
+    site: &ServedSite,
+    opts: &ReplayOptions,
+    link: &Link,
+    progress: &dyn Fn(&str),
+) -> Result<Replay, ChildError> {
     let failed = |m: String| ChildError::Failed(m);
     let scratch;
     let dir = match &site.dir {
@@ -64,6 +81,7 @@ pub fn run_in_child(site: &ServedSite, opts: &ReplayOptions) -> Result<Replay, C
         dir,
         options: opts.clone(),
         modified: site.modified(),
+        link: link.clone(),
     };
     let mut child = Command::new(&exe)
         .arg(CHILD_COMMAND)
@@ -77,12 +95,43 @@ pub fn run_in_child(site: &ServedSite, opts: &ReplayOptions) -> Result<Replay, C
     if let Some(mut stdin) = child.stdin.take() {
         let _ = stdin.write_all(&json);
     }
-    let output = child
-        .wait_with_output()
+    // stdout is the result; stderr carries progress lines, then any error message.
+    let (stdout_pipe, stderr_pipe) = (child.stdout.take(), child.stderr.take());
+    let (stdout, stderr) = std::thread::scope(|scope| {
+        let out = scope.spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = stdout_pipe {
+                let _ = std::io::Read::read_to_end(&mut pipe, &mut bytes);
+            }
+            bytes
+        });
+        let (tx, rx) = std::sync::mpsc::channel::<String>();
+        scope.spawn(move || {
+            if let Some(pipe) = stderr_pipe {
+                use std::io::BufRead;
+                for line in std::io::BufReader::new(pipe).lines() {
+                    let Ok(line) = line else { break };
+                    if tx.send(line).is_err() {
+                        break;
+                    }
+                }
+            }
+        });
+        let mut message = Vec::new();
+        for line in rx {
+            match line.strip_prefix(PROGRESS) {
+                Some(text) => progress(text),
+                None => message.push(line),
+            }
+        }
+        (out.join().unwrap_or_default(), message.join("\n"))
+    });
+    let status = child
+        .wait()
         .map_err(|e| failed(format!("{}: {e}", exe.display())))?;
-    let stderr = String::from_utf8_lossy(&output.stderr).trim().to_string();
-    match output.status.code() {
-        Some(0) => serde_json::from_slice(&output.stdout)
+    let stderr = stderr.trim().to_string();
+    match status.code() {
+        Some(0) => serde_json::from_slice(&stdout)
             .map_err(|e| failed(format!("unreadable child output: {e}; {stderr}"))),
         Some(UNAVAILABLE) => Err(ChildError::Unavailable(stderr)),
         _ => Err(failed(stderr)),
@@ -160,14 +209,30 @@ pub fn child_main() -> i32 {
             return UNAVAILABLE;
         }
     };
+    // Can an emulated link be made here? Say exactly what is missing if not.
+    if let Link::Emulated(spec) = &request.link {
+        let probe = EmulatorOptions {
+            realtime: false,
+            ..EmulatorOptions::default()
+        };
+        match Emulator::start(spec, &probe).and_then(Emulator::stop) {
+            Ok(_) => {}
+            Err(e) => {
+                eprintln!("emulated link {}: {e}", spec.name);
+                return UNAVAILABLE;
+            }
+        }
+    }
+    let progress = |text: &str| eprintln!("{PROGRESS}{text}");
     let outcome = site::crawl(&request.dir, &CrawlOptions::default()).and_then(|site| {
         let (mut served, _problems) = ServedSite::from_site(&site);
         served.set_modified(&request.modified);
-        let _capture = match &request.options.capture {
-            Some(file) => Some(Capture::start(file)?),
-            None => None,
+        // Over an emulated link the capture runs on the client's device (see `run_here`).
+        let _capture = match (&request.options.capture, &request.link) {
+            (Some(file), Link::Loopback) => Some(Capture::start(file, "lo")?),
+            _ => None,
         };
-        run_here(&served, &request.options, method)
+        run_here(&served, &request.options, method, &request.link, &progress)
     });
     match outcome {
         Ok(replay) => {
@@ -224,20 +289,23 @@ fn enter(mss: u32) -> Result<Method, String> {
     })
 }
 
-/// tcpdump on `lo` for the length of the replay (`--immediate-mode`, or the tail is lost).
-struct Capture {
+/// tcpdump on one device (`lo`, or an emulated link's `wd-client`) for as long as it lives
+/// (`--immediate-mode`, or the tail is lost).
+pub struct Capture {
     child: std::process::Child,
     /// Kept open until tcpdump has exited, so its closing statistics do not hit a closed pipe.
     _stderr: Option<std::io::BufReader<std::process::ChildStderr>>,
 }
 
 impl Capture {
-    fn start(file: &std::path::Path) -> crate::error::Result<Self> {
+    /// Starts tcpdump on `device` in the calling thread's network namespace, writing `file`,
+    /// and returns once it listens.
+    pub fn start(file: &std::path::Path, device: &str) -> crate::error::Result<Self> {
         use std::io::BufRead;
         let mut child = Command::new("tcpdump")
             .args([
                 "-i",
-                "lo",
+                device,
                 "-n",
                 "-s",
                 "128",

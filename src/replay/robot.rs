@@ -15,7 +15,7 @@ use url::Url;
 use super::headers::{Dest, HeaderSet, RequestHeaders};
 use super::meter::Counters;
 use super::served::ServedSite;
-use super::transport::TcpOptions;
+use super::transport::{Connector, TcpOptions};
 use crate::deflate;
 use crate::html::RefKind;
 use crate::site::resolve::{Resolver, Target};
@@ -98,40 +98,68 @@ pub struct Answer {
     pub last_modified: Option<String>,
 }
 
-/// When things happened in one visit, from its first SYN.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+/// When things happened in one visit, from its first SYN (the same origin for every mode and
+/// every link).
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Timing {
     /// The first byte of the page's response.
     pub first_byte: Duration,
-    /// The last byte of the last object.
+    /// The last byte of the last object: the page is complete.
     pub complete: Duration,
+    /// The paper's time: to the last packet that counts, as the client sees it — the moment
+    /// it sends its last FIN, after the last byte it read (and, in HTTP/1.0, the server's
+    /// FIN, which counts).
+    pub last_packet: Duration,
+    /// Each request: sent, first byte and last byte of its response (a waterfall).
+    pub requests: Vec<RequestTiming>,
+}
+
+/// One request of a visit, in milliseconds from the visit's first SYN.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RequestTiming {
+    /// The request target.
+    pub target: String,
+    /// When the request was written (the last attempt's, for a request sent again).
+    pub sent_ms: f64,
+    /// When the first byte of its response arrived (as the client's reads see it).
+    pub first_byte_ms: f64,
+    /// When the last byte of its response arrived.
+    pub done_ms: f64,
 }
 
 /// What one visit cost and how long it took.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Visit {
     pub counters: Counters,
     pub timing: Timing,
+    /// The visit gave up waiting (a lossy or slow link): its counters are incomplete, and its
+    /// times are those at which it was abandoned.
+    pub timed_out: bool,
 }
 
 /// Why a visit failed.
 pub type VisitError = String;
 
+/// The moments of one request.
+#[derive(Debug, Clone, Default)]
+struct RequestMarks {
+    sent: Option<Instant>,
+    first_byte: Option<Instant>,
+    done: Option<Instant>,
+}
+
 /// Records the visit's times as the protocol sees them happen.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct Clock {
-    started: Instant,
     first_byte: Mutex<Option<Instant>>,
     last_byte: Mutex<Option<Instant>>,
+    /// By request target, in the order first sent.
+    requests: Mutex<Vec<(String, RequestMarks)>>,
 }
 
 impl Clock {
     pub fn start() -> Self {
-        Clock {
-            started: Instant::now(),
-            first_byte: Mutex::new(None),
-            last_byte: Mutex::new(None),
-        }
+        Clock::default()
     }
 
     /// Bytes of the page's response arrived (only the first call counts).
@@ -148,17 +176,75 @@ impl Clock {
         }
     }
 
-    pub fn timing(&self) -> Timing {
-        let since = |t: &Mutex<Option<Instant>>| {
-            t.lock()
-                .ok()
-                .and_then(|t| *t)
-                .map(|t| t - self.started)
+    fn mark(&self, target: &str, f: impl FnOnce(&mut RequestMarks)) {
+        if let Ok(mut requests) = self.requests.lock() {
+            match requests.iter_mut().find(|(t, _)| t == target) {
+                Some((_, marks)) => f(marks),
+                None => {
+                    let mut marks = RequestMarks::default();
+                    f(&mut marks);
+                    requests.push((target.to_string(), marks));
+                }
+            }
+        }
+    }
+
+    /// The request for `target` was written at `at` (a request sent again starts anew).
+    pub fn sent(&self, target: &str, at: Instant) {
+        self.mark(target, |m| {
+            *m = RequestMarks {
+                sent: Some(at),
+                ..RequestMarks::default()
+            }
+        });
+    }
+
+    /// The first byte of `target`'s response arrived at `at` (the first call counts).
+    pub fn response_byte(&self, target: &str, at: Instant) {
+        self.mark(target, |m| {
+            m.first_byte.get_or_insert(at);
+        });
+    }
+
+    /// The last byte of `target`'s response arrived: the object is done.
+    pub fn response_done(&self, target: &str) {
+        let now = Instant::now();
+        self.mark(target, |m| {
+            m.first_byte.get_or_insert(now);
+            m.done = Some(now);
+        });
+        self.object_done();
+    }
+
+    /// The times, from the visit's first SYN as the connector saw it.
+    pub fn timing(&self, connector: &Connector<'_>) -> Timing {
+        let marks = connector.visit.marks();
+        let origin = marks.first_syn.unwrap_or_else(Instant::now);
+        let since = |t: Option<Instant>| {
+            t.map(|t| t.saturating_duration_since(origin))
                 .unwrap_or_default()
         };
+        let get = |t: &Mutex<Option<Instant>>| t.lock().ok().and_then(|t| *t);
+        let ms = |t: Option<Instant>| since(t).as_secs_f64() * 1000.0;
+        let requests = self
+            .requests
+            .lock()
+            .map(|r| {
+                r.iter()
+                    .map(|(target, m)| RequestTiming {
+                        target: target.clone(),
+                        sent_ms: ms(m.sent),
+                        first_byte_ms: ms(m.first_byte),
+                        done_ms: ms(m.done),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
         Timing {
-            first_byte: since(&self.first_byte),
-            complete: since(&self.last_byte),
+            first_byte: since(get(&self.first_byte)),
+            complete: since(get(&self.last_byte)),
+            last_packet: since(marks.last_counted),
+            requests,
         }
     }
 }

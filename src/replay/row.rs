@@ -6,9 +6,38 @@
 use serde::{Deserialize, Serialize};
 
 use super::headers::HeaderSet;
+use super::link::listing::{self, LinkListing};
+use super::link::Link;
 use super::meter::{overhead_pct, Counters, HeaderBytes};
 use super::protocol::Mode;
-use super::robot::{Test, Visit};
+use super::robot::{RequestTiming, Test, Visit};
+
+/// The link a row was measured over: its name and what it is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RowLink {
+    /// `loopback`, a profile (`3G`), or a normalised custom link (`spdy-cable,rtt=40ms`).
+    pub name: String,
+    /// Its rates, delay, loss, queue and MTU, as `webdiet links --json` lists them.
+    pub spec: LinkListing,
+    /// The loss seed of each run, in run order (empty on loopback).
+    pub seeds: Vec<u64>,
+}
+
+impl RowLink {
+    pub fn new(link: &Link, seeds: Vec<u64>) -> Self {
+        RowLink {
+            name: link.name().to_string(),
+            spec: listing::listing(link),
+            seeds,
+        }
+    }
+}
+
+impl Default for RowLink {
+    fn default() -> Self {
+        RowLink::new(&Link::Loopback, Vec::new())
+    }
+}
 
 /// A measured figure over the runs: the median and the spread.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
@@ -85,9 +114,15 @@ pub struct KernelSpread {
     pub tls_handshake_data_segments: Option<Spread>,
 }
 
-/// Times over the runs, in milliseconds from the visit's first SYN.
+/// Times over the runs, in milliseconds from the visit's first SYN (the client's first
+/// `connect`), measured the same way in every mode and over every link. A run that timed out
+/// enters each spread at the time it was abandoned (a lower bound; `timed_out_runs` counts it).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct TimeSpread {
+    /// The paper's time: to the last packet that counts under its rule, as the client sees it
+    /// (the moment the client sends its last FIN).
+    #[serde(default)]
+    pub last_packet_ms: Spread,
     /// The first byte of the page's response.
     pub first_byte_ms: Spread,
     /// The last byte of the last object: the page is complete.
@@ -161,7 +196,14 @@ pub struct ReplayRow {
     pub mode: String,
     /// `first` or `validate`.
     pub test: String,
+    /// The link the row was measured over.
+    #[serde(default)]
+    pub link: RowLink,
     pub runs: usize,
+    /// Of `runs`, those that gave up waiting (a lossy or slow link). They are in the time
+    /// spreads at the time they were abandoned, not in the counts.
+    #[serde(default)]
+    pub timed_out_runs: usize,
     pub requests: u64,
     pub connections: u64,
     /// TCP payload bytes client → server.
@@ -200,6 +242,10 @@ pub struct ReplayRow {
     /// The TLS handshakes and record layer, for a mode over TLS; `null` in cleartext.
     #[serde(default)]
     pub tls: Option<TlsRow>,
+    /// Each request of the run whose `time.last_packet_ms` is the median: sent, first and
+    /// last byte (a waterfall); empty when a row sums several pages.
+    #[serde(default)]
+    pub waterfall: Vec<RequestTiming>,
 }
 
 impl ReplayRow {
@@ -216,13 +262,33 @@ impl ReplayRow {
         method: &str,
         mss: u32,
         tls: Option<&TlsLabel>,
+        link: &RowLink,
     ) -> ReplayRow {
+        let timed = runs;
+        let completed: Vec<Visit> = runs.iter().filter(|r| !r.timed_out).cloned().collect();
+        let runs = &completed[..];
         let median_of = |f: &dyn Fn(&Counters) -> u64| {
             let mut v: Vec<u64> = runs.iter().map(|r| f(&r.counters)).collect();
             v.sort_unstable();
             v.get((v.len().max(1) - 1) / 2).copied().unwrap_or(0)
         };
         let spread = |f: &dyn Fn(&Visit) -> f64| Spread::of(runs.iter().map(f));
+        // A validation not made because its run's first visit timed out has no time at all.
+        let time = |f: &dyn Fn(&Visit) -> std::time::Duration| {
+            Spread::of(
+                timed
+                    .iter()
+                    .filter(|r| !(r.timed_out && r.timing.last_packet.is_zero()))
+                    .map(|r| f(r).as_secs_f64() * 1000.0),
+            )
+        };
+        let last_packet = time(&|r| r.timing.last_packet);
+        let waterfall = runs
+            .iter()
+            .find(|r| r.timing.last_packet.as_secs_f64() * 1000.0 == last_packet.median)
+            .or_else(|| runs.first())
+            .map(|r| r.timing.requests.clone())
+            .unwrap_or_default();
         let packets = median_of(&|c| c.model.total());
         let lower_bound = median_of(&|c| c.model.lower_bound());
         let bytes_up = median_of(&|c| c.bytes_up);
@@ -232,7 +298,9 @@ impl ReplayRow {
             page: page.to_string(),
             mode: mode.as_str().to_string(),
             test: test.as_str().to_string(),
-            runs: runs.len(),
+            link: link.clone(),
+            runs: timed.len(),
+            timed_out_runs: timed.len() - runs.len(),
             requests: median_of(&|c| c.requests),
             connections: median_of(&|c| c.connections),
             bytes_up,
@@ -277,8 +345,9 @@ impl ReplayRow {
                     .then(|| spread(&|r| r.counters.tls.kernel_data_segments as f64)),
             },
             time: TimeSpread {
-                first_byte_ms: spread(&|r| r.timing.first_byte.as_secs_f64() * 1000.0),
-                complete_ms: spread(&|r| r.timing.complete.as_secs_f64() * 1000.0),
+                last_packet_ms: last_packet,
+                first_byte_ms: time(&|r| r.timing.first_byte),
+                complete_ms: time(&|r| r.timing.complete),
                 connect_ms: spread(&|r| {
                     let c = r.counters.connections.max(1) as f64;
                     r.counters.connect.as_secs_f64() * 1000.0 / c
@@ -321,6 +390,7 @@ impl ReplayRow {
                     record_overhead_bytes: t(&|t| t.record_overhead),
                 }
             }),
+            waterfall,
         }
     }
 
@@ -340,7 +410,9 @@ pub fn sample_row(site: &str, mode: &str, test: &str, packets: u64, bytes: u64) 
         page: "index.html".into(),
         mode: mode.into(),
         test: test.into(),
+        link: RowLink::default(),
         runs: 3,
+        timed_out_runs: 0,
         requests: 10,
         connections: 1,
         bytes_up: bytes / 10,
@@ -373,6 +445,7 @@ pub fn sample_row(site: &str, mode: &str, test: &str, packets: u64, bytes: u64) 
             tls_handshake_data_segments: None,
         },
         time: TimeSpread {
+            last_packet_ms: Spread::of([12.0, 13.0, 14.5]),
             first_byte_ms: Spread::of([1.0, 1.5, 2.0]),
             complete_ms: Spread::of([11.0, 12.5, 14.0]),
             connect_ms: Spread::of([0.1, 0.1, 0.2]),
@@ -381,6 +454,7 @@ pub fn sample_row(site: &str, mode: &str, test: &str, packets: u64, bytes: u64) 
         method: "netns".into(),
         mss: 1460,
         tls: None,
+        waterfall: Vec::new(),
     }
 }
 

@@ -142,6 +142,8 @@ impl Control {
 pub struct Server<'env> {
     pub addr: SocketAddr,
     control: &'env Control,
+    /// A handle on the listening socket: shutting it down wakes the accept loop.
+    listener: Option<std::net::TcpListener>,
 }
 
 impl Drop for Server<'_> {
@@ -162,9 +164,35 @@ impl Server<'_> {
         half: &'static dyn ServerHalf,
         tls: Option<&'env ServerTls>,
     ) -> std::io::Result<Server<'env>> {
+        Server::start_in(scope, cx, control, half, tls, None)
+    }
+
+    /// [`Server::start`], listening in the network namespace `netns` (an emulated link's
+    /// server end) when given; the connections it accepts live there too.
+    pub fn start_in<'scope, 'env>(
+        scope: &'scope Scope<'scope, 'env>,
+        cx: &'env ServeContext<'env>,
+        control: &'env Control,
+        half: &'static dyn ServerHalf,
+        tls: Option<&'env ServerTls>,
+        netns: Option<&crate::replay::link::Netns>,
+    ) -> std::io::Result<Server<'env>> {
         let opts = cx.opts;
-        let listener = tcp::listen((opts.ip, opts.port).into(), &opts.tcp)?;
+        let addr = (opts.ip, opts.port).into();
+        let listener = match netns {
+            None => tcp::listen(addr, &opts.tcp)?,
+            // A socket belongs to the namespace of the thread that made it.
+            Some(netns) => std::thread::scope(|s| {
+                s.spawn(|| {
+                    netns.enter().map_err(std::io::Error::other)?;
+                    tcp::listen(addr, &opts.tcp)
+                })
+                .join()
+                .unwrap_or_else(|_| Err(std::io::Error::other("listener thread panicked")))
+            })?,
+        };
         let addr = listener.local_addr()?;
+        let waker = listener.try_clone().ok();
         scope.spawn(move || {
             for stream in listener.incoming() {
                 if control.stop.load(Ordering::SeqCst) {
@@ -199,7 +227,11 @@ impl Server<'_> {
                 });
             }
         });
-        Ok(Server { addr, control })
+        Ok(Server {
+            addr,
+            control,
+            listener: waker,
+        })
     }
 
     /// Stops: no new connection is accepted (the accept loop is woken with one), and every
@@ -210,7 +242,17 @@ impl Server<'_> {
         if self.control.stop.swap(true, Ordering::SeqCst) {
             return;
         }
-        let _ = TcpStream::connect_timeout(&self.addr, Duration::from_secs(1));
+        // Shutting a listening socket down makes a blocked accept return (Linux); a
+        // connection wakes it where that does not work. Over an emulated link the connection
+        // would cross the link, where it may be lost: the shutdown needs no packet.
+        let woken = self.listener.as_ref().is_some_and(|l| {
+            socket2::SockRef::from(l)
+                .shutdown(std::net::Shutdown::Read)
+                .is_ok()
+        });
+        if !woken {
+            let _ = TcpStream::connect_timeout(&self.addr, Duration::from_secs(1));
+        }
         if let Ok(open) = self.control.open.lock() {
             for (_, stream) in open.iter() {
                 let _ = stream.shutdown(std::net::Shutdown::Both);

@@ -91,6 +91,7 @@ impl Running<'_> {
             },
             own,
             tls,
+            visit: Default::default(),
         };
         connector.new_visit().map_err(|e| e.to_string())?;
         mode.spec()
@@ -438,7 +439,7 @@ fn rows_hold_deterministic_figures_and_the_kernels_spread() {
         detail: String::new(),
         tcp_maxseg: Some(1460 + 12),
     };
-    let replay = run_here(&site, &opts, method).unwrap();
+    let replay = run_here(&site, &opts, method, &super::Link::Loopback, &|_| {}).unwrap();
     assert_eq!(replay.rows.len(), 2 * Mode::defaults().len());
     for row in &replay.rows {
         assert_eq!(row.runs, 3);

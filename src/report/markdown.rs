@@ -18,6 +18,7 @@ pub fn render(report: &Report) -> String {
     savings(&mut out, report);
     opportunities(&mut out, report);
     replay(&mut out, report);
+    times(&mut out, report);
     tls_cost(&mut out, report);
     header_cost(&mut out, report);
     images(&mut out, report);
@@ -54,6 +55,9 @@ pub fn cell(text: &str) -> String {
 }
 
 fn headline(out: &mut String, report: &Report) {
+    if let Some(line) = super::summary::time_headline(report) {
+        let _ = writeln!(out, "**Time:** {}\n", cell(&line));
+    }
     match figures::headline(report) {
         Some(h) => {
             let _ = writeln!(
@@ -237,6 +241,70 @@ fn replay(out: &mut String, report: &Report) {
         }
     }
     let _ = writeln!(out);
+}
+
+/// A time table per link: the paper's time, the first byte and the page complete, original
+/// and rewritten, medians with their ranges.
+fn times(out: &mut String, report: &Report) {
+    use crate::replay::ReplayRow;
+    for link in super::replay::links(&report.replay) {
+        let on = |site: &str, mode: &str, test: &str| {
+            report
+                .replay
+                .iter()
+                .find(|r| r.link.name == link && r.site == site && r.mode == mode && r.test == test)
+        };
+        let runs = report
+            .replay
+            .iter()
+            .find(|r| r.link.name == link)
+            .map_or(0, |r| r.runs);
+        let _ = writeln!(
+            out,
+            "### Time over {}\n\nFrom the first SYN, median (range) of {runs} run(s): the paper's \
+             time (to the last counted packet), the page's first byte, the page complete.\n\n\
+             | Mode | Test | Paper's time original | rewritten | Δ | First byte original | rewritten | Complete original | rewritten |\n\
+             |---|---|---:|---:|---:|---:|---:|---:|---:|",
+            cell(link)
+        );
+        for mode in figures::modes(report) {
+            for test in TESTS {
+                let (b, a) = (on("original", &mode, test), on("rewritten", &mode, test));
+                if b.is_none() && a.is_none() {
+                    continue;
+                }
+                let paper = |r: Option<&ReplayRow>| {
+                    r.map_or("—".into(), |r| {
+                        cell(&super::replay::time_cell(r, &r.time.last_packet_ms))
+                    })
+                };
+                let ms = |r: Option<&ReplayRow>, f: fn(&ReplayRow) -> f64| {
+                    r.map_or("—".into(), |r| super::replay::seconds(f(r)))
+                };
+                let delta = match (b, a) {
+                    (Some(b), Some(a)) => super::summary::measured_change(
+                        &b.time.last_packet_ms,
+                        &a.time.last_packet_ms,
+                    ),
+                    _ => "—".into(),
+                };
+                let first: fn(&ReplayRow) -> f64 = |r| r.time.first_byte_ms.median;
+                let complete: fn(&ReplayRow) -> f64 = |r| r.time.complete_ms.median;
+                let _ = writeln!(
+                    out,
+                    "| {} | {test} | {} | {} | {delta} | {} | {} | {} | {} |",
+                    cell(&mode),
+                    paper(b),
+                    paper(a),
+                    ms(b, first),
+                    ms(a, first),
+                    ms(b, complete),
+                    ms(a, complete),
+                );
+            }
+        }
+        let _ = writeln!(out);
+    }
 }
 
 /// What TLS costs: each mode over TLS against the same mode in cleartext.

@@ -37,6 +37,9 @@ pub struct Report {
     pub replay: Vec<ReplayRow>,
     /// How the replay segmented traffic (private namespace, or MSS clamping on the host).
     pub replay_method: Option<String>,
+    /// Every link the replay was asked for: how it ran, or exactly what was missing.
+    #[serde(default)]
+    pub replay_links: Vec<crate::replay::LinkRun>,
     /// What TLS cost: each mode over TLS against the same mode in cleartext (`report::tls`).
     #[serde(default)]
     pub tls_cost: Vec<super::tls::TlsCost>,

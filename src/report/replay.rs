@@ -1,12 +1,135 @@
-//! The terminal table of replay rows: the modes × 2 tests side by side, per site version.
+//! The terminal tables of replay rows: per link, the modes × 2 tests side by side per site
+//! version (bytes and packets), then the link's times.
 
 use std::fmt::Write;
 
 use super::thousands;
-use crate::replay::ReplayRow;
+use crate::replay::{ReplayRow, Spread};
 
-/// The side-by-side table.
+/// The links of `rows`, in the order they first appear.
+pub fn links(rows: &[ReplayRow]) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    for r in rows {
+        if !out.contains(&r.link.name.as_str()) {
+            out.push(&r.link.name);
+        }
+    }
+    out
+}
+
+/// A time in words: `840 ms`, `1.38 s`, `65.1 s`.
+pub fn seconds(ms: f64) -> String {
+    if ms < 1000.0 {
+        format!("{ms:.0} ms")
+    } else if ms < 10_000.0 {
+        format!("{:.2} s", ms / 1000.0)
+    } else {
+        format!("{:.1} s", ms / 1000.0)
+    }
+}
+
+/// A measured time with its range over the runs: `1.38 s (1.20–1.52)`; `≥` and the count
+/// when runs timed out.
+pub fn time_cell(row: &ReplayRow, spread: &Spread) -> String {
+    if spread.runs == 0 {
+        return format!("timed out ({}/{})", row.timed_out_runs, row.runs);
+    }
+    let (lo, hi) = spread.range();
+    let unit = |v: f64| {
+        if spread.max < 1000.0 {
+            format!("{v:.0}")
+        } else {
+            format!("{:.2}", v / 1000.0)
+        }
+    };
+    let mut text = format!(
+        "{}{} ({}–{})",
+        if row.timed_out_runs > 0 { "≥" } else { "" },
+        seconds(spread.median),
+        unit(lo),
+        unit(hi)
+    );
+    if row.timed_out_runs > 0 {
+        text.push_str(&format!(" {}/{} timed out", row.timed_out_runs, row.runs));
+    }
+    text
+}
+
+/// The times of one link: per site version and mode, the paper's time (first to last
+/// counted packet), the page's first byte and the page complete, medians with their ranges.
+pub fn time_table(rows: &[ReplayRow], link: &str) -> String {
+    let rows: Vec<&ReplayRow> = rows.iter().filter(|r| r.link.name == link).collect();
+    let mut out = String::new();
+    let Some(first) = rows.first() else {
+        return out;
+    };
+    let _ = writeln!(
+        out,
+        "\n  time over {link}: from the first SYN, median (range) of {} run(s); paper = to the \
+         last counted packet, complete = last byte of the last object",
+        first.runs
+    );
+    let mut sites: Vec<&str> = rows.iter().map(|r| r.site.as_str()).collect();
+    sites.dedup();
+    for site in sites {
+        let _ = writeln!(
+            out,
+            "  {site:<23} {:>24} {:>9} {:>9} | {:>24} {:>9} {:>9}",
+            "first visit: paper",
+            "1st byte",
+            "complete",
+            "validation: paper",
+            "1st byte",
+            "complete"
+        );
+        let mut modes: Vec<&str> = rows
+            .iter()
+            .filter(|r| r.site == site)
+            .map(|r| r.mode.as_str())
+            .collect();
+        modes.dedup();
+        for mode in modes {
+            let cell = |test: &str| match rows
+                .iter()
+                .find(|r| r.site == site && r.mode == mode && r.test == test)
+            {
+                Some(r) => format!(
+                    "{:>24} {:>9} {:>9}",
+                    time_cell(r, &r.time.last_packet_ms),
+                    seconds(r.time.first_byte_ms.median),
+                    seconds(r.time.complete_ms.median)
+                ),
+                None => format!("{:>44}", "—"),
+            };
+            let _ = writeln!(out, "  {mode:<23} {} | {}", cell("first"), cell("validate"));
+        }
+    }
+    out
+}
+
+/// The side-by-side tables, one set per link.
 pub fn table(rows: &[ReplayRow]) -> String {
+    let mut out = String::new();
+    for (i, link) in links(rows).into_iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let of_link: Vec<ReplayRow> = rows
+            .iter()
+            .filter(|r| r.link.name == link)
+            .cloned()
+            .collect();
+        out.push_str(&link_table(&of_link));
+        out.push_str(&time_table(rows, link));
+    }
+    if out.is_empty() {
+        return "no replay rows\n".into();
+    }
+    out
+}
+
+/// Bytes and packets of one link's rows.
+fn link_table(rows: &[ReplayRow]) -> String {
     let mut out = String::new();
     let mut sites: Vec<&str> = rows.iter().map(|r| r.site.as_str()).collect();
     sites.dedup();
@@ -15,20 +138,20 @@ pub fn table(rows: &[ReplayRow]) -> String {
     };
     let _ = writeln!(
         out,
-        "replay of {} — MSS {}, {} run(s) per cell; packets by the paper's rules (kernel \
-         median and range beside); method: {}",
-        first.page, first.mss, first.runs, first.method
+        "replay of {} over {} — MSS {}, {} run(s) per cell; packets by the paper's rules \
+         (kernel median and range beside); method: {}",
+        first.page, first.link.name, first.mss, first.runs, first.method
     );
     for site in sites {
         let _ = writeln!(out);
         let _ = writeln!(
             out,
-            "  {site:<23} {:^46} | {:^46}",
+            "  {site:<23} {:^48} | {:^48}",
             "first visit", "validation"
         );
         let head = format!(
-            "{:>5} {:>9} {:>5} {:>13} {:>4} {:>6}",
-            "req", "bytes", "pkts", "kernel", "conn", "ms"
+            "{:>5} {:>9} {:>5} {:>13} {:>4} {:>8}",
+            "req", "bytes", "pkts", "kernel", "conn", "paper ms"
         );
         let _ = writeln!(out, "  {:<23} {head} | {head}", "mode");
         let mut modes: Vec<&str> = rows
@@ -42,19 +165,22 @@ pub fn table(rows: &[ReplayRow]) -> String {
                 .iter()
                 .find(|r| r.site == site && r.mode == mode && r.test == test)
             {
+                Some(r) if r.timed_out_runs == r.runs => {
+                    format!("{:>48}", format!("every run timed out ({})", r.runs))
+                }
                 Some(r) => {
                     let (lo, hi) = r.kernel.packets.range();
                     format!(
-                        "{:>5} {:>9} {:>5} {:>13} {:>4} {:>6.1}",
+                        "{:>5} {:>9} {:>5} {:>13} {:>4} {:>8.1}",
                         r.requests,
                         thousands(r.bytes()),
                         r.packets,
                         format!("{} ({lo}–{hi})", r.kernel.packets.median),
                         r.connections,
-                        r.time.complete_ms.median
+                        r.time.last_packet_ms.median
                     )
                 }
-                None => format!("{:>46}", "—"),
+                None => format!("{:>48}", "—"),
             };
             let _ = writeln!(out, "  {mode:<23} {} | {}", cell("first"), cell("validate"));
         }

@@ -71,6 +71,10 @@ pub fn audit(report: &Report, reports_at: &std::path::Path, style: &TextStyle) -
         );
     }
 
+    if let Some(line) = time_headline(report) {
+        let _ = writeln!(s, "  {}", paint(&line, "1", style));
+    }
+
     // Where the saving comes from.
     let t = &report.images_total;
     let converted = t.by_outcome.get(&Outcome::Converted).copied().unwrap_or(0);
@@ -167,6 +171,7 @@ pub fn audit(report: &Report, reports_at: &std::path::Path, style: &TextStyle) -
         }
     }
 
+    s.push_str(&time_blocks(report));
     s.push_str(&super::tls::terminal_block(&report.tls_cost));
     s.push_str(&super::headers::terminal_block(&report.header_cost));
 
@@ -209,6 +214,109 @@ pub fn audit(report: &Report, reports_at: &std::path::Path, style: &TextStyle) -
     }
     s.push_str(&budgets(report, style));
     let _ = writeln!(s, "  reports: {}", reports_at.display());
+    s
+}
+
+/// The row of a site, mode and test over `link`.
+fn row_on<'a>(
+    report: &'a Report,
+    link: &str,
+    site: &str,
+    mode: &str,
+    test: &str,
+) -> Option<&'a ReplayRow> {
+    report
+        .replay
+        .iter()
+        .find(|r| r.link.name == link && r.site == site && r.mode == mode && r.test == test)
+}
+
+/// The emulated links of the report, in order.
+pub fn emulated_links(report: &Report) -> Vec<&str> {
+    super::replay::links(&report.replay)
+        .into_iter()
+        .filter(|l| *l != "loopback")
+        .collect()
+}
+
+/// The time saved on a named link: "first visit on Cable (pipelined): 1.00 s → 0.85 s".
+/// The first emulated link, in the mode of the byte headline.
+pub fn time_headline(report: &Report) -> Option<String> {
+    let link = *emulated_links(report).first()?;
+    let mode = "pipelined";
+    let o = row_on(report, link, "original", mode, "first")?;
+    let r = row_on(report, link, "rewritten", mode, "first")?;
+    let (a, b) = (&o.time.last_packet_ms, &r.time.last_packet_ms);
+    Some(format!(
+        "first visit on {link} ({mode}, median of {} runs): {} → {} ({})",
+        o.runs,
+        super::replay::seconds(a.median),
+        super::replay::seconds(b.median),
+        measured_change(a, b)
+    ))
+}
+
+/// Per emulated link, the paper's time of every mode, original → rewritten.
+fn time_blocks(report: &Report) -> String {
+    let mut s = String::new();
+    for link in emulated_links(report) {
+        let runs = report
+            .replay
+            .iter()
+            .find(|r| r.link.name == link)
+            .map_or(0, |r| r.runs);
+        let _ = writeln!(s);
+        let _ = writeln!(
+            s,
+            "  time over {link} (first SYN to the last counted packet, median of {runs} runs)"
+        );
+        let _ = writeln!(
+            s,
+            "  {:<23} {:>36}   {:>36}",
+            "mode", "first visit: original → rewritten", "validation: original → rewritten"
+        );
+        for mode in super::figures::modes(report) {
+            let cell = |test: &str| {
+                let o = row_on(report, link, "original", &mode, test)?;
+                let r = row_on(report, link, "rewritten", &mode, test)?;
+                let (a, b) = (&o.time.last_packet_ms, &r.time.last_packet_ms);
+                let out = |row: &ReplayRow, v: f64| {
+                    let mark = if row.timed_out_runs > 0 { "≥" } else { "" };
+                    format!("{mark}{}", super::replay::seconds(v))
+                };
+                Some(format!(
+                    "{:>8} → {:>8} ({})",
+                    out(o, a.median),
+                    out(r, b.median),
+                    measured_change(a, b)
+                ))
+            };
+            let (first, validate) = (cell("first"), cell("validate"));
+            if first.is_none() && validate.is_none() {
+                continue;
+            }
+            let dash = || "-".to_string();
+            let _ = writeln!(
+                s,
+                "  {mode:<23} {:>36}   {:>36}",
+                first.unwrap_or_else(dash),
+                validate.unwrap_or_else(dash)
+            );
+        }
+        let timed_out: usize = report
+            .replay
+            .iter()
+            .filter(|r| r.link.name == link)
+            .map(|r| r.timed_out_runs)
+            .sum();
+        if timed_out > 0 {
+            let _ = writeln!(
+                s,
+                "  {timed_out} run(s) timed out over {link}; they count in the medians at the \
+                 time they were abandoned (≥)"
+            );
+        }
+    }
     s
 }
 

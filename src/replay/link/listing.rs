@@ -1,7 +1,7 @@
 //! `webdiet links`: the profiles with their parameters and sources, or what a given `--link`
 //! (and `--sweep`) resolves to, as a table or as JSON.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::loss::Loss;
 use super::profiles;
@@ -9,7 +9,7 @@ use super::spec::{self, Direction, Link, QueueLimit, Rate};
 use super::units;
 
 /// One link as listed.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LinkListing {
     pub name: String,
     /// `false` for `loopback`, which has no emulated link and so none of the fields below.
@@ -23,7 +23,7 @@ pub struct LinkListing {
 }
 
 /// One direction as listed.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DirectionListing {
     /// Bits per second; for a trace its long-run mean; `None` when unshaped.
     pub rate_bps: Option<u64>,

@@ -85,6 +85,62 @@ pub struct Connector<'a> {
     pub own: &'a OwnClients,
     /// TLS on every connection (the HTTPS modes), or none.
     pub tls: Option<&'a TlsClient>,
+    /// When the visit's packets began and ended, and whether a wait timed out.
+    pub visit: VisitLog,
+}
+
+/// What the connector saw of the current visit, whatever the protocol: its first SYN, the
+/// last moment before a client FIN (so the last packet that counts under the paper's rule, as
+/// the client sees it), and whether a read or write gave up waiting.
+#[derive(Debug, Default)]
+pub struct VisitLog(Mutex<VisitMarks>);
+
+/// The marks of one visit ([`VisitLog`]).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct VisitMarks {
+    /// The first `connect` of the visit: its SYN.
+    pub first_syn: Option<Instant>,
+    /// The latest end of a connection, just before the client's FIN.
+    pub last_counted: Option<Instant>,
+    /// A read or write waited longer than the connector's timeout.
+    pub timed_out: bool,
+}
+
+impl VisitLog {
+    fn update(&self, f: impl FnOnce(&mut VisitMarks)) {
+        if let Ok(mut marks) = self.0.lock() {
+            f(&mut marks);
+        }
+    }
+
+    /// A new visit starts: every mark is cleared.
+    pub fn reset(&self) {
+        self.update(|m| *m = VisitMarks::default());
+    }
+
+    fn syn(&self) {
+        self.update(|m| {
+            m.first_syn.get_or_insert_with(Instant::now);
+        });
+    }
+
+    fn counted(&self) {
+        self.update(|m| m.last_counted = Some(Instant::now()));
+    }
+
+    /// A wait of the visit gave up (a protocol with its own deadline says so here).
+    pub fn timed_out(&self) {
+        self.update(|m| m.timed_out = true);
+    }
+
+    pub fn marks(&self) -> VisitMarks {
+        self.0.lock().map(|m| *m).unwrap_or_default()
+    }
+}
+
+/// Whether an I/O error is a socket timeout (`SO_RCVTIMEO` / `SO_SNDTIMEO` expired).
+pub fn is_timeout(e: &std::io::Error) -> bool {
+    matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut)
 }
 
 impl Connector<'_> {
@@ -110,9 +166,14 @@ impl Connector<'_> {
             .map(|a| a.port())
             .unwrap_or(0);
         self.own.add(port);
+        self.visit.syn();
         let started = Instant::now();
-        if let Err(e) = socket.connect(&self.addr.into()) {
+        // Bounded like every other wait: over a lossy link a SYN may be lost again and again.
+        if let Err(e) = socket.connect_timeout(&self.addr.into(), self.timeout) {
             self.own.remove(port);
+            if is_timeout(&e) {
+                self.visit.timed_out();
+            }
             return Err(e);
         }
         let connected = (|| {
@@ -164,6 +225,7 @@ impl Connector<'_> {
             input,
             meter,
             eof: false,
+            read_at: None,
             port,
             started,
             connector: self,
@@ -174,6 +236,7 @@ impl Connector<'_> {
     /// [`TlsClient::warm`], one uncounted connection then leaves a session to resume.
     pub fn new_visit(&self) -> std::io::Result<()> {
         let Some(tls) = self.tls else {
+            self.visit.reset();
             return Ok(());
         };
         tls.new_visit();
@@ -187,6 +250,8 @@ impl Connector<'_> {
             }
             conn.finish();
         }
+        // The warming connection is not part of the visit.
+        self.visit.reset();
         Ok(())
     }
 }
@@ -200,6 +265,8 @@ pub struct Conn<'a> {
     pub meter: Meter,
     /// The server's FIN arrived.
     pub eof: bool,
+    /// When the last read returned bytes: when what is in `input` arrived.
+    pub read_at: Option<Instant>,
     port: u16,
     /// When `connect` was called: the first SYN.
     pub started: Instant,
@@ -212,12 +279,12 @@ impl Conn<'_> {
     pub fn write(&mut self, bytes: &[u8], all_sent: bool) -> std::io::Result<()> {
         let wire = match &mut self.tls {
             None => {
-                self.stream.write_all(bytes)?;
+                self.stream.write_all(bytes).map_err(|e| self.noted(e))?;
                 bytes.len()
             }
             Some(session) => {
                 let sealed = session.seal(bytes, false)?;
-                self.stream.write_all(&sealed)?;
+                self.stream.write_all(&sealed).map_err(|e| self.noted(e))?;
                 sealed.len()
             }
         };
@@ -242,7 +309,9 @@ impl Conn<'_> {
                 .collect::<std::io::Result<_>>()?,
         };
         for (i, (piece, wire)) in bytes.chunks(chunk).zip(&sealed).enumerate() {
-            self.stream.write_all(wire)?;
+            if let Err(e) = self.stream.write_all(wire) {
+                return Err(self.noted(e));
+            }
             self.meter
                 .wrote(piece.len() as u64, wire.len() as u64, i + 1 == pieces);
         }
@@ -259,10 +328,12 @@ impl Conn<'_> {
     /// Reads what has arrived into `input`; false at the end of the stream.
     pub fn fill(&mut self) -> std::io::Result<bool> {
         let mut chunk = [0u8; 32 << 10];
-        let n = self.stream.read(&mut chunk)?;
+        let n = self.stream.read(&mut chunk).map_err(|e| self.noted(e))?;
         self.meter.read(n as u64);
         if n == 0 {
             self.eof = true;
+        } else {
+            self.read_at = Some(Instant::now());
         }
         match &mut self.tls {
             None => self.input.extend_from_slice(&chunk[..n]),
@@ -274,6 +345,14 @@ impl Conn<'_> {
             }
         }
         Ok(n > 0)
+    }
+
+    /// Notes a timeout in the visit's log; returns the error.
+    fn noted(&self, e: std::io::Error) -> std::io::Error {
+        if is_timeout(&e) {
+            self.connector.visit.timed_out();
+        }
+        e
     }
 
     /// A second handle on the socket, the TLS session if there is one and what was read and
@@ -307,6 +386,7 @@ impl Conn<'_> {
         // The server answers a close_notify only after the client's FIN (see `Wire`), so
         // nothing of its answer can be in these counters.
         let info = sys::tcp_info(&self.stream).unwrap_or_default();
+        self.connector.visit.counted();
         let _ = self.stream.shutdown(Shutdown::Both);
         let counters = self.meter.finish(info, self.connector.model, self.eof);
         self.connector.own.remove(self.port);

@@ -98,6 +98,16 @@ pub fn render(report: &Report) -> String {
         ));
         out.push_str("<h3>Matrix</h3>");
         out.push_str(&tables::replay_matrix(report));
+        for link in crate::report::replay::links(&report.replay) {
+            let _ = write!(
+                out,
+                "<h3>Time over {}</h3><p class=\"note\">From the first SYN, median (range) over \
+                 the runs: the paper's time (to the last counted packet), the page's first byte, \
+                 the page complete.</p>",
+                esc(link)
+            );
+            out.push_str(&tables::times(report, link));
+        }
         if let Some(tls) = tables::tls_cost(report) {
             let _ = write!(
                 out,

@@ -330,6 +330,74 @@ pub fn replay_matrix(report: &Report) -> String {
     )
 }
 
+/// The times of one link, original and rewritten, per mode and test.
+pub fn times(report: &Report, link: &str) -> String {
+    let on = |site: &str, mode: &str, test: &str| {
+        report
+            .replay
+            .iter()
+            .find(|r| r.link.name == link && r.site == site && r.mode == mode && r.test == test)
+    };
+    let mut rows = Vec::new();
+    for mode in figures::modes(report) {
+        for test in TESTS {
+            let (b, a) = (on("original", &mode, test), on("rewritten", &mode, test));
+            if b.is_none() && a.is_none() {
+                continue;
+            }
+            let time = |r: Option<&ReplayRow>, s: fn(&ReplayRow) -> Spread| {
+                r.map_or(Cell::text("—"), |r| {
+                    let spread = s(r);
+                    Cell::number(spread.median, &crate::report::replay::time_cell(r, &spread))
+                })
+            };
+            let paper: fn(&ReplayRow) -> Spread = |r| r.time.last_packet_ms;
+            let first: fn(&ReplayRow) -> Spread = |r| r.time.first_byte_ms;
+            let complete: fn(&ReplayRow) -> Spread = |r| r.time.complete_ms;
+            let delta = match (b, a) {
+                (Some(b), Some(a)) => Cell::text(&crate::report::summary::measured_change(
+                    &b.time.last_packet_ms,
+                    &a.time.last_packet_ms,
+                )),
+                _ => Cell::text("—"),
+            };
+            rows.push(vec![
+                Cell::text(&mode),
+                Cell::text(test),
+                time(b, paper),
+                time(a, paper),
+                delta,
+                time(b, first),
+                time(a, first),
+                time(b, complete),
+                time(a, complete),
+            ]);
+        }
+    }
+    let id = format!(
+        "time-{}",
+        link.chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect::<String>()
+    );
+    table(
+        &id,
+        &[
+            "Mode",
+            "Test",
+            "Paper's time original",
+            "Paper's time rewritten",
+            "Δ",
+            "First byte original",
+            "First byte rewritten",
+            "Complete original",
+            "Complete rewritten",
+        ],
+        rows,
+        Vec::new(),
+    )
+}
+
 /// What TLS costs: each mode over TLS against the same mode in cleartext.
 pub fn tls_cost(report: &Report) -> Option<String> {
     if report.tls_cost.is_empty() {

@@ -15,6 +15,7 @@
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use bytes::Bytes;
 use h2::client::{self, ResponseFuture, SendRequest};
@@ -56,6 +57,8 @@ enum Event {
         answer: Answer,
         body: Vec<u8>,
         pushed: Vec<(String, Answer, Vec<u8>)>,
+        /// When the response head arrived: its first byte, as the client sees it.
+        head_at: Instant,
     },
     Failed(String),
 }
@@ -108,11 +111,14 @@ impl ClientHalf for H2Client {
             let visit = self.run(robot, connector, io, hold, initial, test, cache, &clock);
             match tokio::time::timeout(connector.timeout * 6, visit).await {
                 Ok(result) => result,
-                Err(_) => Err(format!(
-                    "{}: the visit took more than {:?}",
-                    connector.addr,
-                    connector.timeout * 6
-                )),
+                Err(_) => Err({
+                    connector.visit.timed_out();
+                    format!(
+                        "{}: the visit took more than {:?}",
+                        connector.addr,
+                        connector.timeout * 6
+                    )
+                }),
             }
         });
         drop(rt);
@@ -134,9 +140,11 @@ impl ClientHalf for H2Client {
             &batches,
         ));
         drop(record);
+        let counters = conn.finish();
         Ok(Visit {
-            counters: conn.finish(),
-            timing: clock.timing(),
+            counters,
+            timing: clock.timing(connector),
+            timed_out: false,
         })
     }
 }
@@ -221,6 +229,7 @@ impl H2Client {
             if !pending.is_empty() {
                 send = send.ready().await.map_err(fail)?;
                 hold.hold();
+                let from = fetches.len();
                 let (s, n) = issue(std::mem::take(&mut pending), &mut fetches, send)?;
                 send = s;
                 in_flight += n;
@@ -228,6 +237,10 @@ impl H2Client {
                 release(&hold)
                     .await
                     .map_err(|e| format!("{}: {e}", connector.addr))?;
+                let at = Instant::now();
+                for fetch in &fetches[from..] {
+                    clock.sent(&fetch.target, at);
+                }
             }
             if in_flight == 0 {
                 break;
@@ -257,10 +270,12 @@ impl H2Client {
                     answer,
                     body,
                     pushed,
+                    head_at,
                 } => {
                     in_flight -= 1;
-                    clock.object_done();
                     let fetch = fetches[index].clone();
+                    clock.response_byte(&fetch.target, head_at);
+                    clock.response_done(&fetch.target);
                     let body = robot.accept(&fetch, &answer, body, &cache)?;
                     let mut next = Vec::new();
                     for (target, answer, body) in pushed {
@@ -268,6 +283,9 @@ impl H2Client {
                             return Err(format!("{target}: pushed, but not a file of the site"));
                         };
                         seen.insert(pushed.target.clone());
+                        // Pushed: never requested; it came with its promise on the page's stream.
+                        clock.sent(&pushed.target, head_at);
+                        clock.response_done(&pushed.target);
                         let body = robot.accept(&pushed, &answer, body, &cache)?;
                         next.extend(robot.discover(&pushed, &body, &mut seen));
                     }
@@ -302,6 +320,7 @@ async fn receive(
 ) {
     let outcome = async {
         let response = response.await.map_err(|e| e.to_string())?;
+        let head_at = Instant::now();
         if is_page {
             let hinted = preloads(response.headers());
             let _ = tx.send(Event::PageHead { hinted });
@@ -328,6 +347,7 @@ async fn receive(
             answer: answer(parts.status, &parts.headers),
             body,
             pushed,
+            head_at,
         })
     }
     .await;

@@ -6,6 +6,7 @@
 use std::collections::{BTreeSet, VecDeque};
 use std::io::ErrorKind;
 use std::sync::{Condvar, Mutex};
+use std::time::Instant;
 
 use super::message::{self, Parsed, ResponseHead};
 use crate::replay::meter::Counters;
@@ -60,7 +61,8 @@ impl ClientHalf for Http1Client {
         }?;
         Ok(Visit {
             counters,
-            timing: clock.timing(),
+            timing: clock.timing(connector),
+            timed_out: false,
         })
     }
 }
@@ -121,9 +123,9 @@ impl Run<'_, '_> {
         to_eof: bool,
     ) -> std::io::Result<Option<(ResponseHead, Vec<u8>)>> {
         let page = fetch.target == self.page;
-        let response = read_response(conn, to_eof, page.then_some(self.clock))?;
+        let response = read_response(conn, to_eof, self.clock, &fetch.target, page)?;
         if response.is_some() {
-            self.clock.object_done();
+            self.clock.response_done(&fetch.target);
         }
         Ok(response)
     }
@@ -205,6 +207,7 @@ impl Run<'_, '_> {
             conn.meter.request();
             conn.meter.headers.up += request.len() as u64;
             conn.meter.headers.requests += 1;
+            self.clock.sent(&fetch.target, Instant::now());
             let response = match conn.write(&request, true) {
                 Ok(()) => self.read(&mut conn, fetch, true),
                 Err(e) => Err(e),
@@ -256,10 +259,12 @@ impl Run<'_, '_> {
             } else {
                 1
             };
+            let mut sent_now = Vec::new();
             while outstanding.len() < depth {
                 let Some(fetch) = queue.pop_front() else {
                     break;
                 };
+                sent_now.push(fetch.target.clone());
                 let cached = self.robot.cached(&fetch, self.test, &cache);
                 let request = self.request(&fetch, true, deflate, cached.as_ref());
                 c.meter.headers.up += request.len() as u64;
@@ -275,6 +280,10 @@ impl Run<'_, '_> {
             } else {
                 out.len().max(1)
             };
+            let at = Instant::now();
+            for target in &sent_now {
+                self.clock.sent(target, at);
+            }
             let written = c.write_chunked(&out, chunk);
             out.clear();
             let front = outstanding.front().cloned();
@@ -351,7 +360,7 @@ fn answer(head: &ResponseHead) -> Answer {
 }
 
 fn is_timeout(e: &std::io::Error) -> bool {
-    matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut)
+    crate::replay::transport::tcp::is_timeout(e)
 }
 
 /// Reads the next response (incrementally: parse, and read more only on `Partial`). `None`
@@ -360,21 +369,25 @@ fn is_timeout(e: &std::io::Error) -> bool {
 fn read_response(
     conn: &mut Conn<'_>,
     to_eof: bool,
-    first_byte: Option<&Clock>,
+    clock: &Clock,
+    target: &str,
+    page: bool,
 ) -> std::io::Result<Option<(ResponseHead, Vec<u8>)>> {
+    let first = |at: Instant| {
+        clock.response_byte(target, at);
+        if page {
+            clock.page_byte();
+        }
+    };
     let fill = |conn: &mut Conn<'_>| -> std::io::Result<bool> {
         let got = conn.fill()?;
         if got {
-            if let Some(clock) = first_byte {
-                clock.page_byte();
-            }
+            first(conn.read_at.unwrap_or_else(Instant::now));
         }
         Ok(got)
     };
     if !conn.input.is_empty() {
-        if let Some(clock) = first_byte {
-            clock.page_byte();
-        }
+        first(conn.read_at.unwrap_or_else(Instant::now));
     }
     let (head, start) = loop {
         match message::parse_response(&conn.input) {
