@@ -25,6 +25,7 @@ pub mod row;
 pub mod served;
 pub mod server;
 mod sys;
+pub use sys::thread_cpu_time;
 pub mod transport;
 
 use serde::{Deserialize, Serialize};

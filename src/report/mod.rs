@@ -11,7 +11,7 @@ pub mod summary;
 pub mod terminal;
 
 pub use model::{
-    BudgetResult, CompressionReport, ImageRow, ImagesTotal, InventorySummary, Report,
+    BudgetResult, CompressionReport, ImageFormat, ImageRow, ImagesTotal, InventorySummary, Report,
     RewriteSummary, SiteInfo, Tool, SCHEMA_VERSION,
 };
 
