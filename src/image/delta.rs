@@ -128,16 +128,17 @@ pub(crate) fn encode(
         let Some(shown) = prev.take() else {
             let whole = (0, 0, width, height);
             let samples = to_samples(&crop(&target, whole));
+            let image = FrameImage {
+                width,
+                height,
+                samples,
+            };
             frames.push(Planned {
                 rect: whole,
                 blend: png::BlendOp::Source,
                 dispose: png::DisposeOp::None,
                 delay_cs,
-                image: FrameImage {
-                    width,
-                    height,
-                    samples,
-                },
+                data: compress(&format, &image).map_err(EncodeError::Png)?,
             });
             prev = Some(target);
             continue;
@@ -153,7 +154,7 @@ pub(crate) fn encode(
         if frames.len() > 1 {
             bases.push((png::DisposeOp::Previous, &before_prev));
         }
-        let mut best: Option<(usize, png::DisposeOp, Planned)> = None;
+        let mut best: Option<(usize, png::DisposeOp, Cut)> = None;
         for (op, base) in bases {
             for (blend, pixels, rect) in candidates(base, &target) {
                 if format.palette.is_some() && pixels.iter().any(|c| !index.contains_key(c)) {
@@ -166,18 +167,11 @@ pub(crate) fn encode(
                 };
                 let size = estimate(&format, &image);
                 if best.as_ref().is_none_or(|(s, _, _)| size < *s) {
-                    let planned = Planned {
-                        rect,
-                        blend,
-                        dispose: png::DisposeOp::None,
-                        delay_cs,
-                        image,
-                    };
-                    best = Some((size, op, planned));
+                    best = Some((size, op, (rect, blend, image)));
                 }
             }
         }
-        let Some((_, op, planned)) = best else {
+        let Some((_, op, (rect, blend, image))) = best else {
             // Nothing fits the palette (cannot happen with a transparent entry).
             return Ok(None);
         };
@@ -188,7 +182,15 @@ pub(crate) fn encode(
             png::DisposeOp::Background => cleared,
             png::DisposeOp::Previous => before_prev,
         };
-        frames.push(planned);
+        // Compressed at once: memory holds the compressed frames and a few canvases, never
+        // the animation's pixels.
+        frames.push(Planned {
+            rect,
+            blend,
+            dispose: png::DisposeOp::None,
+            delay_cs,
+            data: compress(&format, &image).map_err(EncodeError::Png)?,
+        });
         prev = Some(target);
     }
     if frames.len() != scan.frames {
@@ -198,20 +200,7 @@ pub(crate) fn encode(
             scan.frames
         ))));
     }
-    // One thread per image (images are converted in parallel), so that an image's CPU time
-    // is its own thread's.
-    let compressed: Vec<Vec<u8>> = frames
-        .iter()
-        .map(|f| compress(&format, &f.image))
-        .collect::<Result<_, _>>()
-        .map_err(EncodeError::Png)?;
-    Ok(Some(write(
-        (width, height),
-        scan.plays,
-        &format,
-        &frames,
-        &compressed,
-    )))
+    Ok(Some(write((width, height), scan.plays, &format, &frames)))
 }
 
 /// A frame as it will be written.
@@ -222,8 +211,12 @@ struct Planned {
     /// Decided when the next frame is planned.
     dispose: png::DisposeOp,
     delay_cs: u16,
-    image: FrameImage,
+    /// The frame's zlib stream, from `compress`.
+    data: Vec<u8>,
 }
+
+/// A frame chosen but not compressed yet: rectangle, blend op, samples.
+type Cut = ((u32, u32, u32, u32), png::BlendOp, FrameImage);
 
 /// The ways to draw `target` on `base`: the changed rectangle copied (`SOURCE`), and, when no
 /// pixel there turns transparent, the changed pixels alone over transparent ones (`OVER`).
@@ -305,13 +298,7 @@ fn estimate(format: &Format, image: &FrameImage) -> usize {
 }
 
 /// The APNG, chunk by chunk.
-fn write(
-    (width, height): (u32, u32),
-    plays: u32,
-    format: &Format,
-    frames: &[Planned],
-    compressed: &[Vec<u8>],
-) -> Vec<u8> {
+fn write((width, height): (u32, u32), plays: u32, format: &Format, frames: &[Planned]) -> Vec<u8> {
     let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
     let mut ihdr = Vec::with_capacity(13);
     ihdr.extend_from_slice(&width.to_be_bytes());
@@ -335,7 +322,8 @@ fn write(
         }
     }
     let mut sequence = 0u32;
-    for (n, (frame, data)) in frames.iter().zip(compressed).enumerate() {
+    for (n, frame) in frames.iter().enumerate() {
+        let data = &frame.data;
         let (x, y, w, h) = frame.rect;
         let mut fctl = sequence.to_be_bytes().to_vec();
         sequence += 1;
