@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Benchmark (not a test): converts every GIF of Space Jam with `webdiet rewrite` (release
-# build) at several --png-level settings, and with OptiPNG -o2 on the same GIFs, and prints
-# total bytes before/after, conversions by outcome and wall time. Record results in
-# docs/images.md.
+# build) at each --effort level, and with OptiPNG -o2 on the same GIFs, and prints total bytes
+# before/after, conversions by outcome and wall time of the whole rewrite. For bytes and CPU
+# seconds per MB of the image stage alone, still and animated apart, use
+# `cargo bench --bench images`. Record results in docs/images.md.
 #
-#   benches/images.sh                 # all levels
-#   LEVELS="2" benches/images.sh      # just the default
+#   benches/images.sh                      # all levels
+#   LEVELS="default" benches/images.sh     # just the default
 #
 # Needs: python3, optipng (Debian: apt-get install -y optipng), ../shared/corpora/spacejam
 # (or WEBDIET_SHARED=/path/to/shared).
@@ -13,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SHARED=${WEBDIET_SHARED:-../shared}
 SITE=$SHARED/corpora/spacejam
-LEVELS=${LEVELS:-"0 1 2 3 4 5 6 max"}
+LEVELS=${LEVELS:-"fast default max"}
 [ -d "$SITE" ] || { echo "skipped: $SITE is missing (set WEBDIET_SHARED)"; exit 0; }
 command -v optipng >/dev/null || { echo "optipng is missing: apt-get install -y optipng"; exit 1; }
 
@@ -29,9 +30,9 @@ echo
 printf '%-22s %12s %12s %12s %9s %9s  %s\n' tool gif_bytes png_bytes after_bytes images_s wall_s outcomes
 for level in $LEVELS; do
   start=$(now)
-  "$BIN" -q rewrite "$SITE" --out "$WORK/level-$level" --png-level "$level" >/dev/null
+  "$BIN" -q rewrite "$SITE" --out "$WORK/level-$level" --effort "$level" >/dev/null
   end=$(now)
-  python3 - "$WORK/level-$level/report.json" "$start" "$end" "webdiet --png-level $level" <<'PY'
+  python3 - "$WORK/level-$level/report.json" "$start" "$end" "webdiet --effort $level" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 t = r["images_total"]

@@ -550,9 +550,10 @@ impl OutArgs {
 // --- image conversion options (rewrite stage) ---
 #[derive(Debug, Args)]
 struct ImageArgs {
-    /// oxipng effort: 0–6 or max (Zopfli). Default 2, chosen by measurement (docs/images.md).
-    #[arg(long, value_name = "LEVEL", default_value = "2")]
-    png_level: crate::image::PngLevel,
+    /// How hard to work on each image: fast, default or max (Zopfli where it pays). Output is
+    /// the same for the same effort on every run; sizes and CPU per level in docs/images.md.
+    #[arg(long, value_name = "LEVEL", default_value = "default")]
+    effort: crate::image::Effort,
     /// Keep animated GIFs as GIF instead of converting them to APNG.
     #[arg(long)]
     no_apng: bool,
@@ -609,7 +610,7 @@ impl ImageArgs {
 
     fn image_options(&self) -> crate::image::ImageOptions {
         crate::image::ImageOptions {
-            png_level: self.png_level,
+            effort: self.effort,
             apng: !self.no_apng,
             min_saving: self.min_saving,
             interlace: self.interlace,

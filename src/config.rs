@@ -29,7 +29,7 @@ pub struct RewriteConfig {
     pub out: OutputPaths,
     pub crawl: CrawlOptions,
     pub analyze: AnalyzeOptions,
-    /// What to rewrite and how (`--png-level`, `--no-apng`, `--min-saving`, `--interlace`,
+    /// What to rewrite and how (`--effort`, `--no-apng`, `--min-saving`, `--interlace`,
     /// `--keep-originals`, `--precompress`).
     pub rewrite: crate::rewrite::RewriteOptions,
 }

@@ -210,8 +210,10 @@ fn deterministic(mut r: Value) -> Value {
     r["site"]["rewritten"] = Value::Null;
     r["images_total"]["millis"] = Value::Null;
     r["images_total"]["wall_millis"] = Value::Null;
+    r["images_total"]["cpu_millis"] = Value::Null;
     for image in r["images"].as_array_mut().unwrap() {
         image["millis"] = Value::Null;
+        image["cpu_millis"] = Value::Null;
     }
     for row in r["replay"].as_array_mut().unwrap() {
         row["kernel"] = Value::Null;

@@ -56,7 +56,7 @@ fn rewrite_one(gif: &[u8]) -> Option<(String, u64)> {
     let out = Command::new(TIME)
         .arg("-v")
         .arg(bin)
-        .args(["rewrite", "--png-level", "0", "--no-markup"])
+        .args(["rewrite", "--effort", "fast", "--no-markup"])
         .arg(&site)
         .arg("--out")
         .arg(tmp.path().join("out"))

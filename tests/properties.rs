@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 
 use markup5ever_rcdom::{Handle, NodeData};
 use proptest::prelude::*;
-use webdiet::image::{self, ImageOptions, Outcome, PngLevel};
+use webdiet::image::{self, Effort, ImageOptions, Outcome};
 use webdiet::inventory::{self, AnalyzeOptions, Inventory};
 use webdiet::replay::http::{parse_request, Parsed};
 use webdiet::rewrite::markup::CssChoice;
@@ -207,7 +207,7 @@ proptest! {
         let opts = RewriteOptions {
             out_site: tmp.path().join("out/site"),
             image: ImageOptions {
-                png_level: PngLevel::Preset(0),
+                effort: Effort::Fast,
                 ..ImageOptions::default()
             },
             keep_originals: false,
@@ -448,7 +448,7 @@ proptest! {
         frames in prop::collection::vec(gen_frame(), 1..5),
     ) {
         let gif = encode_gif(screen, &frames);
-        let opts = ImageOptions { png_level: PngLevel::Preset(0), min_saving: 0, ..ImageOptions::default() };
+        let opts = ImageOptions { effort: Effort::Fast, min_saving: 0, ..ImageOptions::default() };
         let c = image::convert_gif(&gif, &opts);
         let first = &frames[0];
         let nothing = (u32::from(screen.0).max(u32::from(first.rect.0) + u32::from(first.rect.2)))

@@ -19,10 +19,12 @@ fn golden_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/rewrite")
 }
 
-/// A GIF made here: `big` (64×48, 16 colours: converts), `tiny` (1×1: stays GIF), `anim`
+/// A GIF made here: `big` (64×48, 16 colours: converts), `tiny` (1×1 with a 2-colour palette:
+/// smaller than any PNG can be, so it stays GIF at every effort), `anim`
 /// (3 frames: APNG), `big-png` (any bytes, for a file that is already a PNG).
 fn make_file(kind: &str) -> Vec<u8> {
-    let palette: Vec<u8> = (0..16u8)
+    let colors = if kind == "tiny" { 2 } else { 16 };
+    let palette: Vec<u8> = (0..colors)
         .flat_map(|i| [i * 16, 255 - i * 8, i * 5])
         .collect();
     let pattern = |w: usize, h: usize, seed: usize| -> Vec<u8> {

@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use webdiet::image::{self, verify, ImageOptions, Limits, Outcome, PngLevel};
+use webdiet::image::{self, verify, Effort, ImageOptions, Limits, Outcome};
 
 fuzz_target!(|data: &[u8]| {
     // Small limits keep each run fast; the code paths are the same as with the defaults.
@@ -13,10 +13,9 @@ fuzz_target!(|data: &[u8]| {
         max_frames: 64,
     };
     let opts = ImageOptions {
-        png_level: PngLevel::Preset(0),
+        effort: Effort::Fast,
         min_saving: 0,
         limits,
-        timeout: Some(std::time::Duration::from_secs(2)),
         ..ImageOptions::default()
     };
     let c = image::convert_gif(data, &opts);

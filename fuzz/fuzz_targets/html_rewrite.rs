@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use webdiet::image::{ImageOptions, PngLevel};
+use webdiet::image::{Effort, ImageOptions};
 use webdiet::inventory::{self, AnalyzeOptions};
 use webdiet::rewrite::markup::CssChoice;
 use webdiet::rewrite::{self, RewriteOptions};
@@ -49,7 +49,7 @@ fuzz_target!(|page: &[u8]| {
     let opts = RewriteOptions {
         out_site: tmp.path().join("out/site"),
         image: ImageOptions {
-            png_level: PngLevel::Preset(0),
+            effort: Effort::Fast,
             ..ImageOptions::default()
         },
         keep_originals: false,

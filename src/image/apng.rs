@@ -27,7 +27,7 @@ use png::{BitDepth, BlendOp, ColorType, Compression, DisposeOp};
 
 use super::decode::{Frame, Limits, ReadError, Reader};
 
-const TRANSPARENT: [u8; 4] = [0, 0, 0, 0];
+pub(crate) const TRANSPARENT: [u8; 4] = [0, 0, 0, 0];
 
 /// The delay a browser plays a GIF frame for, in hundredths of a second.
 pub(crate) fn browser_delay_cs(delay_cs: u16) -> u16 {
@@ -48,7 +48,7 @@ pub(crate) struct Scan {
     pub frames: usize,
     pub plays: u32,
     /// The merged palette, transparent entries first; `None` past 256 colours (RGBA frames).
-    palette: Option<Vec<[u8; 4]>>,
+    pub palette: Option<Vec<[u8; 4]>>,
 }
 
 /// Reads every frame once (the first only, when `animated` is false) and merges their colours.
@@ -261,7 +261,7 @@ fn covers(frame: &Frame, width: u32, height: u32) -> bool {
 }
 
 /// Packs 8-bit indices into 1-, 2- or 4-bit samples, each row starting on a byte.
-fn pack(indices: &[u8], width: u32, depth: u8) -> Vec<u8> {
+pub(crate) fn pack(indices: &[u8], width: u32, depth: u8) -> Vec<u8> {
     let per_byte = (8 / depth) as usize;
     let width = width as usize;
     let row_bytes = width.div_ceil(per_byte);

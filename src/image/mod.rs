@@ -8,55 +8,26 @@
 
 mod apng;
 mod decode;
+mod delta;
+mod effort;
 pub mod facts;
 pub mod verify;
 
 use std::time::{Duration, Instant};
+
+pub use effort::Effort;
 
 use serde::Serialize;
 
 pub use decode::Limits;
 pub use facts::{facts, Fill, ImageFacts};
 
-/// How hard oxipng works (`--png-level`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum PngLevel {
-    /// oxipng's preset 0–6 (libdeflate; 5–6 try more filters).
-    Preset(u8),
-    /// Preset 6 filters with the Zopfli deflater: smallest, slowest.
-    Max,
-}
-
-impl std::fmt::Display for PngLevel {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            PngLevel::Preset(n) => write!(f, "{n}"),
-            PngLevel::Max => f.write_str("max"),
-        }
-    }
-}
-
-impl std::str::FromStr for PngLevel {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "max" => Ok(PngLevel::Max),
-            _ => match s.parse::<u8>() {
-                Ok(n) if n <= 6 => Ok(PngLevel::Preset(n)),
-                _ => Err(format!("`{s}` is not a PNG level: use 0 to 6 or max")),
-            },
-        }
-    }
-}
-
 /// Options for [`convert_gif`].
 #[derive(Debug, Clone)]
 pub struct ImageOptions {
-    /// oxipng effort. Default: preset 2 — chosen by measurement on Space Jam's 459 GIFs (see
-    /// `docs/images.md`): presets 3–6 saved at most 0.5 % more bytes for 1.4–6× the time,
-    /// Zopfli (`max`) 1.7 % more for over 100× the time; preset 1 was 1.8 % larger.
-    pub png_level: PngLevel,
+    /// How hard to work on each image. Default: [`Effort::Default`] (measured against the
+    /// others in `docs/images.md`).
+    pub effort: Effort,
     /// Convert animated GIFs to APNG. Default: `true` (`--no-apng` keeps them as GIF).
     pub apng: bool,
     /// The PNG replaces the GIF only when it saves at least this many bytes. Default: 1.
@@ -66,20 +37,16 @@ pub struct ImageOptions {
     pub interlace: bool,
     /// Decompression-bomb limits. Default: see [`Limits`].
     pub limits: Limits,
-    /// Stop optimising one image after this long and keep the best found so far.
-    /// Default: 30 s.
-    pub timeout: Option<Duration>,
 }
 
 impl Default for ImageOptions {
     fn default() -> Self {
         ImageOptions {
-            png_level: PngLevel::Preset(2),
+            effort: Effort::Default,
             apng: true,
             min_saving: 1,
             interlace: false,
             limits: Limits::default(),
-            timeout: Some(Duration::from_secs(30)),
         }
     }
 }
@@ -157,13 +124,17 @@ pub struct Conversion {
     /// Number of frames in the GIF (0 when it could not be read).
     pub frames: usize,
     pub elapsed: Duration,
+    /// CPU time of the conversion (it runs on the calling thread).
+    pub cpu: Duration,
 }
 
 /// Converts one GIF. Never panics on bad input; see the module docs.
 pub fn convert_gif(gif: &[u8], opts: &ImageOptions) -> Conversion {
     let start = Instant::now();
+    let cpu = crate::replay::thread_cpu_time();
     let mut conversion = convert_inner(gif, opts);
     conversion.elapsed = start.elapsed();
+    conversion.cpu = crate::replay::thread_cpu_time().saturating_sub(cpu);
     conversion
 }
 
@@ -175,6 +146,7 @@ fn kept(outcome: Outcome, detail: impl std::fmt::Display, frames: usize) -> Conv
         png_bytes: None,
         frames,
         elapsed: Duration::ZERO,
+        cpu: Duration::ZERO,
     }
 }
 
@@ -202,14 +174,27 @@ fn convert_inner(gif: &[u8], opts: &ImageOptions) -> Conversion {
         }
     }
     let frames = scan.frames;
-    let raw = match apng::encode(gif, &scan, &opts.limits) {
+    let encoded = if frames > 1 {
+        let compress = |format: &delta::Format, image: &delta::FrameImage| {
+            compress_frame(format, image, opts.effort)
+        };
+        match delta::encode(gif, &scan, &opts.limits, &compress) {
+            Ok(Some(apng)) => Ok(apng),
+            // A full palette without a transparent entry: the GIF's own frames.
+            Ok(None) => apng::encode(gif, &scan, &opts.limits)
+                .map(|raw| optimize(&raw, &scan, opts).unwrap_or(raw)),
+            Err(e) => Err(e),
+        }
+    } else {
+        apng::encode(gif, &scan, &opts.limits).map(|raw| optimize(&raw, &scan, opts).unwrap_or(raw))
+    };
+    let png = match encoded {
         Ok(png) => png,
         Err(apng::EncodeError::Read(e)) => return read_error(e, frames),
         Err(apng::EncodeError::Png(why)) => {
             return kept(Outcome::VerifyFailed, format!("PNG encoder: {why}"), frames)
         }
     };
-    let png = optimize(&raw, opts).unwrap_or(raw);
     if let Err(why) = verify::same_image(gif, &png, &opts.limits) {
         return kept(Outcome::VerifyFailed, why, frames);
     }
@@ -228,6 +213,7 @@ fn convert_inner(gif: &[u8], opts: &ImageOptions) -> Conversion {
         png: Some(png),
         frames,
         elapsed: Duration::ZERO,
+        cpu: Duration::ZERO,
     }
 }
 
@@ -241,24 +227,88 @@ fn frame_count(gif: &[u8], limits: &Limits) -> Result<usize, decode::ReadError> 
     Ok(n)
 }
 
-/// Runs oxipng on an encoded PNG. `None` when oxipng fails (the unoptimised PNG is then used).
-fn optimize(png: &[u8], opts: &ImageOptions) -> Option<Vec<u8>> {
-    let mut o = match opts.png_level {
-        PngLevel::Preset(n) => oxipng::Options::from_preset(n),
-        PngLevel::Max => {
-            let mut o = oxipng::Options::from_preset(6);
-            o.deflater = oxipng::Deflater::Zopfli(Default::default());
-            o
+/// Runs oxipng on an encoded PNG at the chosen effort (a Zopfli pass after the first at
+/// `max`), keeping the smallest. `None` when nothing beat the input.
+fn optimize(png: &[u8], scan: &apng::Scan, opts: &ImageOptions) -> Option<Vec<u8>> {
+    let pixels = u64::from(scan.width) * u64::from(scan.height);
+    let mut best = png.to_vec();
+    let first = effort::static_options(opts.effort, opts.interlace);
+    if let Ok(out) = oxipng::optimize_from_memory(png, &first) {
+        if out.len() < best.len() {
+            best = out;
         }
+    }
+    if let Some(second) = effort::zopfli_pass(opts.effort, pixels, best.len()) {
+        if let Ok(out) = oxipng::optimize_from_memory(&best, &second) {
+            if out.len() < best.len() {
+                best = out;
+            }
+        }
+    }
+    (best.len() < png.len()).then_some(best)
+}
+
+/// One APNG frame's zlib stream: oxipng's filter trials and deflater at `effort`, with the
+/// colour type, bit depth and palette left as they are (all frames share them).
+fn compress_frame(
+    format: &delta::Format,
+    image: &delta::FrameImage,
+    effort: Effort,
+) -> Result<Vec<u8>, String> {
+    let (color_type, depth) = match &format.palette {
+        Some(palette) => (
+            oxipng::ColorType::Indexed {
+                palette: palette
+                    .iter()
+                    .map(|c| oxipng::RGBA8::new(c[0], c[1], c[2], c[3]))
+                    .collect(),
+            },
+            match format.depth {
+                1 => oxipng::BitDepth::One,
+                2 => oxipng::BitDepth::Two,
+                4 => oxipng::BitDepth::Four,
+                _ => oxipng::BitDepth::Eight,
+            },
+        ),
+        None => (oxipng::ColorType::RGBA, oxipng::BitDepth::Eight),
     };
-    o.interlace = Some(opts.interlace);
-    // Fully transparent pixels may change colour: they compare equal in verification and are
-    // invisible in every browser.
-    o.optimize_alpha = true;
-    o.strip = oxipng::StripChunks::Safe;
-    o.timeout = opts.timeout;
-    let out = oxipng::optimize_from_memory(png, &o).ok()?;
-    (out.len() < png.len()).then_some(out)
+    // oxipng wants packed rows without filter bytes.
+    let rows: Vec<u8> = format
+        .raw_rows(image)
+        .chunks(1 + format.row_bytes(image.width))
+        .flat_map(|row| row[1..].iter().copied())
+        .collect();
+    let raw = oxipng::RawImage::new(image.width, image.height, color_type, depth, rows)
+        .map_err(|e| e.to_string())?;
+    let pixels = u64::from(image.width) * u64::from(image.height);
+    let mut png = raw
+        .create_optimized_png(&effort::frame_options(effort))
+        .map_err(|e| e.to_string())?;
+    if let Some(second) = effort::zopfli_pass(effort, pixels, png.len()) {
+        if let Ok(out) = oxipng::optimize_from_memory(&png, &second) {
+            if out.len() < png.len() {
+                png = out;
+            }
+        }
+    }
+    Ok(idat(&png))
+}
+
+/// The concatenated IDAT data of a well-formed PNG (one oxipng just wrote).
+fn idat(png: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut at = 8;
+    while at + 12 <= png.len() {
+        let len = u32::from_be_bytes([png[at], png[at + 1], png[at + 2], png[at + 3]]) as usize;
+        let Some(end) = (at + 8).checked_add(len).filter(|e| *e + 4 <= png.len()) else {
+            break;
+        };
+        if &png[at + 4..at + 8] == b"IDAT" {
+            out.extend_from_slice(&png[at + 8..end]);
+        }
+        at = end + 4;
+    }
+    out
 }
 
 #[cfg(test)]

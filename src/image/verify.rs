@@ -25,18 +25,31 @@ use image::{Rgba, RgbaImage};
 
 use super::decode::{self, Limits, ReadError, Reader};
 
-/// The GIF's frames as a browser composites them.
-struct Browser<'a> {
+/// The GIF's frames as a browser composites them. Also what the APNG writer (`delta`) takes
+/// as the pictures to reproduce; the check of its output ([`same_image`]) composites the APNG
+/// independently.
+pub(crate) struct Browser<'a> {
     reader: Reader<'a>,
-    canvas: RgbaImage,
+    /// What the browser shows after the last frame returned by [`Browser::next`].
+    pub canvas: RgbaImage,
     /// What to do to the canvas before the next frame is drawn.
     dispose: Option<(DisposalMethod, decode::Frame, Option<RgbaImage>)>,
 }
 
-impl Browser<'_> {
+impl<'a> Browser<'a> {
+    pub fn open(gif: &'a [u8], limits: &Limits) -> Result<Browser<'a>, ReadError> {
+        let reader = Reader::open(gif, limits)?;
+        let canvas = RgbaImage::new(reader.width, reader.height);
+        Ok(Browser {
+            reader,
+            canvas,
+            dispose: None,
+        })
+    }
+
     /// Composites the next frame; returns how long it is shown (ms as a fraction), the canvas
     /// then being what the browser shows.
-    fn next(&mut self) -> Result<Option<(u32, u32)>, ReadError> {
+    pub fn next(&mut self) -> Result<Option<(u32, u32)>, ReadError> {
         if let Some((method, frame, saved)) = self.dispose.take() {
             match (method, saved) {
                 (DisposalMethod::Background, _) => fill(&mut self.canvas, &frame, None),
@@ -250,13 +263,7 @@ pub fn same_image(gif: &[u8], png: &[u8], limits: &Limits) -> Result<(), String>
     let gif_error = |e: ReadError| match e {
         ReadError::Corrupt(why) | ReadError::TooLarge(why) => format!("GIF does not decode: {why}"),
     };
-    let reader = Reader::open(gif, limits).map_err(gif_error)?;
-    let canvas = RgbaImage::new(reader.width, reader.height);
-    let mut gif_frames = Browser {
-        reader,
-        canvas,
-        dispose: None,
-    };
+    let mut gif_frames = Browser::open(gif, limits).map_err(gif_error)?;
     let mut png_frames = Apng::open(png, limits)?;
     let animation = png_frames
         .reader

@@ -26,6 +26,7 @@ pub mod served;
 pub mod server;
 pub mod study;
 mod sys;
+pub use sys::thread_cpu_time;
 pub mod transport;
 
 use serde::{Deserialize, Serialize};

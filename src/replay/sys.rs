@@ -1,12 +1,28 @@
 //! The only unsafe code in webdiet: the few Linux system calls the replay needs that neither
 //! `std`, `socket2` nor `libc` wrap safely — entering a private network namespace, configuring
-//! its loopback interface (MTU, up, offloads off) and reading the kernel's `TCP_INFO` counters.
+//! its loopback interface (MTU, up, offloads off) and reading the kernel's `TCP_INFO` counters —
+//! and the CPU time of the calling thread, which the image stage reports per image.
 //!
 //! Each function is a thin, checked wrapper; everything else in the replay is safe code.
 #![allow(unsafe_code)]
 
 use std::io;
 use std::os::fd::AsRawFd;
+
+/// CPU time (user + system) the calling thread has used so far (`CLOCK_THREAD_CPUTIME_ID`);
+/// zero if the clock cannot be read.
+pub fn thread_cpu_time() -> std::time::Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec; the call only writes to it.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return std::time::Duration::ZERO;
+    }
+    std::time::Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
 
 /// The kernel's per-connection TCP counters that the meter uses.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -4,6 +4,7 @@
 use super::model::Report;
 use super::thousands;
 use crate::replay::{ReplayRow, Spread};
+use std::collections::BTreeMap;
 
 /// The two tests: an empty cache, then revalidating everything.
 pub const TESTS: [&str; 2] = ["first", "validate"];
@@ -246,6 +247,44 @@ pub fn savings(report: &Report) -> Savings {
     }
 }
 
+/// What the image stage bought and what it cost: bytes saved against the CPU seconds spent,
+/// at which `--effort`, and how many images each format serves. So that a user can weigh
+/// `--effort max` against the default.
+pub fn images_cost_line(report: &Report) -> String {
+    let t = &report.images_total;
+    let saved = t.from_bytes as i64 - t.to_bytes as i64;
+    let efforts: std::collections::BTreeSet<String> = report
+        .images
+        .iter()
+        .filter(|r| r.outcome != crate::image::Outcome::Unreferenced)
+        .map(|r| r.effort.to_string())
+        .collect();
+    let mut formats: BTreeMap<String, usize> = BTreeMap::new();
+    for r in &report.images {
+        *formats.entry(r.format.to_string()).or_default() += 1;
+    }
+    let formats: Vec<String> = formats.iter().map(|(f, n)| format!("{f} {n}")).collect();
+    let cpu = t.cpu_millis / 1000.0;
+    let per_second = if cpu > 0.0 {
+        format!(
+            ", {} bytes per CPU second",
+            signed((saved as f64 / cpu) as i64)
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "images: {} bytes saved for {cpu:.2} CPU s at --effort {}{per_second}; served as {}",
+        signed(saved),
+        if efforts.is_empty() {
+            "-".to_string()
+        } else {
+            efforts.into_iter().collect::<Vec<_>>().join("/")
+        },
+        formats.join(", ")
+    )
+}
+
 /// `1234567` → `1,234,567`, `-5` → `-5`.
 pub fn signed(n: i64) -> String {
     if n < 0 {
@@ -279,6 +318,13 @@ pub fn sample() -> Report {
         reason: reason.into(),
         original_kept: false,
         millis: 1.0,
+        cpu_millis: 1.0,
+        effort: crate::image::Effort::Default,
+        format: if outcome == Outcome::Converted {
+            super::model::ImageFormat::Png
+        } else {
+            super::model::ImageFormat::Gif
+        },
     };
     let images = vec![
         image(

@@ -395,16 +395,20 @@ fn images(out: &mut String, report: &Report) {
     }
     let _ = writeln!(
         out,
-        "| File | Before | After | Saved | Outcome | Reason |\n|---|---:|---:|---:|---|---|"
+        "| File | Before | After | Saved | Format | Effort | CPU ms | Outcome | Reason |\n\
+         |---|---:|---:|---:|---|---|---:|---|---|"
     );
     for i in &report.images {
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {:.0} | {} | {} |",
             cell(&i.path),
             thousands(i.from_bytes),
             thousands(i.to_bytes),
             figures::signed(i.from_bytes as i64 - i.to_bytes as i64),
+            i.format,
+            i.effort,
+            i.cpu_millis,
             i.outcome.code(),
             cell(&i.reason)
         );
@@ -412,12 +416,14 @@ fn images(out: &mut String, report: &Report) {
     let t = &report.images_total;
     let _ = writeln!(
         out,
-        "| **{} GIFs** | **{}** | **{}** | **{}** | | |\n",
+        "| **{} GIFs** | **{}** | **{}** | **{}** | | | **{:.0}** | | |\n",
         t.count,
         thousands(t.from_bytes),
         thousands(t.to_bytes),
-        figures::signed(t.from_bytes as i64 - t.to_bytes as i64)
+        figures::signed(t.from_bytes as i64 - t.to_bytes as i64),
+        t.cpu_millis
     );
+    let _ = writeln!(out, "{}\n", figures::images_cost_line(report));
     if fold {
         let _ = writeln!(out, "</details>\n");
     }
@@ -589,7 +595,9 @@ mod tests {
     fn paths_cannot_break_tables_or_inject_html() {
         let md = render(&figures::sample());
         assert!(
-            md.contains("| img/&lt;b&gt;&amp;\"q\".gif | 300 | 300 | 0 | kept:png-larger |"),
+            md.contains(
+                "| img/&lt;b&gt;&amp;\"q\".gif | 300 | 300 | 0 | gif | default | 1 | kept:png-larger |"
+            ),
             "{md}"
         );
         assert_eq!(cell("a|b\nc_d"), "a\\|b c\\_d");

@@ -14,7 +14,7 @@ pub mod terminal;
 pub mod tls;
 
 pub use model::{
-    BudgetResult, CompressionReport, ImageRow, ImagesTotal, InventorySummary, Report,
+    BudgetResult, CompressionReport, ImageFormat, ImageRow, ImagesTotal, InventorySummary, Report,
     RewriteSummary, SiteInfo, Tool, SCHEMA_VERSION,
 };
 

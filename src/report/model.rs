@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::deflate::Estimate;
 use crate::error::Problem;
-use crate::image::Outcome;
+use crate::image::{Effort, Outcome};
 use crate::inventory::{BrokenReference, Inventory, TypeStats};
 use crate::replay::ReplayRow;
 
@@ -212,6 +212,35 @@ pub struct ImageRow {
     pub original_kept: bool,
     /// Time spent decoding, encoding, optimising and verifying, in milliseconds.
     pub millis: f64,
+    /// CPU time of the same work (its thread's user + system time), in milliseconds.
+    #[serde(default)]
+    pub cpu_millis: f64,
+    /// The `--effort` level the image was converted at.
+    #[serde(default)]
+    pub effort: Effort,
+    /// The format pages now get: `png`, `apng`, or `gif` when the GIF was kept.
+    #[serde(default)]
+    pub format: ImageFormat,
+}
+
+/// The format an image is served in after the rewrite.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ImageFormat {
+    #[default]
+    Gif,
+    Png,
+    Apng,
+}
+
+impl std::fmt::Display for ImageFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ImageFormat::Gif => "gif",
+            ImageFormat::Png => "png",
+            ImageFormat::Apng => "apng",
+        })
+    }
 }
 
 /// Totals over [`ImageRow`]s.
@@ -226,6 +255,9 @@ pub struct ImagesTotal {
     pub by_outcome: BTreeMap<Outcome, usize>,
     /// Sum of per-image times (CPU-ish), milliseconds.
     pub millis: f64,
+    /// Sum of per-image CPU times, milliseconds: what the bytes saved cost.
+    #[serde(default)]
+    pub cpu_millis: f64,
     /// Wall-clock time of the whole image stage (images run in parallel), milliseconds.
     pub wall_millis: f64,
 }
@@ -237,6 +269,7 @@ impl AddAssign<&ImageRow> for ImagesTotal {
         self.to_bytes += row.to_bytes;
         *self.by_outcome.entry(row.outcome).or_default() += 1;
         self.millis += row.millis;
+        self.cpu_millis += row.cpu_millis;
     }
 }
 

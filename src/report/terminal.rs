@@ -151,6 +151,7 @@ pub fn rewrite(report: &super::Report, json: &std::path::Path, style: &TextStyle
     for (outcome, n) in &t.by_outcome {
         let _ = writeln!(out, "  {:<20} {:>6}", outcome.code(), n);
     }
+    let _ = writeln!(out, "  {}", super::figures::images_cost_line(report));
     let _ = writeln!(
         out,
         "  pages and style sheets: {} edited, {} copied unchanged",

@@ -27,7 +27,7 @@ use crate::deflate::WorthRule;
 use crate::error::{Problem, Result};
 use crate::image::{self, ImageOptions, Outcome};
 use crate::inventory::{self, AnalyzeOptions, BrokenReference, Inventory};
-use crate::report::{ImageRow, ImagesTotal};
+use crate::report::{ImageFormat, ImageRow, ImagesTotal};
 use crate::site::charset;
 use crate::site::resolve::{Resolver, Target};
 use crate::site::{FileKind, Site, SiteFile, SiteLink};
@@ -294,6 +294,9 @@ fn convert_one(
         reason: "kept:unreferenced(nothing in the site refers to it)".to_string(),
         original_kept: true,
         millis: 0.0,
+        cpu_millis: 0.0,
+        effort: opts.effort,
+        format: ImageFormat::Gif,
     };
     let Some(rename) = rename else {
         return (row, None);
@@ -320,6 +323,7 @@ fn convert_one(
     }
     row.png_bytes = c.png_bytes;
     row.millis = c.elapsed.as_secs_f64() * 1000.0;
+    row.cpu_millis = c.cpu.as_secs_f64() * 1000.0;
     if let Some(png) = c.png {
         let new_path = format!(
             "{}{}",
@@ -334,6 +338,11 @@ fn convert_one(
         row.to_path = new_path;
         row.to_bytes = png.len() as u64;
         row.original_kept = false;
+        row.format = if c.frames > 1 {
+            ImageFormat::Apng
+        } else {
+            ImageFormat::Png
+        };
     }
     (row, None)
 }

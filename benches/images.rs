@@ -1,0 +1,118 @@
+//! Benchmark (not a test) of the image stage on Space Jam's GIFs, one `--effort` level at a
+//! time: every GIF converted by `image::convert_gif` in one thread, in path order, with the
+//! CPU time (user + system) of that thread per image. Prints, for the still and the animated
+//! GIFs apart, the bytes the site's images weigh after keep-smaller (the PNG/APNG where it
+//! is smaller and verified, the GIF otherwise) and CPU seconds per MB of GIF. Record results
+//! in docs/images.md.
+//!
+//!   cargo bench --bench images                      # fast, default, max
+//!   EFFORTS=default cargo bench --bench images      # one level
+//!   CSV=/tmp/images.csv cargo bench --bench images  # also one line per image and level
+//!
+//! Needs ../shared/corpora/spacejam (or WEBDIET_SHARED=/path/to/shared).
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use webdiet::image::{convert_gif, Effort, ImageOptions, Outcome};
+use webdiet::replay::thread_cpu_time;
+
+#[derive(Default)]
+struct Sum {
+    files: usize,
+    gif: u64,
+    kept: u64,
+    cpu: f64,
+    converted: usize,
+}
+
+fn main() {
+    let shared =
+        std::env::var_os("WEBDIET_SHARED").map_or_else(|| "../shared".into(), PathBuf::from);
+    let site = shared.join("corpora/spacejam");
+    if !site.is_dir() {
+        println!(
+            "skipped: {} is missing (set WEBDIET_SHARED)",
+            site.display()
+        );
+        return;
+    }
+    let mut gifs: Vec<PathBuf> = walkdir::WalkDir::new(&site)
+        .into_iter()
+        .filter_map(Result::ok)
+        .map(|e| e.into_path())
+        .filter(|p| p.to_string_lossy().to_ascii_lowercase().ends_with(".gif"))
+        .collect();
+    gifs.sort();
+    let efforts: Vec<Effort> = std::env::var("EFFORTS")
+        .unwrap_or_else(|_| "fast,default,max".into())
+        .split(',')
+        .map(|e| e.trim().parse().expect("EFFORTS: fast, default or max"))
+        .collect();
+    let mut csv = std::env::var_os("CSV").map(|p| std::fs::File::create(p).expect("CSV file"));
+    if let Some(f) = csv.as_mut() {
+        writeln!(f, "effort,path,frames,gif_bytes,png_bytes,outcome,cpu_s").unwrap();
+    }
+    println!(
+        "{} GIFs in {}; CPU = user + system time of the converting thread",
+        gifs.len(),
+        site.display()
+    );
+    println!(
+        "{:<8} {:<9} {:>5} {:>11} {:>11} {:>8} {:>9} {:>8} {:>10}",
+        "effort", "GIFs", "files", "GIF bytes", "kept bytes", "saved", "CPU s", "s/MB", "converted"
+    );
+    for effort in efforts {
+        let opts = ImageOptions {
+            effort,
+            ..ImageOptions::default()
+        };
+        let (mut still, mut animated) = (Sum::default(), Sum::default());
+        for path in &gifs {
+            let bytes = std::fs::read(path).expect("readable GIF");
+            let start = thread_cpu_time();
+            let c = convert_gif(&bytes, &opts);
+            let cpu = (thread_cpu_time() - start).as_secs_f64();
+            let sum = if c.frames > 1 {
+                &mut animated
+            } else {
+                &mut still
+            };
+            let kept = match (&c.png, c.outcome) {
+                (Some(png), Outcome::Converted) => png.len() as u64,
+                _ => bytes.len() as u64,
+            };
+            sum.files += 1;
+            sum.gif += bytes.len() as u64;
+            sum.kept += kept;
+            sum.cpu += cpu;
+            sum.converted += usize::from(c.outcome == Outcome::Converted);
+            if let Some(f) = csv.as_mut() {
+                let rel = path.strip_prefix(&site).unwrap_or(path).display();
+                let png = c.png_bytes.map_or(String::new(), |b| b.to_string());
+                writeln!(
+                    f,
+                    "{effort},{rel},{},{},{png},{},{cpu:.4}",
+                    c.frames,
+                    bytes.len(),
+                    c.outcome
+                )
+                .unwrap();
+            }
+        }
+        for (label, s) in [("still", &still), ("animated", &animated)] {
+            println!(
+                "{:<8} {:<9} {:>5} {:>11} {:>11} {:>7.2}% {:>9.2} {:>8.2} {:>10}",
+                effort.to_string(),
+                label,
+                s.files,
+                s.gif,
+                s.kept,
+                100.0 * (s.gif as f64 - s.kept as f64) / s.gif.max(1) as f64,
+                s.cpu,
+                s.cpu / (s.gif as f64 / 1e6),
+                s.converted
+            );
+        }
+    }
+}
