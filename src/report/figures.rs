@@ -164,7 +164,8 @@ pub fn markup_line(m: &crate::rewrite::markup::MarkupReport) -> String {
     };
     format!(
         "markup → CSS ({}): {before} → {after} presentational constructs in {} page{}; {what} \
-         {} → {} bytes ({}), deflated {} → {} ({}); {}{kept}",
+         {} → {} bytes ({}), deflated {} → {} ({}), from the original pages to the rewritten \
+         ones (image references included); {}{kept}",
         css_choice(m),
         m.pages_changed,
         if m.pages_changed == 1 { "" } else { "s" },
