@@ -14,8 +14,8 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use webdiet::image::thread_cpu_time;
 use webdiet::image::{convert_gif, Effort, ImageOptions, Outcome};
-use webdiet::replay::thread_cpu_time;
 
 #[derive(Default)]
 struct Sum {

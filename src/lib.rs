@@ -21,6 +21,7 @@ pub mod replay;
 pub mod report;
 pub mod rewrite;
 pub mod site;
+mod sys;
 #[cfg(test)]
 mod testing;
 pub mod verify;

@@ -15,6 +15,8 @@ pub mod verify;
 
 use std::time::{Duration, Instant};
 
+/// The CPU clock the stage reports per image (the calling thread's), for benchmarks too.
+pub use crate::sys::thread_cpu_time;
 pub use effort::Effort;
 
 use serde::Serialize;
@@ -131,10 +133,10 @@ pub struct Conversion {
 /// Converts one GIF. Never panics on bad input; see the module docs.
 pub fn convert_gif(gif: &[u8], opts: &ImageOptions) -> Conversion {
     let start = Instant::now();
-    let cpu = crate::replay::thread_cpu_time();
+    let cpu = crate::sys::thread_cpu_time();
     let mut conversion = convert_inner(gif, opts);
     conversion.elapsed = start.elapsed();
-    conversion.cpu = crate::replay::thread_cpu_time().saturating_sub(cpu);
+    conversion.cpu = crate::sys::thread_cpu_time().saturating_sub(cpu);
     conversion
 }
 

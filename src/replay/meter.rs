@@ -403,7 +403,7 @@ impl Meter {
     /// before the client's FIN). `server_closed_first` when the server's FIN arrived first.
     pub fn finish(
         &self,
-        info: super::sys::TcpInfo,
+        info: crate::sys::TcpInfo,
         model: Model,
         server_closed_first: bool,
     ) -> Counters {
@@ -615,7 +615,7 @@ mod tests {
         framing: Framing::NONE,
     };
 
-    fn info() -> super::super::sys::TcpInfo {
+    fn info() -> crate::sys::TcpInfo {
         Default::default()
     }
 

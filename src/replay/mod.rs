@@ -25,8 +25,6 @@ pub mod row;
 pub mod served;
 pub mod server;
 pub mod study;
-mod sys;
-pub use sys::thread_cpu_time;
 pub mod transport;
 
 use serde::{Deserialize, Serialize};

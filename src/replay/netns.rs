@@ -15,8 +15,9 @@ use std::process::{Command, Stdio};
 use serde::{Deserialize, Serialize};
 
 use super::link::{Emulator, EmulatorOptions, Link};
-use super::{run_here, sys, Method, Replay, ReplayOptions, ServedSite};
+use super::{run_here, Method, Replay, ReplayOptions, ServedSite};
 use crate::site::{self, CrawlOptions};
+use crate::sys;
 
 /// The hidden subcommand that runs the child.
 pub const CHILD_COMMAND: &str = "__replay-child";

@@ -21,7 +21,7 @@ use socket2::{Domain, Protocol, Socket, Type};
 
 use super::tls::{self, ServerTls, Session, TlsClient};
 use crate::replay::meter::{Counters, Framing, Handshake, Meter, Model};
-use crate::replay::sys;
+use crate::sys;
 
 /// Socket options shared by both ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -619,7 +619,7 @@ pub fn client_handshake(
             if down > 0 {
                 record.flights.push(Flight::Down(std::mem::take(&mut down)));
             }
-            segments_in = crate::replay::sys::tcp_info(stream)
+            segments_in = crate::sys::tcp_info(stream)
                 .map(|i| i.data_segs_in)
                 .unwrap_or(0);
             stream.write_all(&out)?;
@@ -639,7 +639,7 @@ pub fn client_handshake(
         down += n as u64;
         session.open(&chunk[..n], &mut scratch)?;
     }
-    let info = crate::replay::sys::tcp_info(stream).unwrap_or_default();
+    let info = crate::sys::tcp_info(stream).unwrap_or_default();
     if down > 0 {
         record.flights.push(Flight::Down(down));
         segments_in = info.data_segs_in;

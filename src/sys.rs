@@ -1,9 +1,11 @@
-//! The only unsafe code in webdiet: the few Linux system calls the replay needs that neither
-//! `std`, `socket2` nor `libc` wrap safely — entering a private network namespace, configuring
-//! its loopback interface (MTU, up, offloads off) and reading the kernel's `TCP_INFO` counters —
-//! and the CPU time of the calling thread, which the image stage reports per image.
+//! The Linux system calls webdiet needs that neither `std`, `socket2` nor `libc` wrap safely:
+//! entering a private network namespace, configuring its loopback interface (MTU, up, offloads
+//! off) and reading the kernel's `TCP_INFO` counters for the replay, and the CPU time of the
+//! calling thread, which the image stage reports per image. At the crate's root because two
+//! stages use it. The link emulator's TUN and timer calls live beside it in
+//! `replay/link/sys.rs`; those two files are the only unsafe code.
 //!
-//! Each function is a thin, checked wrapper; everything else in the replay is safe code.
+//! Each function is a thin, checked wrapper; everything else is safe code.
 #![allow(unsafe_code)]
 
 use std::io;
