@@ -99,9 +99,11 @@ impl<'a> Source<'a> {
         std::str::from_utf8(&self.shadow).unwrap_or("")
     }
 
-    /// The bytes of the page that a shadow range stands for.
+    /// The bytes of the page that a shadow range stands for. A UTF-16 page of an odd length
+    /// ends in half a code unit: its last unit stands for that one byte.
     pub fn bytes_of(&self, shadow: Range<usize>) -> Range<usize> {
-        self.bom + shadow.start * self.unit..self.bom + shadow.end * self.unit
+        let at = |unit: usize| (self.bom + unit * self.unit).min(self.bytes.len());
+        at(shadow.start)..at(shadow.end)
     }
 
     /// The page cut after every `>`, each piece decoded: the tokenizer is fed one piece at a
@@ -196,6 +198,24 @@ fn mask_ascii_trail_bytes(body: &[u8], encoding: &'static Encoding, shadow: &mut
 mod tests {
     use super::*;
     use encoding_rs::UTF_8;
+
+    #[test]
+    fn a_utf16_page_of_an_odd_length_maps_its_last_half_unit_inside_the_page() {
+        // Found by the html_rewrite fuzz target: a UTF-16BE byte order mark and one byte.
+        let bytes = [0xfe, 0xff, 0xfe];
+        let source = Source::new(&bytes, UTF_16BE).unwrap();
+        assert_eq!(source.shadow(), b"_");
+        assert_eq!(source.bytes_of(0..1), 2..3);
+        let pieces: Vec<_> = source.pieces().collect();
+        assert_eq!(pieces.len(), 1);
+        // A longer page whose last code unit is half there.
+        let mut odd = vec![0xfe, 0xff];
+        odd.extend("<p>a</p>".encode_utf16().flat_map(u16::to_be_bytes));
+        odd.push(0x3c);
+        let source = Source::new(&odd, UTF_16BE).unwrap();
+        let last = source.shadow().len();
+        assert_eq!(source.bytes_of(last - 1..last).end, odd.len());
+    }
 
     #[test]
     fn double_byte_characters_never_show_a_backslash_or_letter_in_the_shadow() {
