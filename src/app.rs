@@ -102,7 +102,7 @@ fn run_rewrite(cfg: &RewriteConfig, config: &Config) -> Result<Status> {
 fn run_audit(cfg: &AuditConfig, config: &Config) -> Result<Status> {
     let out = Transaction::begin(&cfg.out, Plan::audit(cfg.audit.dry_run), &[&cfg.audit.site])?;
     print_notes(out.notes(), config);
-    let progress = StageProgress::new(config.verbosity);
+    let progress = StderrProgress::new(config.verbosity);
     let mut opts = cfg.audit.clone();
     opts.rewrite.out_site = out.path(output::SITE);
     let mut report = crate::audit::audit(&opts, &progress)?;
@@ -174,14 +174,14 @@ fn run_report(cfg: &ReportConfig, config: &Config) -> Result<Status> {
     Ok(Status::Success)
 }
 
-/// Stage progress on stderr: a spinner on a terminal, plain lines otherwise (CI logs), nothing
-/// with `--quiet`.
-struct StageProgress {
+/// Progress on stderr (an audit's stages, the visits over a slow link): one updating line on a
+/// terminal, plain lines otherwise (CI logs), nothing with `--quiet`.
+struct StderrProgress {
     bar: Option<indicatif::ProgressBar>,
     quiet: bool,
 }
 
-impl StageProgress {
+impl StderrProgress {
     fn new(verbosity: Verbosity) -> Self {
         let quiet = verbosity == Verbosity::Quiet;
         let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
@@ -189,17 +189,13 @@ impl StageProgress {
             bar.enable_steady_tick(std::time::Duration::from_millis(120));
             bar
         });
-        StageProgress { bar, quiet }
+        StderrProgress { bar, quiet }
     }
 }
 
-impl crate::audit::Progress for StageProgress {
+impl crate::audit::Progress for StderrProgress {
     fn stage(&self, step: usize, of: usize, what: &str) {
-        match &self.bar {
-            Some(bar) => bar.set_message(format!("[{step}/{of}] {what}")),
-            None if !self.quiet => eprintln!("webdiet: [{step}/{of}] {what}"),
-            None => {}
-        }
+        self.note(&format!("[{step}/{of}] {what}"));
     }
 
     fn done(&self) {
@@ -306,9 +302,11 @@ fn run_replay(cfg: &ReplayConfig, config: &Config) -> Result<Status> {
         })
         .map(|()| Status::Success);
     }
-    let progress = LinkProgress::new(config.verbosity);
-    let replay = crate::replay::replay_with(&served, &cfg.replay, &|text| progress.say(text))?;
-    progress.done();
+    let progress = StderrProgress::new(config.verbosity);
+    let replay = crate::replay::replay_with(&served, &cfg.replay, &|text| {
+        crate::audit::Progress::note(&progress, text)
+    })?;
+    crate::audit::Progress::done(&progress);
     print_link_notes(&replay.links, config);
     let text = if cfg.json {
         report::json::to_string(&replay.rows)
@@ -340,39 +338,6 @@ fn run_replay(cfg: &ReplayConfig, config: &Config) -> Result<Status> {
     };
     print_stdout(&text)?;
     Ok(Status::Success)
-}
-
-/// Progress over slow links on stderr: one updating line on a terminal, a line per visit in
-/// logs, nothing with `--quiet`.
-struct LinkProgress {
-    bar: Option<indicatif::ProgressBar>,
-    quiet: bool,
-}
-
-impl LinkProgress {
-    fn new(verbosity: Verbosity) -> Self {
-        let quiet = verbosity == Verbosity::Quiet;
-        let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
-            let bar = indicatif::ProgressBar::new_spinner();
-            bar.enable_steady_tick(std::time::Duration::from_millis(120));
-            bar
-        });
-        LinkProgress { bar, quiet }
-    }
-
-    fn say(&self, text: &str) {
-        match &self.bar {
-            Some(bar) => bar.set_message(text.to_string()),
-            None if !self.quiet => eprintln!("webdiet: {text}"),
-            None => {}
-        }
-    }
-
-    fn done(&self) {
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
-        }
-    }
 }
 
 /// Links that could not run, and why, on stderr (even with `--quiet`: results are missing).

@@ -11,27 +11,7 @@ use std::path::{Path, PathBuf};
 
 use common::{analyze_json, webdiet, write_site};
 
-/// A 64×48, 16-colour GIF that converts to a smaller PNG; `seed` makes each one different.
-fn gif(seed: usize) -> Vec<u8> {
-    let palette: Vec<u8> = (0..16u8)
-        .flat_map(|i| [i * 16, 255 - i * 8, i * 5])
-        .collect();
-    let pixels: Vec<u8> = (0..64 * 48)
-        .map(|i| (((i % 64) / 4 + (i / 64) / 3 + seed) % 16) as u8)
-        .collect();
-    let mut out = Vec::new();
-    {
-        let mut enc = gif::Encoder::new(&mut out, 64, 48, &palette).unwrap();
-        let frame = gif::Frame {
-            width: 64,
-            height: 48,
-            buffer: pixels.into(),
-            ..gif::Frame::default()
-        };
-        enc.write_frame(&frame).unwrap();
-    }
-    out
-}
+use common::seeded_gif as gif;
 
 const INDEX: &str = "<html><head><title>links</title></head><body>\n\
     <a href=\"latest.html\">latest</a> <a href=\"abs.html\">abs</a>\n\

@@ -55,6 +55,17 @@ pub fn still_gif(
     out
 }
 
+/// A 64×48, 16-colour GIF that converts to a smaller PNG; `seed` makes each one different.
+pub fn seeded_gif(seed: usize) -> Vec<u8> {
+    let palette: Vec<u8> = (0..16u8)
+        .flat_map(|i| [i * 16, 255 - i * 8, i * 5])
+        .collect();
+    let pixels: Vec<u8> = (0..64 * 48)
+        .map(|i| (((i % 64) / 4 + (i / 64) / 3 + seed) % 16) as u8)
+        .collect();
+    still_gif(64, 48, &palette, None, pixels)
+}
+
 /// A corpus from `../shared/corpora`, or `None` (with a note) when it is absent on a user's
 /// machine. In CI (`CI=true`) a missing corpus fails the test.
 /// `WEBDIET_SHARED` names another place for `shared/` (a git worktree elsewhere).

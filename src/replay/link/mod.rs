@@ -25,11 +25,11 @@ pub mod timing;
 pub mod trace;
 pub mod units;
 
+pub use crate::sys::TcpInfo;
 pub use emulator::{Emulator, EmulatorOptions, LinkReport, Priority, Threading};
 pub use forwarder::{DirectionCounters, LinkCounters};
 pub use namespace::{Netns, CLIENT_ADDR, CLIENT_DEVICE, SERVER_ADDR, SERVER_DEVICE};
 pub use spec::{parse, sweep, Direction, Link, LinkSpec, QueueLimit, Rate, SpecError};
-pub use sys::TcpSegments;
 
 /// Why an emulated link could not be set up or kept running.
 #[derive(Debug, thiserror::Error)]
@@ -49,8 +49,8 @@ pub enum LinkError {
 
 /// The kernel's segment counts of a TCP connection (`TCP_INFO`), to check the link's
 /// counters and a capture against.
-pub fn tcp_segments(socket: &impl std::os::fd::AsRawFd) -> std::io::Result<TcpSegments> {
-    sys::tcp_segments(socket)
+pub fn tcp_segments(socket: &impl std::os::fd::AsRawFd) -> std::io::Result<TcpInfo> {
+    crate::sys::tcp_info(socket)
 }
 
 /// Gives the calling thread real-time priority where permitted, and says whether it did. The

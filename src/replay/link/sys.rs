@@ -261,46 +261,6 @@ pub fn poll_readable(fds: &[BorrowedFd<'_>], ready: &mut Vec<bool>) -> io::Resul
     Ok(())
 }
 
-/// The kernel's segment counters of one TCP connection (`TCP_INFO`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct TcpSegments {
-    /// Every segment sent, SYN, FIN and pure ACKs included (`tcpi_segs_out`).
-    pub segs_out: u64,
-    /// Every segment received (`tcpi_segs_in`).
-    pub segs_in: u64,
-    /// Sent segments not yet acknowledged (`tcpi_unacked`).
-    pub unacked: u32,
-    /// Retransmitted segments over the connection's life (`tcpi_total_retrans`).
-    pub total_retrans: u32,
-    /// Payload bytes of a full segment, after TCP options (`tcpi_snd_mss`).
-    pub snd_mss: u32,
-}
-
-/// Reads `TCP_INFO` from a TCP socket.
-pub fn tcp_segments(socket: &impl AsRawFd) -> io::Result<TcpSegments> {
-    // SAFETY: `tcp_info` is a plain C struct of integers, so all-zero is a valid value.
-    let mut info: libc::tcp_info = unsafe { std::mem::zeroed() };
-    let mut len = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;
-    // SAFETY: the pointer and length describe `info`, which lives across the call; the kernel
-    // writes at most `len` bytes and updates `len`.
-    check(unsafe {
-        libc::getsockopt(
-            socket.as_raw_fd(),
-            libc::IPPROTO_TCP,
-            libc::TCP_INFO,
-            (&mut info as *mut libc::tcp_info).cast(),
-            &mut len,
-        )
-    })?;
-    Ok(TcpSegments {
-        segs_out: u64::from(info.tcpi_segs_out),
-        segs_in: u64::from(info.tcpi_segs_in),
-        unacked: info.tcpi_unacked,
-        total_retrans: info.tcpi_total_retrans,
-        snd_mss: info.tcpi_snd_mss,
-    })
-}
-
 /// Gives the calling thread real-time (`SCHED_FIFO`) priority `priority`, so that it runs as
 /// soon as its timer fires instead of waiting for a busy core's time slice to end.
 pub fn set_realtime(priority: i32) -> io::Result<()> {
