@@ -117,15 +117,8 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
     // (the 1997 study's figures); the times are read per link.
     report.replay.sort_by_key(|r| r.link.name != "loopback");
 
-    // What TLS costs in packets: over the first link (loopback's, when it ran).
-    let first_link = report.replay.first().map(|r| r.link.name.clone());
-    let on_first: Vec<_> = report
-        .replay
-        .iter()
-        .filter(|r| Some(&r.link.name) == first_link.as_ref())
-        .cloned()
-        .collect();
-    report.tls_cost = crate::report::tls::costs(&on_first);
+    // What TLS costs, per link: packets and bytes, and time.
+    report.tls_cost = crate::report::tls::costs(&report.replay);
     if let Some(replay_opts) = &opts.replay {
         report.header_cost = header_cost(&served_original, replay_opts)?;
         timed.lap(&mut report, "header-cost");

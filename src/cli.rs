@@ -326,12 +326,12 @@ struct ReplayArgs {
     /// Cipher suite of the https modes: AES-128-GCM or ChaCha20-Poly1305.
     #[arg(long, value_enum, default_value_t = CipherArg::AesGcm)]
     cipher: CipherArg,
-    /// Also replay HTTP/2 with server push (the mode h2c-push): the page comes with everything
-    /// it needs on a first visit.
+    /// Also replay HTTP/2 with server push (the modes h2c-push and h2-push, in cleartext and
+    /// over TLS): the page comes with everything it needs on a first visit.
     #[arg(long)]
     push: bool,
-    /// Also replay HTTP/2 with preload hints (the mode h2c-hints): the page's response names
-    /// what it needs in `link: rel=preload`.
+    /// Also replay HTTP/2 with preload hints (the modes h2c-hints and h2-hints, in cleartext
+    /// and over TLS): the page's response names what it needs in `link: rel=preload`.
     #[arg(long)]
     hints: bool,
     /// The request headers the robot sends: the 1997 robot's few, or a current Chromium's
@@ -460,11 +460,16 @@ impl ReplayArgs {
                 .filter(|m| self.modes.contains(&ModeChoice::One(*m)))
                 .collect();
         }
-        for (asked, name) in [(self.push, "h2c-push"), (self.hints, "h2c-hints")] {
-            let mode = Mode::named(name).expect("a mode of the table");
-            if asked && !opts.modes.contains(&mode) {
-                opts.modes.push(mode);
-                opts.modes.sort();
+        for (asked, names) in [
+            (self.push, ["h2c-push", "h2-push"]),
+            (self.hints, ["h2c-hints", "h2-hints"]),
+        ] {
+            for name in names {
+                let mode = Mode::named(name).expect("a mode of the table");
+                if asked && !opts.modes.contains(&mode) {
+                    opts.modes.push(mode);
+                    opts.modes.sort();
+                }
             }
         }
         opts.client.headers = match self.headers {

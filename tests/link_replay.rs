@@ -31,9 +31,14 @@ fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
 
 /// The rows of `webdiet replay --json ARGS`, and its stderr.
 fn replay(args: &[&str]) -> (Vec<Value>, String) {
+    replay_site(&microscape(), args)
+}
+
+/// The rows of `webdiet replay SITE --json ARGS`, and its stderr.
+fn replay_site(site: &Path, args: &[&str]) -> (Vec<Value>, String) {
     let out = Command::new(BIN)
         .arg("replay")
-        .arg(microscape())
+        .arg(site)
         .arg("--json")
         .args(args)
         .output()
@@ -203,6 +208,103 @@ fn time_orders_links_and_modes_as_the_network_must() {
             piped <= http10,
             "{link}: pipelined is never slower than HTTP/1.0 on a lossless link: {piped} > {http10}"
         );
+    }
+}
+
+/// A site whose page is larger than HTTP/2's initial flow-control window and needs six images of
+/// 20 KB and, after them in document order, a style sheet: on a slow link they all compete for
+/// the same bytes.
+fn heavy_page_site(dir: &Path) {
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut noise = |n: usize| -> Vec<u8> {
+        (0..n)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state as u8
+            })
+            .collect()
+    };
+    let mut page = String::from("<!DOCTYPE html><html><head><title>heavy</title></head><body>");
+    for i in 0..6 {
+        page.push_str(&format!("<img src=\"i{i}.gif\" alt=\"\">"));
+        let mut gif = b"GIF89a".to_vec();
+        gif.extend(noise(20_000));
+        std::fs::write(dir.join(format!("i{i}.gif")), gif).unwrap();
+    }
+    // After the images in document order, so that only its priority can put it before them.
+    page.push_str("<link rel=\"stylesheet\" href=\"site.css\">");
+    while page.len() < 80_000 {
+        page.push_str("<p>Every byte of this page is wanted before the images' bytes.</p>");
+    }
+    page.push_str("</body></html>");
+    std::fs::write(dir.join("index.html"), page).unwrap();
+    let sheet: String = (0..400)
+        .map(|i| format!(".c{i} {{ margin: {i}px }}\n"))
+        .collect();
+    std::fs::write(dir.join("site.css"), sheet).unwrap();
+}
+
+#[test]
+fn on_a_slow_link_http2_finishes_the_page_first_and_starts_the_sheet_before_the_images() {
+    let _turn = one_at_a_time();
+    let site = tempfile::tempdir().unwrap();
+    heavy_page_site(site.path());
+    // Push is not in this list: `h2` schedules the frames of every stream with queued data in
+    // turn, so pushed images finish long before an 80 KB page (docs/h2.md, "Priorities").
+    let link = "down=1mbit,up=1mbit,rtt=20ms";
+    let (rows, stderr) = replay_site(
+        site.path(),
+        &[
+            "--link",
+            link,
+            "--runs",
+            "1",
+            "--modes",
+            "h2c,h2c-hints,h2",
+            "--tests",
+            "first",
+        ],
+    );
+    let name = rows
+        .iter()
+        .map(|r| r["link"]["name"].as_str().unwrap())
+        .find(|n| *n != "loopback")
+        .map(str::to_string);
+    let Some(name) = name else {
+        emulated(&rows, &stderr, link);
+        return;
+    };
+    for mode in ["h2c", "h2c-hints", "h2"] {
+        let r = row(&rows, &name, mode, "first");
+        let waterfall = r["waterfall"].as_array().unwrap();
+        let at = |target: &str, key: &str| {
+            waterfall
+                .iter()
+                .find(|w| w["target"] == target)
+                .unwrap_or_else(|| panic!("{mode}: no {target} in {waterfall:?}"))[key]
+                .as_f64()
+                .unwrap()
+        };
+        let page = at("/index.html", "done_ms");
+        // Pushed or hinted, the sheet and the images are on their way while the page's 80 KB
+        // still are: the page's bytes finish first.
+        for w in waterfall.iter().filter(|w| w["target"] != "/index.html") {
+            let done = w["done_ms"].as_f64().unwrap();
+            assert!(page < done, "{mode}: the page ({page} ms) before {w}");
+        }
+        // At 1 Mbit/s the page alone takes 640 ms: finishing first is not timing noise.
+        assert!(page >= 600.0, "{mode}: 80 KB at 1 Mbit/s in {page} ms");
+        // The sheet, last in document order, starts before every image: urgency decides.
+        let sheet = at("/site.css", "first_byte_ms");
+        for i in 0..6 {
+            let image = at(&format!("/i{i}.gif"), "first_byte_ms");
+            assert!(
+                sheet <= image,
+                "{mode}: the sheet's first byte ({sheet} ms) before image {i}'s ({image} ms)"
+            );
+        }
     }
 }
 

@@ -164,15 +164,25 @@ impl Clock {
 
     /// Bytes of the page's response arrived (only the first call counts).
     pub fn page_byte(&self) {
+        self.page_byte_at(Instant::now());
+    }
+
+    /// Bytes of the page's response arrived at `at` (the earliest call counts).
+    pub fn page_byte_at(&self, at: Instant) {
         if let Ok(mut t) = self.first_byte.lock() {
-            t.get_or_insert_with(Instant::now);
+            *t = Some(t.map_or(at, |t| t.min(at)));
         }
     }
 
     /// A whole object arrived.
     pub fn object_done(&self) {
+        self.object_done_at(Instant::now());
+    }
+
+    /// A whole object arrived at `at` (the latest of these is the page complete).
+    fn object_done_at(&self, at: Instant) {
         if let Ok(mut t) = self.last_byte.lock() {
-            *t = Some(Instant::now());
+            *t = Some(t.map_or(at, |t| t.max(at)));
         }
     }
 
@@ -208,12 +218,17 @@ impl Clock {
 
     /// The last byte of `target`'s response arrived: the object is done.
     pub fn response_done(&self, target: &str) {
-        let now = Instant::now();
+        self.response_done_at(target, Instant::now());
+    }
+
+    /// The last byte of `target`'s response arrived at `at` (as a protocol task saw it, before
+    /// the visit heard of it).
+    pub fn response_done_at(&self, target: &str, at: Instant) {
         self.mark(target, |m| {
-            m.first_byte.get_or_insert(now);
-            m.done = Some(now);
+            m.first_byte.get_or_insert(at);
+            m.done = Some(at);
         });
-        self.object_done();
+        self.object_done_at(at);
     }
 
     /// The times, from the visit's first SYN as the connector saw it.

@@ -366,7 +366,7 @@ fn the_robot_fetches_what_a_browser_would_once_each() {
             // for, or pushed.
             // With push, the page brings its sheet and images; the sheet's background is
             // still asked for.
-            let pushed = m == mode("h2c-push");
+            let pushed = m == mode("h2c-push") || m == mode("h2-push");
             assert_eq!(first.requests, if pushed { 2 } else { 5 }, "{m}");
             assert_eq!(cache.len(), 5, "{m}");
             let validate = server.visit(&site, m, Test::Validate, &mut cache).unwrap();

@@ -76,6 +76,51 @@ pub fn modes(report: &Report) -> Vec<String> {
     out
 }
 
+/// What the rewrite saves when requests are cheap: on `link`, the first visit's page-complete
+/// time, original → rewritten, under HTTP/1.0 (`http10`, a connection per request) and under
+/// HTTP/2 (`h2`, else `h2c`: every request at once on one connection). `None` unless both
+/// modes ran on both site versions over that link.
+pub fn rewrite_by_protocol(report: &Report, link: &str) -> Option<String> {
+    let on = |site: &str, mode: &str| {
+        report
+            .replay
+            .iter()
+            .find(|r| r.link.name == link && r.site == site && r.mode == mode && r.test == "first")
+    };
+    let pair = |mode: &str| Some((on("original", mode)?, on("rewritten", mode)?));
+    let (h1o, h1r) = pair("http10")?;
+    let h2 = if pair("h2").is_some() { "h2" } else { "h2c" };
+    let (h2o, h2r) = pair(h2)?;
+    let part = |o: &ReplayRow, r: &ReplayRow| {
+        let (a, b) = (&o.time.complete_ms, &r.time.complete_ms);
+        let saved = a.median - b.median;
+        format!(
+            "{} → {} ({}{})",
+            super::replay::seconds(a.median),
+            super::replay::seconds(b.median),
+            if a.overlaps(b) {
+                "no measurable change".to_string()
+            } else {
+                format!(
+                    "{} {}",
+                    if saved >= 0.0 { "saves" } else { "costs" },
+                    super::replay::seconds(saved.abs())
+                )
+            },
+            reduction_pct(a.median, b.median)
+                .filter(|_| !a.overlaps(b))
+                .map_or(String::new(), |p| format!(", {:.0}%", p.abs()))
+        )
+    };
+    Some(format!(
+        "The rewrite on {link}, first visit, page complete: under HTTP/1.0 (http10, {} \
+         connections) {}; under HTTP/2 ({h2}, 1 connection) {}",
+        h1o.connections,
+        part(h1o, h1r),
+        part(h2o, h2r)
+    ))
+}
+
 /// A measured figure as `median (low–high)`, the range the report uses for it.
 pub fn spread_text(s: &Spread, digits: usize) -> String {
     let (lo, hi) = s.range();
@@ -428,6 +473,38 @@ pub fn sample() -> Report {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_rewrite_is_priced_under_http10_and_under_http2_on_the_same_link() {
+        use crate::replay::row::sample_row;
+        let timed = |site: &str, mode: &str, ms: [f64; 3]| {
+            let mut r = sample_row(site, mode, "first", 100, 10_000);
+            r.link.name = "Cable".into();
+            r.time.complete_ms = Spread::of(ms);
+            r
+        };
+        let mut report = sample();
+        report.replay = vec![
+            timed("original", "http10", [2000.0, 2010.0, 2020.0]),
+            timed("rewritten", "http10", [1500.0, 1510.0, 1520.0]),
+            timed("original", "h2", [1000.0, 1010.0, 1020.0]),
+            timed("rewritten", "h2", [1005.0, 1012.0, 1030.0]),
+        ];
+        let line = rewrite_by_protocol(&report, "Cable").unwrap();
+        assert!(
+            line.contains("2.01 s → 1.51 s (saves 500 ms, 25%)"),
+            "{line}"
+        );
+        assert!(
+            line.contains("(h2, 1 connection) 1.01 s → 1.01 s (no measurable change)"),
+            "{line}"
+        );
+        assert_eq!(
+            rewrite_by_protocol(&report, "loopback"),
+            None,
+            "nothing ran there"
+        );
+    }
 
     #[test]
     fn reductions_never_divide_by_zero() {

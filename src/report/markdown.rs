@@ -19,6 +19,7 @@ pub fn render(report: &Report) -> String {
     opportunities(&mut out, report);
     replay(&mut out, report);
     times(&mut out, report);
+    sweeps(&mut out, report);
     tls_cost(&mut out, report);
     header_cost(&mut out, report);
     images(&mut out, report);
@@ -303,7 +304,49 @@ fn times(out: &mut String, report: &Report) {
                 );
             }
         }
+        if let Some(line) = figures::rewrite_by_protocol(report, link) {
+            let _ = writeln!(out, "\n{}.", cell(&line));
+        }
         let _ = writeln!(out);
+    }
+}
+
+/// Every sweep as a table: a line per point, a column per mode.
+fn sweeps(out: &mut String, report: &Report) {
+    use super::sweeps::{curve, modes, sites, sweeps};
+    for sweep in sweeps(&report.replay) {
+        let modes = modes(&report.replay, &sweep);
+        for site in sites(&report.replay) {
+            let _ = writeln!(
+                out,
+                "### Sweep: {} ({site} site)\n\nFirst visit, page complete, median over the \
+                 runs at each point.\n",
+                cell(&sweep.title())
+            );
+            let _ = writeln!(
+                out,
+                "| {} | {} |\n|---:|{}",
+                sweep.key.axis(),
+                modes
+                    .iter()
+                    .map(|m| cell(m))
+                    .collect::<Vec<_>>()
+                    .join(" | "),
+                "---:|".repeat(modes.len())
+            );
+            let curves: Vec<Vec<Option<f64>>> = modes
+                .iter()
+                .map(|m| curve(&report.replay, &sweep, site, m))
+                .collect();
+            for (p, (value, _)) in sweep.points.iter().enumerate() {
+                let cells: Vec<String> = curves
+                    .iter()
+                    .map(|c| c[p].map_or("—".to_string(), super::replay::seconds))
+                    .collect();
+                let _ = writeln!(out, "| {value} | {} |", cells.join(" | "));
+            }
+            let _ = writeln!(out);
+        }
     }
 }
 
@@ -314,19 +357,22 @@ fn tls_cost(out: &mut String, report: &Report) {
     };
     let _ = writeln!(
         out,
-        "### What TLS costs\n\n{}; each mode over TLS against the same mode in cleartext, \
-         packets by the paper's rules.\n\n\
-         | Site | Mode | Test | Δ packets | Δ bytes | Handshakes (full + resumed) | Handshake packets | Handshake bytes | Round trips |\n\
-         |---|---|---|---:|---:|---:|---:|---:|---:|",
+        "### What TLS costs\n\n{}; each mode over TLS against the same mode in cleartext on the \
+         same link, packets by the paper's rules, page complete as a median over the runs.\n\n\
+         | Link | Site | Mode | Test | Δ page complete | Δ packets | Δ bytes | Handshakes (full + resumed) | Handshake packets | Handshake bytes | Round trips |\n\
+         |---|---|---|---|---:|---:|---:|---:|---:|---:|---:|",
         cell(&first.tls)
     );
     for c in &report.tls_cost {
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} ({:+.1}%) | {} ({:+.1}%) | {} + {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} ({:+.0}%) | {} ({:+.1}%) | {} ({:+.1}%) | {} + {} | {} | {} | {} |",
+            cell(&c.link),
             cell(&c.site),
             cell(&c.mode),
             cell(&c.test),
+            super::tls::plus_time(c.complete_ms),
+            c.complete_pct,
             super::tls::plus(c.packets),
             c.packets_pct,
             super::tls::plus(c.bytes),

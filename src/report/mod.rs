@@ -10,6 +10,7 @@ pub mod opportunities;
 pub mod replay;
 pub mod study;
 pub mod summary;
+pub mod sweeps;
 pub mod terminal;
 pub mod tls;
 
@@ -33,6 +34,18 @@ pub struct TextStyle {
     /// ANSI colours. Default: off.
     pub color: bool,
     pub verbosity: Verbosity,
+}
+
+/// The distinct values of `key` over `items`, in the order they first appear.
+pub fn first_seen<'a, T>(items: &'a [T], key: impl Fn(&'a T) -> &'a str) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
+    for item in items {
+        let k = key(item);
+        if !out.contains(&k) {
+            out.push(k);
+        }
+    }
+    out
 }
 
 /// `1234567` → `1,234,567`.

@@ -8,13 +8,7 @@ use crate::replay::{ReplayRow, Spread};
 
 /// The links of `rows`, in the order they first appear.
 pub fn links(rows: &[ReplayRow]) -> Vec<&str> {
-    let mut out: Vec<&str> = Vec::new();
-    for r in rows {
-        if !out.contains(&r.link.name.as_str()) {
-            out.push(&r.link.name);
-        }
-    }
-    out
+    super::first_seen(rows, |r| &r.link.name)
 }
 
 /// A time in words: `840 ms`, `1.38 s`, `65.1 s`.
@@ -185,6 +179,7 @@ fn link_table(rows: &[ReplayRow]) -> String {
             let _ = writeln!(out, "  {mode:<23} {} | {}", cell("first"), cell("validate"));
         }
     }
+    out.push_str(&super::sweeps::text_tables(rows));
     out.push_str(&super::tls::terminal_block(&super::tls::costs(rows)));
     out.push_str(&super::headers::terminal_block(&super::headers::costs(
         rows,

@@ -172,6 +172,7 @@ pub fn audit(report: &Report, reports_at: &std::path::Path, style: &TextStyle) -
     }
 
     s.push_str(&time_blocks(report));
+    s.push_str(&super::sweeps::text_tables(&report.replay));
     s.push_str(&super::tls::terminal_block(&report.tls_cost));
     s.push_str(&super::headers::terminal_block(&report.header_cost));
 
@@ -302,6 +303,9 @@ fn time_blocks(report: &Report) -> String {
                 first.unwrap_or_else(dash),
                 validate.unwrap_or_else(dash)
             );
+        }
+        if let Some(line) = super::figures::rewrite_by_protocol(report, link) {
+            let _ = writeln!(s, "  {line}");
         }
         let timed_out: usize = report
             .replay

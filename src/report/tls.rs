@@ -1,5 +1,5 @@
-//! What TLS costs: each mode over TLS against the same mode in cleartext, for the same site and
-//! test — packets and bytes more, and how much of that is handshakes. One place, so that the
+//! What TLS costs: each mode over TLS against the same mode in cleartext, for the same site,
+//! test and link — packets, bytes and time more, and how much of that is handshakes. One place, so that the
 //! terminal, Markdown and HTML reports agree; `report.json` keeps it as `tls_cost`.
 
 use serde::{Deserialize, Serialize};
@@ -17,6 +17,9 @@ pub struct TlsCost {
     pub cleartext: String,
     /// `first` or `validate`.
     pub test: String,
+    /// The link both rows were measured over.
+    #[serde(default)]
+    pub link: String,
     /// `TLS 1.3, TLS13_AES_128_GCM_SHA256, resumption on`.
     pub tls: String,
     pub connections: u64,
@@ -35,9 +38,16 @@ pub struct TlsCost {
     pub handshake_round_trips: u64,
     /// Bytes the record layer added to the HTTP exchange.
     pub record_overhead_bytes: u64,
+    /// Page complete (the last byte of the last object), median over the runs, over TLS less
+    /// in cleartext, in milliseconds, and as a percentage of cleartext: what TLS costs in time
+    /// on this link. Measured, so it carries the runs' noise (compare the time tables' ranges).
+    #[serde(default)]
+    pub complete_ms: f64,
+    #[serde(default)]
+    pub complete_pct: f64,
 }
 
-/// Every TLS row that has its cleartext twin for the same site and test.
+/// Every TLS row that has its cleartext twin for the same site, test and link.
 pub fn costs(rows: &[ReplayRow]) -> Vec<TlsCost> {
     let mut out = Vec::new();
     for r in rows {
@@ -47,26 +57,27 @@ pub fn costs(rows: &[ReplayRow]) -> Vec<TlsCost> {
         ) else {
             continue;
         };
-        let Some(plain) = rows
-            .iter()
-            .find(|p| p.site == r.site && p.test == r.test && p.mode == twin)
-        else {
+        let Some(plain) = rows.iter().find(|p| {
+            p.site == r.site && p.test == r.test && p.link.name == r.link.name && p.mode == twin
+        }) else {
             continue;
         };
-        let pct = |extra: i64, base: u64| {
-            if base == 0 {
+        let pct = |extra: f64, base: f64| {
+            if base == 0.0 {
                 0.0
             } else {
-                100.0 * extra as f64 / base as f64
+                100.0 * extra / base
             }
         };
         let packets = r.packets as i64 - plain.packets as i64;
         let bytes = r.bytes() as i64 - plain.bytes() as i64;
+        let complete_ms = r.time.complete_ms.median - plain.time.complete_ms.median;
         out.push(TlsCost {
             site: r.site.clone(),
             mode: r.mode.clone(),
             cleartext: twin.to_string(),
             test: r.test.clone(),
+            link: r.link.name.clone(),
             tls: format!(
                 "TLS {}, {}, resumption {}",
                 tls.version,
@@ -77,16 +88,35 @@ pub fn costs(rows: &[ReplayRow]) -> Vec<TlsCost> {
             full_handshakes: tls.full_handshakes,
             resumed_handshakes: tls.resumed_handshakes,
             packets,
-            packets_pct: pct(packets, plain.packets),
+            packets_pct: pct(packets as f64, plain.packets as f64),
             bytes,
-            bytes_pct: pct(bytes, plain.bytes()),
+            bytes_pct: pct(bytes as f64, plain.bytes() as f64),
             handshake_packets: tls.handshake_packets,
             handshake_bytes: tls.handshake_bytes_up + tls.handshake_bytes_down,
             handshake_round_trips: tls.handshake_round_trips,
             record_overhead_bytes: tls.record_overhead_bytes,
+            complete_ms,
+            complete_pct: pct(complete_ms, plain.time.complete_ms.median),
         });
     }
     out
+}
+
+/// `+12 ms`, `-1.25 s`: a measured difference in time with its sign.
+pub fn plus_time(ms: f64) -> String {
+    let sign = if ms > 0.0 {
+        "+"
+    } else if ms < 0.0 {
+        "-"
+    } else {
+        ""
+    };
+    format!("{sign}{}", super::replay::seconds(ms.abs()))
+}
+
+/// The links of `costs`, in order.
+pub fn links(costs: &[TlsCost]) -> Vec<&str> {
+    super::first_seen(costs, |c| &c.link)
 }
 
 /// `+1,234`, `-5`, `0`: a difference with its sign.
@@ -126,26 +156,51 @@ pub fn handshakes_text(c: &TlsCost) -> String {
 }
 
 /// The headline of TLS's cost: the first visit of `https10` (a handshake per connection)
-/// against `https-pipelined` (one), for the site that has both; `None` otherwise.
+/// against `https-pipelined` (one), for the site that has both, on the first link; `None`
+/// otherwise. Over an emulated link it names the time too.
 pub fn headline(costs: &[TlsCost], site: &str) -> Option<String> {
+    let link = costs.first()?.link.as_str();
     let find = |mode: &str| {
         costs
             .iter()
-            .find(|c| c.site == site && c.mode == mode && c.test == "first")
+            .find(|c| c.site == site && c.mode == mode && c.test == "first" && c.link == link)
     };
     let (many, one) = (find("https10")?, find("https-pipelined")?);
-    Some(format!(
+    let mut line = format!(
         "TLS on a first visit ({}): https10 {} packets over http10 ({} connections), \
          https-pipelined {} over pipelined (1 connection)",
         many.tls,
         plus(many.packets),
         many.connections,
         plus(one.packets),
-    ))
+    );
+    // Time where it means something to a user: the first emulated link.
+    let timed = costs
+        .iter()
+        .find(|c| c.link != "loopback")
+        .map(|c| c.link.as_str());
+    let on = |mode: &str, link: &str| {
+        costs
+            .iter()
+            .find(|c| c.site == site && c.mode == mode && c.test == "first" && c.link == link)
+    };
+    if let Some(link) = timed {
+        if let (Some(many), Some(one)) = (on("https10", link), on("https-pipelined", link)) {
+            line.push_str(&format!(
+                "; on {link}, page complete https10 {} ({:+.0}%), https-pipelined {} ({:+.0}%)",
+                plus_time(many.complete_ms),
+                many.complete_pct,
+                plus_time(one.complete_ms),
+                one.complete_pct
+            ));
+        }
+    }
+    Some(line)
 }
 
-/// The compact terminal block: per site, each mode over TLS with its extra packets and bytes
-/// on a first visit and a validation, then the headline. Empty without TLS rows.
+/// The compact terminal block: per link and site, each mode over TLS with its extra packets,
+/// bytes and page-complete time on a first visit and a validation, then the headline. Empty
+/// without TLS rows.
 pub fn terminal_block(costs: &[TlsCost]) -> String {
     use std::fmt::Write;
     let mut s = String::new();
@@ -154,48 +209,53 @@ pub fn terminal_block(costs: &[TlsCost]) -> String {
     };
     let _ = writeln!(
         s,
-        "\n  what TLS costs over the same mode in cleartext ({}); packets by the paper's rules",
+        "\n  what TLS costs over the same mode in cleartext ({}); packets by the paper's rules, \
+         time = page complete (median)",
         first.tls
     );
-    let mut sites: Vec<&str> = costs.iter().map(|c| c.site.as_str()).collect();
-    sites.dedup();
-    for site in &sites {
-        let _ = writeln!(
-            s,
-            "  {:<24} {:>34}   {:>34}",
-            format!("{site} site"),
-            "first visit",
-            "validation"
-        );
-        let mut modes: Vec<&str> = costs
-            .iter()
-            .filter(|c| c.site == *site)
-            .map(|c| c.mode.as_str())
-            .collect();
-        modes.dedup();
-        for mode in modes {
-            let cell = |test: &str| {
-                costs
-                    .iter()
-                    .find(|c| c.site == *site && c.mode == mode && c.test == test)
-                    .map_or("-".to_string(), |c| {
-                        format!(
-                            "{:>5} pkts ({:+6.1}%) {:>8} B",
-                            plus(c.packets),
-                            c.packets_pct,
-                            plus(c.bytes)
-                        )
-                    })
-            };
+    for link in links(costs) {
+        let of_link: Vec<&TlsCost> = costs.iter().filter(|c| c.link == link).collect();
+        let mut sites: Vec<&str> = of_link.iter().map(|c| c.site.as_str()).collect();
+        sites.dedup();
+        for site in &sites {
             let _ = writeln!(
                 s,
-                "  {mode:<24} {:>34}   {:>34}",
-                cell("first"),
-                cell("validate")
+                "  {:<24} {:>42}   {:>42}",
+                format!("{site} site, {link}"),
+                "first visit",
+                "validation"
             );
+            let mut modes: Vec<&str> = of_link
+                .iter()
+                .filter(|c| c.site == *site)
+                .map(|c| c.mode.as_str())
+                .collect();
+            modes.dedup();
+            for mode in modes {
+                let cell = |test: &str| {
+                    of_link
+                        .iter()
+                        .find(|c| c.site == *site && c.mode == mode && c.test == test)
+                        .map_or("-".to_string(), |c| {
+                            format!(
+                                "{:>5} pkts ({:+6.1}%) {:>8} B {:>8}",
+                                plus(c.packets),
+                                c.packets_pct,
+                                plus(c.bytes),
+                                plus_time(c.complete_ms)
+                            )
+                        })
+                };
+                let _ = writeln!(
+                    s,
+                    "  {mode:<24} {:>42}   {:>42}",
+                    cell("first"),
+                    cell("validate")
+                );
+            }
         }
     }
-    if let Some(line) = sites.first().and_then(|site| headline(costs, site)) {
+    if let Some(line) = headline(costs, &first.site) {
         let _ = writeln!(s, "  {line}");
     }
     s
@@ -232,9 +292,13 @@ mod tests {
 
     #[test]
     fn the_cost_of_tls_is_the_difference_from_the_same_mode_in_cleartext() {
+        let mut plain = sample_row("original", "pipelined", "first", 100, 10_000);
+        plain.time.complete_ms.median = 400.0;
+        let mut over_tls = tls_row("https-pipelined", 110, 12_000);
+        over_tls.time.complete_ms.median = 500.0;
         let rows = vec![
-            sample_row("original", "pipelined", "first", 100, 10_000),
-            tls_row("https-pipelined", 110, 12_000),
+            plain,
+            over_tls,
             // No cleartext twin for this one: left out.
             tls_row("https10", 300, 30_000),
         ];
@@ -242,12 +306,27 @@ mod tests {
         assert_eq!(c.len(), 1);
         assert_eq!((c[0].packets, c[0].bytes), (10, 2_000));
         assert!((c[0].packets_pct - 10.0).abs() < 1e-9);
+        assert_eq!(c[0].link, "loopback");
+        assert!((c[0].complete_ms - 100.0).abs() < 1e-9);
+        assert!((c[0].complete_pct - 25.0).abs() < 1e-9);
+        assert_eq!(plus_time(c[0].complete_ms), "+100 ms");
         assert_eq!(c[0].cleartext, "pipelined");
         assert_eq!(c[0].handshake_bytes, 1500);
         assert!(extra_text(&c[0]).starts_with("+10 packets (+10.0%), +2,000 bytes (+20.0%)"));
         assert!(
             headline(&c, "original").is_none(),
             "https10 has no twin here"
+        );
+    }
+
+    #[test]
+    fn a_mode_over_tls_is_compared_with_its_twin_on_the_same_link_only() {
+        let mut plain = sample_row("original", "pipelined", "first", 100, 10_000);
+        plain.link.name = "Cable".into();
+        let rows = vec![plain, tls_row("https-pipelined", 110, 12_000)];
+        assert!(
+            costs(&rows).is_empty(),
+            "loopback's TLS row has no loopback twin"
         );
     }
 }

@@ -186,6 +186,24 @@ pub static MODES: &[ModeSpec] = &[
         cleartext: None,
         default: false,
     },
+    ModeSpec {
+        name: "h2-push",
+        summary: "h2 (over TLS) with server push of everything a page needs on a first visit",
+        client: &h2::H2C_PUSH,
+        server: &h2::SERVER_PUSH,
+        transport: Transport::Tls,
+        cleartext: Some("h2c-push"),
+        default: false,
+    },
+    ModeSpec {
+        name: "h2-hints",
+        summary: "h2 (over TLS) with link: rel=preload hints on the page's response",
+        client: &h2::H2C_HINTS,
+        server: &h2::SERVER_HINTS,
+        transport: Transport::Tls,
+        cleartext: Some("h2c-hints"),
+        default: false,
+    },
 ];
 
 /// A mode, by its place in [`MODES`]; written as its name.

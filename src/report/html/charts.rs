@@ -150,7 +150,7 @@ pub fn grouped_bars(
 }
 
 /// The smallest 1, 2 or 5 × 10ⁿ that is at least `v` (a readable top for the axis).
-fn nice_ceiling(v: f64) -> f64 {
+pub(super) fn nice_ceiling(v: f64) -> f64 {
     let exp = 10f64.powf(v.log10().floor());
     [1.0, 2.0, 2.5, 5.0, 10.0]
         .into_iter()

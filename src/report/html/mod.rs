@@ -4,6 +4,7 @@
 mod charts;
 mod page;
 mod tables;
+mod timecharts;
 
 use std::fmt::Write;
 
@@ -107,12 +108,18 @@ pub fn render(report: &Report) -> String {
                 esc(link)
             );
             out.push_str(&tables::times(report, link));
+            if let Some(line) = figures::rewrite_by_protocol(report, link) {
+                let _ = write!(out, "<p>{}.</p>", esc(&line));
+            }
         }
+        out.push_str(&waterfalls(report));
+        out.push_str(&sweep_charts(report));
         if let Some(tls) = tables::tls_cost(report) {
             let _ = write!(
                 out,
                 "<h3>What TLS costs</h3><p class=\"note\">{}; each mode over TLS against the \
-                 same mode in cleartext.{}</p>",
+                 same mode in cleartext on the same link; page complete is the median over the \
+                 runs.{}</p>",
                 esc(&report.tls_cost[0].tls),
                 super::tls::headline(&report.tls_cost, "original")
                     .map(|h| format!(" {}.", esc(&h)))
@@ -230,6 +237,105 @@ pub fn render(report: &Report) -> String {
         esc(&report.tool.version),
         report.schema_version
     );
+    out
+}
+
+/// A line colour per mode, by its place in the replay's table.
+const MODE_COLOURS: [&str; 13] = [
+    "#d9534f", "#8e44ad", "#2b7bb9", "#3c9d4e", "#e67e22", "#b8860b", "#16a085", "#7f8c8d",
+    "#c0392b", "#2c3e50", "#1abc9c", "#d35400", "#6d4c41",
+];
+
+fn mode_colour(mode: &str) -> &'static str {
+    let i = crate::replay::Mode::names()
+        .iter()
+        .position(|m| *m == mode)
+        .unwrap_or(MODE_COLOURS.len() - 1);
+    MODE_COLOURS[i % MODE_COLOURS.len()]
+}
+
+/// The link the waterfalls are drawn for: the first emulated link (where waiting shows), else
+/// the first link.
+fn waterfall_link(report: &Report) -> Option<&str> {
+    let links = crate::report::replay::links(&report.replay);
+    links
+        .iter()
+        .find(|l| **l != "loopback")
+        .or(links.first())
+        .copied()
+}
+
+/// A request waterfall per mode over one link: the first visit of each site version, from the
+/// run whose paper's time is the median.
+fn waterfalls(report: &Report) -> String {
+    let Some(link) = waterfall_link(report) else {
+        return String::new();
+    };
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "<h3>Request waterfall over {}</h3><p class=\"note\">First visit, the run whose paper's \
+         time is the median: each request from the moment it was written, its first byte and its \
+         last byte, in the order they were sent (ms from the first SYN).</p>",
+        esc(link)
+    );
+    for (i, mode) in figures::modes(report).iter().enumerate() {
+        let _ = write!(
+            out,
+            "<details{}><summary>{}</summary>",
+            if i == 0 { " open" } else { "" },
+            esc(mode)
+        );
+        for site in ["original", "rewritten"] {
+            let Some(row) = report.replay.iter().find(|r| {
+                r.link.name == link && r.site == site && r.mode == *mode && r.test == "first"
+            }) else {
+                continue;
+            };
+            let id = format!("waterfall-{mode}-{site}");
+            out.push_str(&timecharts::waterfall(
+                &id,
+                &format!("{mode}, {site} site, {link}"),
+                &row.waterfall,
+            ));
+        }
+        out.push_str("</details>");
+    }
+    out
+}
+
+/// For every sweep (`--sweep`) and site version, the first visit's page-complete time against
+/// the swept value, a line per mode.
+fn sweep_charts(report: &Report) -> String {
+    use crate::report::sweeps;
+    let mut out = String::new();
+    for (n, sweep) in sweeps::sweeps(&report.replay).iter().enumerate() {
+        let _ = write!(
+            out,
+            "<h3>Sweep: {}</h3><p class=\"note\">First visit, page complete (the last byte of the \
+             last object), median over the runs at each point; dashed lines are modes over TLS.</p>",
+            esc(&sweep.title())
+        );
+        let xs: Vec<f64> = sweep.points.iter().map(|p| p.0).collect();
+        for site in sweeps::sites(&report.replay) {
+            let lines: Vec<timecharts::Line> = sweeps::modes(&report.replay, sweep)
+                .into_iter()
+                .map(|mode| timecharts::Line {
+                    name: mode.to_string(),
+                    colour: mode_colour(mode),
+                    dashed: crate::replay::Mode::named(mode).is_some_and(|m| m.is_tls()),
+                    values: sweeps::curve(&report.replay, sweep, site, mode),
+                })
+                .collect();
+            out.push_str(&timecharts::lines(
+                &format!("sweep-{n}-{site}"),
+                &format!("{}, {site} site: page complete", sweep.title()),
+                sweep.key.axis(),
+                &xs,
+                &lines,
+            ));
+        }
+    }
     out
 }
 

@@ -408,9 +408,18 @@ pub fn tls_cost(report: &Report) -> Option<String> {
         .iter()
         .map(|c| {
             vec![
+                Cell::text(&c.link),
                 Cell::text(&c.site),
                 Cell::text(&c.mode),
                 Cell::text(&c.test),
+                Cell::number(
+                    c.complete_ms,
+                    &format!(
+                        "{} ({:+.0}%)",
+                        crate::report::tls::plus_time(c.complete_ms),
+                        c.complete_pct
+                    ),
+                ),
                 Cell::number(
                     c.packets as f64,
                     &format!(
@@ -437,9 +446,11 @@ pub fn tls_cost(report: &Report) -> Option<String> {
     Some(table(
         "tls-cost",
         &[
+            "Link",
             "Site",
             "Mode",
             "Test",
+            "Δ page complete",
             "Δ packets",
             "Δ bytes",
             "Handshakes (full + resumed)",

@@ -14,7 +14,10 @@
 //! exchange counts.
 
 use std::collections::BTreeSet;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
+use std::task::Poll;
 use std::time::Instant;
 
 use bytes::Bytes;
@@ -50,15 +53,33 @@ enum Event {
     /// The page's response head arrived, with what its `link` fields ask to preload.
     PageHead {
         hinted: Vec<String>,
+        head_at: Instant,
     },
-    /// A response is complete, with whatever the server pushed with it.
+    /// A response is complete.
     Done {
         index: usize,
         answer: Answer,
         body: Vec<u8>,
-        pushed: Vec<(String, Answer, Vec<u8>)>,
         /// When the response head arrived: its first byte, as the client sees it.
         head_at: Instant,
+        /// When its last byte arrived.
+        done_at: Instant,
+    },
+    /// The server promised to push `target` with the page's response: one more response to
+    /// wait for, and one target the robot must not ask for itself. Sent before that response's
+    /// `Done`.
+    Promised {
+        target: String,
+    },
+    /// A pushed response is complete.
+    Pushed {
+        parent: usize,
+        target: String,
+        promised_at: Instant,
+        answer: Answer,
+        body: Vec<u8>,
+        head_at: Instant,
+        done_at: Instant,
     },
     Failed(String),
 }
@@ -250,8 +271,8 @@ impl H2Client {
             };
             pending = match event {
                 Event::Failed(e) => return Err(e),
-                Event::PageHead { hinted } => {
-                    clock.page_byte();
+                Event::PageHead { hinted, head_at } => {
+                    clock.page_byte_at(head_at);
                     let page = fetches
                         .iter()
                         .find(|f| f.target == page_target)
@@ -269,30 +290,45 @@ impl H2Client {
                     index,
                     answer,
                     body,
-                    pushed,
                     head_at,
+                    done_at,
                 } => {
                     in_flight -= 1;
                     let fetch = fetches[index].clone();
                     clock.response_byte(&fetch.target, head_at);
-                    clock.response_done(&fetch.target);
+                    clock.response_done_at(&fetch.target, done_at);
                     let body = robot.accept(&fetch, &answer, body, &cache)?;
-                    let mut next = Vec::new();
-                    for (target, answer, body) in pushed {
-                        let Some(pushed) = robot.discover_target(&fetch, &target) else {
-                            return Err(format!("{target}: pushed, but not a file of the site"));
-                        };
-                        seen.insert(pushed.target.clone());
-                        // Pushed: never requested; it came with its promise on the page's stream.
-                        clock.sent(&pushed.target, head_at);
-                        clock.response_done(&pushed.target);
-                        let body = robot.accept(&pushed, &answer, body, &cache)?;
-                        next.extend(robot.discover(&pushed, &body, &mut seen));
+                    if answer.status == 304 {
+                        Vec::new()
+                    } else {
+                        robot.discover(&fetch, &body, &mut seen)
                     }
-                    if answer.status != 304 {
-                        next.extend(robot.discover(&fetch, &body, &mut seen));
-                    }
-                    next
+                }
+                Event::Promised { target } => {
+                    in_flight += 1;
+                    seen.insert(target);
+                    Vec::new()
+                }
+                Event::Pushed {
+                    parent,
+                    target,
+                    promised_at,
+                    answer,
+                    body,
+                    head_at,
+                    done_at,
+                } => {
+                    in_flight -= 1;
+                    let Some(pushed) = robot.discover_target(&fetches[parent], &target) else {
+                        return Err(format!("{target}: pushed, but not a file of the site"));
+                    };
+                    seen.insert(pushed.target.clone());
+                    // Pushed: never requested; it was on its way from its promise.
+                    clock.sent(&pushed.target, promised_at);
+                    clock.response_byte(&pushed.target, head_at);
+                    clock.response_done_at(&pushed.target, done_at);
+                    let body = robot.accept(&pushed, &answer, body, &cache)?;
+                    robot.discover(&pushed, &body, &mut seen)
                 }
             };
         }
@@ -310,7 +346,9 @@ async fn release(hold: &Hold) -> std::io::Result<()> {
     hold.release().await
 }
 
-/// Awaits one response (and what is pushed with it), and reports it to the visit.
+/// Awaits one response, and reports it to the visit; for a page with push, the promises that
+/// come with it are followed as they arrive (each response on a task of its own, so that it is
+/// timed as it arrives) and reported before the page's `Done`.
 async fn receive(
     index: usize,
     is_page: bool,
@@ -319,35 +357,114 @@ async fn receive(
     tx: mpsc::UnboundedSender<Event>,
 ) {
     let outcome = async {
+        let (page_done, followed) = match pushes {
+            Some(pushes) => {
+                let (done, page_done) = tokio::sync::oneshot::channel::<()>();
+                let task = tokio::spawn(follow_pushes(index, pushes, page_done, tx.clone()));
+                (Some(done), Some(task))
+            }
+            None => (None, None),
+        };
         let response = response.await.map_err(|e| e.to_string())?;
         let head_at = Instant::now();
         if is_page {
             let hinted = preloads(response.headers());
-            let _ = tx.send(Event::PageHead { hinted });
+            let _ = tx.send(Event::PageHead { hinted, head_at });
         }
         let (parts, body) = response.into_parts();
         let body = read_body(body).await?;
-        let mut pushed = Vec::new();
-        if let Some(mut pushes) = pushes {
-            while let Some(promise) = pushes.push_promise().await {
-                let (request, response) = promise.map_err(|e| e.to_string())?.into_parts();
-                let response = response.await.map_err(|e| e.to_string())?;
-                let target = request
-                    .uri()
-                    .path_and_query()
-                    .map_or("/", |p| p.as_str())
-                    .to_string();
-                let (parts, body) = response.into_parts();
-                let body = read_body(body).await?;
-                pushed.push((target, answer(parts.status, &parts.headers), body));
-            }
+        let done_at = Instant::now();
+        if let (Some(done), Some(task)) = (page_done, followed) {
+            let _ = done.send(());
+            task.await.map_err(|e| e.to_string())??;
         }
         Ok::<_, String>(Event::Done {
             index,
             answer: answer(parts.status, &parts.headers),
             body,
-            pushed,
             head_at,
+            done_at,
+        })
+    }
+    .await;
+    let _ = tx.send(outcome.unwrap_or_else(Event::Failed));
+}
+
+/// Follows the promises on the page's stream until it has ended (`page_done`): a server may
+/// promise only on an open stream, and `h2` does not wake a waiting reader when the stream
+/// closes, so the page's own task says when.
+async fn follow_pushes(
+    parent: usize,
+    mut pushes: h2::client::PushPromises,
+    page_done: tokio::sync::oneshot::Receiver<()>,
+    tx: mpsc::UnboundedSender<Event>,
+) -> Result<(), String> {
+    let mut page_done = Some(page_done);
+    loop {
+        let next = {
+            let mut promise = std::pin::pin!(pushes.push_promise());
+            std::future::poll_fn(|cx| {
+                if let Poll::Ready(p) = promise.as_mut().poll(cx) {
+                    return Poll::Ready(Some(p));
+                }
+                let ended = page_done
+                    .as_mut()
+                    .is_some_and(|done| Pin::new(done).poll(cx).is_ready());
+                if ended {
+                    page_done = None;
+                    // Look again: the stream is closed now, so the list ends.
+                    return Poll::Ready(None);
+                }
+                Poll::Pending
+            })
+            .await
+        };
+        let promise = match next {
+            Some(Some(promise)) => promise.map_err(|e| e.to_string())?,
+            Some(None) => return Ok(()),
+            None => continue,
+        };
+        let promised_at = Instant::now();
+        let (request, response) = promise.into_parts();
+        let target = request
+            .uri()
+            .path_and_query()
+            .map_or("/", |p| p.as_str())
+            .to_string();
+        let _ = tx.send(Event::Promised {
+            target: target.clone(),
+        });
+        tokio::spawn(receive_pushed(
+            parent,
+            target,
+            promised_at,
+            response,
+            tx.clone(),
+        ));
+    }
+}
+
+/// Awaits one pushed response, and reports it to the visit.
+async fn receive_pushed(
+    parent: usize,
+    target: String,
+    promised_at: Instant,
+    response: h2::client::PushedResponseFuture,
+    tx: mpsc::UnboundedSender<Event>,
+) {
+    let outcome = async {
+        let response = response.await.map_err(|e| e.to_string())?;
+        let head_at = Instant::now();
+        let (parts, body) = response.into_parts();
+        let body = read_body(body).await?;
+        Ok::<_, String>(Event::Pushed {
+            parent,
+            target,
+            promised_at,
+            answer: answer(parts.status, &parts.headers),
+            body,
+            head_at,
+            done_at: Instant::now(),
         })
     }
     .await;

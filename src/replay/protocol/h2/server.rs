@@ -9,8 +9,9 @@
 //! sheets and style sheets before images in document order; bodies longer than one frame
 //! (16 KiB) of equal urgency may interleave at frame boundaries, as `h2` schedules them.
 //!
-//! Push (`h2c-push`): a page requested without validators (a first visit) comes with a
-//! PUSH_PROMISE for every resource it needs, then those responses. Hints (`h2c-hints`): the
+//! Push (`h2c-push`, `h2-push`): a page requested without validators (a first visit) comes
+//! with a PUSH_PROMISE for every resource it needs, then the page, then those responses in the
+//! order their urgency says (style sheets before images, document order within one urgency). Hints (`h2c-hints`): the
 //! page's response carries `link: <…>; rel=preload` for the same resources.
 //!
 //! Bounds: a handshake must finish within `request_timeout`, a silent connection ends after
@@ -233,6 +234,9 @@ impl H2Server {
         if !body.is_empty() {
             stream.send_data(Bytes::copy_from_slice(body), true)?;
         }
+        // Pushed responses by the urgency a browser would have asked for them with (style
+        // sheets before images), in document order within one urgency, as requests are.
+        pushed.sort_by_key(|(need, _)| need.dest.urgency());
         for (need, mut sender) in pushed {
             let Some((_, res)) = cx.lookup(&need.target) else {
                 continue;
