@@ -65,6 +65,10 @@ pub struct ModeSpec {
     /// Replayed when no `--modes` are given. The variants that answer one question each
     /// (push, hints) are asked for by name or with `--push` / `--hints`.
     pub default: bool,
+    /// `--client chromium` loads the site in this mode too: the server half and transport are
+    /// what a browser speaks, with the browser's own connections, and no other mode of the
+    /// table gives the browser the same run (`persistent` stands for HTTP/1.1 in cleartext).
+    pub browser: bool,
 }
 
 /// Every mode, in the order reports list them.
@@ -77,6 +81,7 @@ pub static MODES: &[ModeSpec] = &[
         transport: Transport::Tcp,
         cleartext: None,
         default: true,
+        browser: false,
     },
     ModeSpec {
         name: "persistent",
@@ -86,6 +91,7 @@ pub static MODES: &[ModeSpec] = &[
         transport: Transport::Tcp,
         cleartext: None,
         default: true,
+        browser: true,
     },
     ModeSpec {
         name: "pipelined",
@@ -95,6 +101,7 @@ pub static MODES: &[ModeSpec] = &[
         transport: Transport::Tcp,
         cleartext: None,
         default: true,
+        browser: false,
     },
     ModeSpec {
         name: "pipelined-deflate",
@@ -104,6 +111,7 @@ pub static MODES: &[ModeSpec] = &[
         transport: Transport::Tcp,
         cleartext: None,
         default: true,
+        browser: false,
     },
     ModeSpec {
         name: "https10",
@@ -113,6 +121,7 @@ pub static MODES: &[ModeSpec] = &[
         transport: Transport::Tls,
         cleartext: Some("http10"),
         default: true,
+        browser: false,
     },
     ModeSpec {
         name: "https-persistent",
@@ -122,6 +131,7 @@ pub static MODES: &[ModeSpec] = &[
         transport: Transport::Tls,
         cleartext: Some("persistent"),
         default: true,
+        browser: true,
     },
     ModeSpec {
         name: "https-pipelined",
@@ -131,6 +141,7 @@ pub static MODES: &[ModeSpec] = &[
         transport: Transport::Tls,
         cleartext: Some("pipelined"),
         default: true,
+        browser: false,
     },
     ModeSpec {
         name: "https-pipelined-deflate",
@@ -140,6 +151,7 @@ pub static MODES: &[ModeSpec] = &[
         transport: Transport::Tls,
         cleartext: Some("pipelined-deflate"),
         default: true,
+        browser: false,
     },
     ModeSpec {
         name: "h2c",
@@ -149,6 +161,7 @@ pub static MODES: &[ModeSpec] = &[
         transport: Transport::Tcp,
         cleartext: None,
         default: true,
+        browser: false,
     },
     ModeSpec {
         name: "h2c-deflate",
@@ -158,6 +171,7 @@ pub static MODES: &[ModeSpec] = &[
         transport: Transport::Tcp,
         cleartext: None,
         default: true,
+        browser: false,
     },
     ModeSpec {
         name: "h2",
@@ -167,6 +181,7 @@ pub static MODES: &[ModeSpec] = &[
         transport: Transport::Tls,
         cleartext: Some("h2c"),
         default: true,
+        browser: true,
     },
     ModeSpec {
         name: "h2c-push",
@@ -176,6 +191,7 @@ pub static MODES: &[ModeSpec] = &[
         transport: Transport::Tcp,
         cleartext: None,
         default: false,
+        browser: false,
     },
     ModeSpec {
         name: "h2c-hints",
@@ -185,6 +201,7 @@ pub static MODES: &[ModeSpec] = &[
         transport: Transport::Tcp,
         cleartext: None,
         default: false,
+        browser: false,
     },
 ];
 
