@@ -575,11 +575,10 @@ fn chromium_args(profile: &Path, opts: &RenderOptions) -> Vec<String> {
             spki_sha256,
         } => {
             args.extend([
+                // Every other host, address literals and loopback included (the rules apply to
+                // them too), fails to resolve: no connection is even attempted.
                 format!("--host-resolver-rules=MAP {host} {addr}, MAP * ~NOTFOUND"),
-                // Every other URL, an address literal or loopback included, goes to a proxy
-                // whose name does not resolve: no connection is even attempted.
-                "--proxy-server=http://proxy.invalid:9".to_string(),
-                format!("--proxy-bypass-list={host};<-loopback>"),
+                "--no-proxy-server".to_string(),
                 // Nothing but the page: no pings, reports, phishing checks, hints, metrics,
                 // crash uploads, and no throttling of the tab (the link is the emulator's).
                 "--no-pings".to_string(),
