@@ -303,6 +303,35 @@ mod tests {
     }
 
     #[test]
+    fn a_browser_runs_one_cleartext_http1_mode_and_no_h2_without_tls_nor_push_or_hints() {
+        let browser: Vec<Mode> = Mode::all()
+            .into_iter()
+            .filter(|m| m.spec().browser)
+            .collect();
+        let cleartext: Vec<&Mode> = browser.iter().filter(|m| !m.is_tls()).collect();
+        assert_eq!(
+            cleartext.len(),
+            1,
+            "one HTTP/1.1 mode in cleartext: {browser:?}"
+        );
+        for mode in &browser {
+            let spec = mode.spec();
+            assert!(spec.default, "{mode}: a browser mode is a default mode");
+            let h2 = !spec.client.alpn().is_empty();
+            assert!(
+                !h2 || mode.is_tls(),
+                "{mode}: browsers speak h2 over TLS only"
+            );
+            assert!(
+                std::ptr::addr_eq(spec.server, &http1::SERVER as &dyn ServerHalf)
+                    || std::ptr::addr_eq(spec.server, &h2::SERVER as &dyn ServerHalf),
+                "{mode}: the plain server halves, no push or hints"
+            );
+        }
+        assert!(browser.contains(&Mode::named("h2").unwrap()));
+    }
+
+    #[test]
     fn every_mode_over_tls_names_its_own_cleartext_twin_with_the_same_halves() {
         let mut twins = std::collections::BTreeSet::new();
         for mode in Mode::all().into_iter().filter(|m| m.is_tls()) {
