@@ -140,6 +140,14 @@ fn run_audit(cfg: &AuditConfig, config: &Config) -> Result<Status> {
     } else {
         print_stdout(&report::summary::budgets(&report, &config.text_style()))?;
     }
+    // Asked-for browser visits that could not be made: the rest was reported, but the run
+    // did not do what it was asked.
+    if let Some(why) = &report.browser_unavailable {
+        eprintln!(
+            "webdiet: error: --client chromium: {why}; the audit ran with webdiet's client only"
+        );
+        return Ok(Status::Fatal);
+    }
     Ok(if report.budgets.iter().all(|b| b.passed) {
         Status::Success
     } else {
@@ -308,10 +316,17 @@ fn run_replay(cfg: &ReplayConfig, config: &Config) -> Result<Status> {
     })?;
     crate::audit::Progress::done(&progress);
     print_link_notes(&replay.links, config);
-    let text = if cfg.json {
+    let text = if cfg.json && replay.browser.is_empty() {
         report::json::to_string(&replay.rows)
+    } else if cfg.json {
+        // With Chromium's rows beside the robot's: an object holding both.
+        report::json::to_string(&serde_json::json!({
+            "rows": replay.rows,
+            "browser": replay.browser,
+        }))
     } else {
         let mut text = report::replay::table(&replay.rows);
+        text.push_str(&report::browser::table(&replay.browser));
         text.push('\n');
         for link in &replay.links {
             if let Some(method) = &link.method {

@@ -95,7 +95,18 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
     });
     timed.lap(&mut report, "compression");
 
-    if let Some(replay_opts) = &opts.replay {
+    // Chromium asked for and missing: the audit goes on with webdiet's client, says why,
+    // and the command exits 2 once the reports are written.
+    let mut replay = opts.replay.clone();
+    if let Some(r) = replay.as_mut() {
+        if r.clients.contains(&replay::ClientKind::Chromium) {
+            if let Err(e) = replay::chromium::check(&r.chromium) {
+                report.browser_unavailable = Some(e.to_string());
+                r.clients.retain(|c| *c != replay::ClientKind::Chromium);
+            }
+        }
+    }
+    if let Some(replay_opts) = &replay {
         for (step, label, served) in [
             (4, "original", &served_original),
             (5, "rewritten", &served_rewritten),
@@ -106,6 +117,7 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
             let replayed = replay::replay_with(served, &o, &|what| progress.note(what))?;
             report.replay_method = Some(replayed.method.detail.clone());
             report.replay.extend(replayed.rows);
+            report.browser.extend(replayed.browser);
             if report.replay_links.is_empty() {
                 report.replay_links = replayed.links;
             }
@@ -195,6 +207,7 @@ fn header_cost(
         o.runs_on.clear();
         // Header bytes are the same on any link.
         o.links = vec![replay::Link::Loopback];
+        o.clients = vec![replay::ClientKind::Webdiet];
         o.capture = None;
         o.client.headers = set;
         rows.extend(replay::replay(served, &o)?.rows);

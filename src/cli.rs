@@ -177,6 +177,12 @@ enum HeadersArg {
     Browser,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ClientArg {
+    Webdiet,
+    Chromium,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum ModeChoice {
     All,
@@ -394,6 +400,21 @@ struct ReplayArgs {
     /// reported as timed out.
     #[arg(long, value_name = "SECONDS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=600))]
     timeout: u64,
+    /// Who visits: webdiet (the 1997 robot, in every mode), chromium (headless Chromium over
+    /// each emulated link, in the modes a browser speaks: persistent, https-persistent, h2;
+    /// metrics, waterfall, packets on the link), or webdiet,chromium. `audit` always runs
+    /// webdiet's client as well [default: webdiet].
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        value_name = "CLIENT[,CLIENT]"
+    )]
+    client: Vec<ClientArg>,
+    /// With --client chromium: how long one page load may take, in seconds (1–600), until
+    /// `load` and its last request; the link's own buffering is added.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=600))]
+    browser_timeout: u64,
     /// `replay` only: instead of visiting the site, redo the 1998 HTTP/HTTPS study — single
     /// GETs of generated documents of these sizes over HTTP, TLS 1.2 and TLS 1.3, full and
     /// resumed (`k` = 1024; `A..B` counts from A to B in steps of A).
@@ -483,6 +504,40 @@ impl ReplayArgs {
                 .filter(|t| asked.contains(t))
                 .collect();
         }
+        if !self.client.is_empty() {
+            let mut clients: Vec<crate::replay::ClientKind> = self
+                .client
+                .iter()
+                .map(|c| match c {
+                    ClientArg::Webdiet => crate::replay::ClientKind::Webdiet,
+                    ClientArg::Chromium => crate::replay::ClientKind::Chromium,
+                })
+                .collect();
+            clients.sort();
+            clients.dedup();
+            opts.clients = clients;
+        }
+        if opts.clients.contains(&crate::replay::ClientKind::Chromium) {
+            if !opts
+                .links
+                .iter()
+                .any(|l| matches!(l, crate::replay::Link::Emulated(_)))
+            {
+                return Err(Error::Usage {
+                    message: "--client chromium loads the site over an emulated link; name one \
+                              with --link (e.g. --link Cable or --link 3G)"
+                        .into(),
+                });
+            }
+            if crate::replay::chromium::browser_modes(&opts.modes).is_empty() {
+                return Err(Error::Usage {
+                    message: "--client chromium runs in the modes a browser speaks (persistent, \
+                              https-persistent, h2); --modes names none of them"
+                        .into(),
+                });
+            }
+        }
+        opts.chromium.timeout = std::time::Duration::from_secs(self.browser_timeout);
         opts.client.connections = self.connections as usize;
         opts.client.timeout = std::time::Duration::from_secs(self.timeout);
         opts.client.buffer = self.client_buffer as usize;
@@ -734,6 +789,10 @@ impl Cli {
                             false => {
                                 let default = replay.link.is_none() && replay.runs_on.is_empty();
                                 let mut opts = replay.options(crate::audit::DEFAULT_LINKS)?;
+                                // The audit's tables are the robot's: it always visits.
+                                if !opts.clients.contains(&crate::replay::ClientKind::Webdiet) {
+                                    opts.clients.insert(0, crate::replay::ClientKind::Webdiet);
+                                }
                                 if default {
                                     let (link, runs) = crate::audit::DEFAULT_LINK_RUNS;
                                     opts.runs_on.push((link.to_string(), runs));

@@ -15,6 +15,7 @@
 //! All of them share one meter ([`meter`]) and one row type ([`row::ReplayRow`]).
 //! `replay(&ServedSite, &ReplayOptions) -> Replay`.
 
+pub mod chromium;
 pub mod headers;
 pub mod link;
 pub mod meter;
@@ -29,6 +30,7 @@ pub mod transport;
 
 use serde::{Deserialize, Serialize};
 
+pub use chromium::{BrowserRow, ChromiumOptions, ClientKind};
 pub use headers::HeaderSet;
 pub use link::Link;
 
@@ -102,6 +104,17 @@ pub struct ReplayOptions {
     /// TLS for the modes over TLS (`https*`). Default: TLS 1.3, resumption on, AES-GCM.
     #[serde(default)]
     pub tls: TlsOptions,
+    /// Who visits (`--client`): webdiet's robot, Chromium over the emulated links, or both.
+    /// Default: webdiet's robot only.
+    #[serde(default = "robot_only")]
+    pub clients: Vec<ClientKind>,
+    /// How Chromium visits, when `clients` has it.
+    #[serde(default)]
+    pub chromium: ChromiumOptions,
+}
+
+fn robot_only() -> Vec<ClientKind> {
+    vec![ClientKind::Webdiet]
 }
 
 fn loopback_only() -> Vec<Link> {
@@ -129,6 +142,8 @@ impl Default for ReplayOptions {
             server: ServerOptions::default(),
             client: ClientOptions::default(),
             tls: TlsOptions::default(),
+            clients: robot_only(),
+            chromium: ChromiumOptions::default(),
         }
     }
 }
@@ -183,6 +198,9 @@ pub struct Replay {
     /// Every link asked for, in order, with how it ran or why not.
     #[serde(default)]
     pub links: Vec<LinkRun>,
+    /// Chromium's visits (`--client chromium`), one row per emulated link, mode and test.
+    #[serde(default)]
+    pub browser: Vec<BrowserRow>,
 }
 
 /// Replays `site` over every link of `opts`.
@@ -196,7 +214,11 @@ pub fn replay_with(
     opts: &ReplayOptions,
     progress: &dyn Fn(&str),
 ) -> Result<Replay> {
+    if opts.clients.contains(&ClientKind::Chromium) {
+        chromium::check(&opts.chromium)?;
+    }
     let mut rows = Vec::new();
+    let mut browser = Vec::new();
     let mut links = Vec::new();
     let mut method = None;
     let mut mss = opts.mss;
@@ -245,6 +267,7 @@ pub fn replay_with(
                 method = Some(replay.method);
             }
             rows.extend(replay.rows);
+            browser.extend(replay.browser);
         }
     }
     // No link could run: the loopback results still come, with what was missing said.
@@ -267,6 +290,7 @@ pub fn replay_with(
         mss,
         rows,
         links,
+        browser,
     })
 }
 
@@ -338,11 +362,41 @@ struct Ends<'a> {
     server: Option<&'a link::Netns>,
 }
 
+/// Runs the replay's clients in this process: webdiet's robot ([`run_robot`]) and, over an
+/// emulated link, Chromium ([`chromium::run_here`]), as `opts.clients` asks.
+pub fn run_here(
+    site: &ServedSite,
+    opts: &ReplayOptions,
+    method: Method,
+    over: &Link,
+    progress: &dyn Fn(&str),
+) -> Result<Replay> {
+    let mut replay = if opts.clients.contains(&ClientKind::Webdiet) {
+        run_robot(site, opts, method, over, progress)?
+    } else {
+        Replay {
+            method,
+            mss: opts.mss,
+            rows: Vec::new(),
+            links: Vec::new(),
+            browser: Vec::new(),
+        }
+    };
+    if opts.clients.contains(&ClientKind::Chromium) {
+        let (rows, link_method) = chromium::run_here(site, opts, over, progress)?;
+        replay.browser = rows;
+        if let (Some(m), false) = (link_method, opts.clients.contains(&ClientKind::Webdiet)) {
+            replay.method = m;
+        }
+    }
+    Ok(replay)
+}
+
 /// Runs server and client in this process and network namespace (or, over an emulated link,
 /// the server in the link's server namespace and the client in its client namespace): for
 /// each run (a fresh link with the run's seed), each mode, a server with the mode's server
 /// half and one visit of every page by its client half.
-pub fn run_here(
+fn run_robot(
     site: &ServedSite,
     opts: &ReplayOptions,
     method: Method,
@@ -609,6 +663,7 @@ pub fn run_here(
         mss: opts.mss,
         rows,
         links: Vec::new(),
+        browser: Vec::new(),
     })
 }
 

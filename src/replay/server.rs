@@ -46,6 +46,13 @@ pub struct ServerOptions {
     /// Test hook: close each connection after this many responses, with requests outstanding
     /// (what libwww had to survive). Default: none.
     pub close_after: Option<usize>,
+    /// Every 200 carries `Cache-Control: no-cache`, so that a browser's second visit asks
+    /// again for each response (a conditional request, a 304) instead of trusting heuristic
+    /// freshness from `Last-Modified`. Default: `false`; `--client chromium` sets it for the
+    /// browser's runs (webdiet's robot revalidates anyway, and its header bytes stay the
+    /// study's).
+    #[serde(default)]
+    pub revalidate: bool,
 }
 
 impl Default for ServerOptions {
@@ -62,6 +69,7 @@ impl Default for ServerOptions {
             write_timeout: Duration::from_secs(10),
             max_connections: 128,
             close_after: None,
+            revalidate: false,
         }
     }
 }
@@ -124,6 +132,11 @@ impl Control {
         let clone = stream.try_clone().ok()?;
         self.open.lock().ok()?.push((id, clone));
         Some(id)
+    }
+
+    /// Connections accepted so far, the replay's own and others.
+    pub fn accepted_connections(&self) -> u64 {
+        self.next_id.load(Ordering::SeqCst)
     }
 
     /// Connections being served now (each on its own thread).

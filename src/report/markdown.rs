@@ -20,6 +20,7 @@ pub fn render(report: &Report) -> String {
     replay(&mut out, report);
     times(&mut out, report);
     sweeps(&mut out, report);
+    out.push_str(&super::browser::markdown(report));
     tls_cost(&mut out, report);
     header_cost(&mut out, report);
     images(&mut out, report);

@@ -1,5 +1,6 @@
 //! Exporters: each turns a stage's result (plain serde data) into one output format.
 
+pub mod browser;
 mod figures;
 pub mod headers;
 pub mod html;

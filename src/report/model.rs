@@ -40,6 +40,14 @@ pub struct Report {
     /// Every link the replay was asked for: how it ran, or exactly what was missing.
     #[serde(default)]
     pub replay_links: Vec<crate::replay::LinkRun>,
+    /// Chromium's visits over the emulated links (`--client chromium`): per site, link, mode
+    /// and test, the browser's metrics, packets and bytes on the link, and its waterfall.
+    #[serde(default)]
+    pub browser: Vec<crate::replay::BrowserRow>,
+    /// Why Chromium's visits were not made although asked for (the install hint); the
+    /// command then exits with code 2 after writing its reports.
+    #[serde(default)]
+    pub browser_unavailable: Option<String>,
     /// What TLS cost: each mode over TLS against the same mode in cleartext (`report::tls`).
     #[serde(default)]
     pub tls_cost: Vec<super::tls::TlsCost>,

@@ -74,6 +74,9 @@ pub fn audit(report: &Report, reports_at: &std::path::Path, style: &TextStyle) -
     if let Some(line) = time_headline(report) {
         let _ = writeln!(s, "  {}", paint(&line, "1", style));
     }
+    if let Some(line) = super::browser::headline(report) {
+        let _ = writeln!(s, "  {}", paint(&line, "1", style));
+    }
 
     // Where the saving comes from.
     let t = &report.images_total;
@@ -173,6 +176,7 @@ pub fn audit(report: &Report, reports_at: &std::path::Path, style: &TextStyle) -
 
     s.push_str(&time_blocks(report));
     s.push_str(&super::sweeps::text_tables(&report.replay));
+    s.push_str(&super::browser::audit_block(report));
     s.push_str(&super::tls::terminal_block(&report.tls_cost));
     s.push_str(&super::headers::terminal_block(&report.header_cost));
 

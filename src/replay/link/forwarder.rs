@@ -38,6 +38,13 @@ pub struct DirectionCounters {
     pub lost_bytes: u64,
     /// Writes the kernel refused (none expected; counted so nothing vanishes unseen).
     pub write_failures: u64,
+    /// Of the arrivals, TCP segments that carry payload, and their TCP payload bytes (IP and
+    /// TCP headers, options included, left out): what a browser's visit is counted by, since
+    /// its sockets' `TCP_INFO` is not ours to read.
+    #[serde(default)]
+    pub arrived_data_packets: u64,
+    #[serde(default)]
+    pub arrived_payload_bytes: u64,
 }
 
 impl DirectionCounters {
@@ -63,7 +70,50 @@ impl std::ops::AddAssign for DirectionCounters {
         self.lost_packets += o.lost_packets;
         self.lost_bytes += o.lost_bytes;
         self.write_failures += o.write_failures;
+        self.arrived_data_packets += o.arrived_data_packets;
+        self.arrived_payload_bytes += o.arrived_payload_bytes;
     }
+}
+
+impl std::ops::Sub for DirectionCounters {
+    type Output = DirectionCounters;
+
+    /// What happened between two snapshots (`later - earlier`).
+    fn sub(self, o: Self) -> Self {
+        DirectionCounters {
+            arrived_packets: self.arrived_packets.saturating_sub(o.arrived_packets),
+            arrived_bytes: self.arrived_bytes.saturating_sub(o.arrived_bytes),
+            forwarded_packets: self.forwarded_packets.saturating_sub(o.forwarded_packets),
+            forwarded_bytes: self.forwarded_bytes.saturating_sub(o.forwarded_bytes),
+            queue_drop_packets: self.queue_drop_packets.saturating_sub(o.queue_drop_packets),
+            queue_drop_bytes: self.queue_drop_bytes.saturating_sub(o.queue_drop_bytes),
+            lost_packets: self.lost_packets.saturating_sub(o.lost_packets),
+            lost_bytes: self.lost_bytes.saturating_sub(o.lost_bytes),
+            write_failures: self.write_failures.saturating_sub(o.write_failures),
+            arrived_data_packets: self
+                .arrived_data_packets
+                .saturating_sub(o.arrived_data_packets),
+            arrived_payload_bytes: self
+                .arrived_payload_bytes
+                .saturating_sub(o.arrived_payload_bytes),
+        }
+    }
+}
+
+/// The TCP payload length of an IPv4 packet (`None` when it is not a whole TCP segment):
+/// total length − IP header − TCP header with its options.
+pub fn tcp_payload(packet: &[u8]) -> Option<u64> {
+    let (&first, rest) = packet.split_first()?;
+    if first >> 4 != 4 || rest.len() < 19 || packet[9] != 6 {
+        return None;
+    }
+    let ip_header = usize::from(first & 0x0f) * 4;
+    let total = usize::from(u16::from_be_bytes([packet[2], packet[3]]));
+    let tcp_header = usize::from(*packet.get(ip_header + 12)? >> 4) * 4;
+    if ip_header < 20 || tcp_header < 20 || total > packet.len() {
+        return None;
+    }
+    total.checked_sub(ip_header + tcp_header).map(|n| n as u64)
 }
 
 /// Both directions' counters.
@@ -87,6 +137,8 @@ pub struct SharedCounters {
     lost_packets: AtomicU64,
     lost_bytes: AtomicU64,
     write_failures: AtomicU64,
+    arrived_data_packets: AtomicU64,
+    arrived_payload_bytes: AtomicU64,
 }
 
 impl SharedCounters {
@@ -111,6 +163,8 @@ impl SharedCounters {
             lost_packets,
             lost_bytes,
             write_failures,
+            arrived_data_packets: get(&self.arrived_data_packets),
+            arrived_payload_bytes: get(&self.arrived_payload_bytes),
         }
     }
 
@@ -195,6 +249,10 @@ impl Lane {
             let c = &self.counters;
             // Arrivals before outcomes, so a snapshot (outcomes read first) never shows more
             // outcomes than arrivals.
+            if let Some(payload) = tcp_payload(&self.buf[..len]).filter(|&n| n > 0) {
+                SharedCounters::add(&c.arrived_data_packets, 1);
+                SharedCounters::add(&c.arrived_payload_bytes, payload);
+            }
             SharedCounters::add(&c.arrived_packets, 1);
             SharedCounters::add(&c.arrived_bytes, bytes);
             match self
@@ -274,5 +332,49 @@ pub fn run(mut lanes: Vec<Lane>, stop: &File) -> io::Result<Vec<Lane>> {
         for lane in &mut lanes {
             lane.release();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tcp_payload;
+
+    /// An IPv4 packet of `ip_options` and a TCP header of `tcp_options` bytes with `payload`.
+    fn segment(ip_options: usize, tcp_options: usize, payload: usize, protocol: u8) -> Vec<u8> {
+        let ip = 20 + ip_options;
+        let tcp = 20 + tcp_options;
+        let total = ip + tcp + payload;
+        let mut p = vec![0u8; total];
+        p[0] = 0x40 | (ip / 4) as u8;
+        p[2..4].copy_from_slice(&(total as u16).to_be_bytes());
+        p[9] = protocol;
+        p[ip + 12] = ((tcp / 4) as u8) << 4;
+        p
+    }
+
+    #[test]
+    fn tcp_payload_leaves_out_both_headers_and_their_options() {
+        assert_eq!(tcp_payload(&segment(0, 0, 1460, 6)), Some(1460));
+        assert_eq!(tcp_payload(&segment(4, 12, 100, 6)), Some(100));
+        assert_eq!(
+            tcp_payload(&segment(0, 20, 0, 6)),
+            Some(0),
+            "a SYN with options"
+        );
+    }
+
+    #[test]
+    fn tcp_payload_is_none_for_what_is_not_a_whole_tcp_segment() {
+        assert_eq!(tcp_payload(&segment(0, 0, 10, 17)), None, "UDP");
+        let mut v6 = segment(0, 0, 10, 6);
+        v6[0] = 0x60;
+        assert_eq!(tcp_payload(&v6), None, "IPv6");
+        let cut = segment(0, 0, 10, 6);
+        assert_eq!(
+            tcp_payload(&cut[..30]),
+            None,
+            "shorter than its total length"
+        );
+        assert_eq!(tcp_payload(&[0x45, 0, 0]), None);
     }
 }

@@ -65,6 +65,10 @@ pub struct ModeSpec {
     /// Replayed when no `--modes` are given. The variants that answer one question each
     /// (push, hints) are asked for by name or with `--push` / `--hints`.
     pub default: bool,
+    /// `--client chromium` loads the site in this mode too: the server half and transport are
+    /// what a browser speaks, with the browser's own connections, and no other mode of the
+    /// table gives the browser the same run (`persistent` stands for HTTP/1.1 in cleartext).
+    pub browser: bool,
 }
 
 /// Every mode, in the order reports list them.
@@ -77,6 +81,7 @@ pub static MODES: &[ModeSpec] = &[
         transport: Transport::Tcp,
         cleartext: None,
         default: true,
+        browser: false,
     },
     ModeSpec {
         name: "persistent",
@@ -86,6 +91,7 @@ pub static MODES: &[ModeSpec] = &[
         transport: Transport::Tcp,
         cleartext: None,
         default: true,
+        browser: true,
     },
     ModeSpec {
         name: "pipelined",
@@ -95,6 +101,7 @@ pub static MODES: &[ModeSpec] = &[
         transport: Transport::Tcp,
         cleartext: None,
         default: true,
+        browser: false,
     },
     ModeSpec {
         name: "pipelined-deflate",
@@ -104,6 +111,7 @@ pub static MODES: &[ModeSpec] = &[
         transport: Transport::Tcp,
         cleartext: None,
         default: true,
+        browser: false,
     },
     ModeSpec {
         name: "https10",
@@ -113,6 +121,7 @@ pub static MODES: &[ModeSpec] = &[
         transport: Transport::Tls,
         cleartext: Some("http10"),
         default: true,
+        browser: false,
     },
     ModeSpec {
         name: "https-persistent",
@@ -122,6 +131,7 @@ pub static MODES: &[ModeSpec] = &[
         transport: Transport::Tls,
         cleartext: Some("persistent"),
         default: true,
+        browser: true,
     },
     ModeSpec {
         name: "https-pipelined",
@@ -131,6 +141,7 @@ pub static MODES: &[ModeSpec] = &[
         transport: Transport::Tls,
         cleartext: Some("pipelined"),
         default: true,
+        browser: false,
     },
     ModeSpec {
         name: "https-pipelined-deflate",
@@ -140,6 +151,7 @@ pub static MODES: &[ModeSpec] = &[
         transport: Transport::Tls,
         cleartext: Some("pipelined-deflate"),
         default: true,
+        browser: false,
     },
     ModeSpec {
         name: "h2c",
@@ -149,6 +161,7 @@ pub static MODES: &[ModeSpec] = &[
         transport: Transport::Tcp,
         cleartext: None,
         default: true,
+        browser: false,
     },
     ModeSpec {
         name: "h2c-deflate",
@@ -158,6 +171,7 @@ pub static MODES: &[ModeSpec] = &[
         transport: Transport::Tcp,
         cleartext: None,
         default: true,
+        browser: false,
     },
     ModeSpec {
         name: "h2",
@@ -167,6 +181,7 @@ pub static MODES: &[ModeSpec] = &[
         transport: Transport::Tls,
         cleartext: Some("h2c"),
         default: true,
+        browser: true,
     },
     ModeSpec {
         name: "h2c-push",
@@ -176,6 +191,7 @@ pub static MODES: &[ModeSpec] = &[
         transport: Transport::Tcp,
         cleartext: None,
         default: false,
+        browser: false,
     },
     ModeSpec {
         name: "h2c-hints",
@@ -185,6 +201,7 @@ pub static MODES: &[ModeSpec] = &[
         transport: Transport::Tcp,
         cleartext: None,
         default: false,
+        browser: false,
     },
     ModeSpec {
         name: "h2-push",
@@ -194,6 +211,8 @@ pub static MODES: &[ModeSpec] = &[
         transport: Transport::Tls,
         cleartext: Some("h2c-push"),
         default: false,
+        // Chromium no longer accepts server push (since version 106).
+        browser: false,
     },
     ModeSpec {
         name: "h2-hints",
@@ -203,6 +222,7 @@ pub static MODES: &[ModeSpec] = &[
         transport: Transport::Tls,
         cleartext: Some("h2c-hints"),
         default: false,
+        browser: false,
     },
 ];
 
@@ -301,6 +321,35 @@ mod tests {
             assert_eq!(serde_json::from_str::<Mode>(&json).unwrap(), mode);
         }
         assert!("http2.5".parse::<Mode>().unwrap_err().contains("pipelined"));
+    }
+
+    #[test]
+    fn a_browser_runs_one_cleartext_http1_mode_and_no_h2_without_tls_nor_push_or_hints() {
+        let browser: Vec<Mode> = Mode::all()
+            .into_iter()
+            .filter(|m| m.spec().browser)
+            .collect();
+        let cleartext: Vec<&Mode> = browser.iter().filter(|m| !m.is_tls()).collect();
+        assert_eq!(
+            cleartext.len(),
+            1,
+            "one HTTP/1.1 mode in cleartext: {browser:?}"
+        );
+        for mode in &browser {
+            let spec = mode.spec();
+            assert!(spec.default, "{mode}: a browser mode is a default mode");
+            let h2 = !spec.client.alpn().is_empty();
+            assert!(
+                !h2 || mode.is_tls(),
+                "{mode}: browsers speak h2 over TLS only"
+            );
+            assert!(
+                std::ptr::addr_eq(spec.server, &http1::SERVER as &dyn ServerHalf)
+                    || std::ptr::addr_eq(spec.server, &h2::SERVER as &dyn ServerHalf),
+                "{mode}: the plain server halves, no push or hints"
+            );
+        }
+        assert!(browser.contains(&Mode::named("h2").unwrap()));
     }
 
     #[test]

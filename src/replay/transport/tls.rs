@@ -86,6 +86,20 @@ pub struct TlsOptions {
     /// document-size study's "resumed" variant). Default: `false`.
     #[serde(default)]
     pub warm: bool,
+    /// The certificates' key type. Default: Ed25519.
+    #[serde(default)]
+    pub key: KeyType,
+}
+
+/// The key type of the run's certificates.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum KeyType {
+    /// Ed25519: the smallest chain, so the handshake's bytes are TLS's own.
+    #[default]
+    Ed25519,
+    /// ECDSA P-256: for Chromium, which accepts no Ed25519 certificate (`--client chromium`).
+    EcdsaP256,
 }
 
 impl Default for TlsOptions {
@@ -96,6 +110,7 @@ impl Default for TlsOptions {
             cipher: Cipher::AesGcm,
             handshake_timeout: Duration::from_secs(10),
             warm: false,
+            key: KeyType::Ed25519,
         }
     }
 }
@@ -151,6 +166,9 @@ pub struct TlsSetup {
     pub client: TlsClient,
     /// The certificate chain the server sends (leaf, then the CA), in bytes of DER.
     pub chain_bytes: Vec<usize>,
+    /// SHA-256 of the leaf's SubjectPublicKeyInfo: what a browser is told to trust
+    /// (`--ignore-certificate-errors-spki-list`), for its profile only.
+    pub leaf_spki_sha256: Vec<u8>,
     pub options: TlsOptions,
 }
 
@@ -173,7 +191,10 @@ impl TlsSetup {
     /// cipher suite.
     pub fn new(opts: &TlsOptions) -> Result<TlsSetup, SetupError> {
         let fail = |what: &str, e: &dyn std::fmt::Display| format!("TLS setup: {what}: {e}");
-        let alg = &rcgen::PKCS_ED25519;
+        let alg = match opts.key {
+            KeyType::Ed25519 => &rcgen::PKCS_ED25519,
+            KeyType::EcdsaP256 => &rcgen::PKCS_ECDSA_P256_SHA256,
+        };
         let ca_key = rcgen::KeyPair::generate_for(alg).map_err(|e| fail("CA key", &e))?;
         let mut ca_params = rcgen::CertificateParams::default();
         ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
@@ -202,6 +223,17 @@ impl TlsSetup {
             .map_err(|e| fail("leaf certificate", &e))?;
         let chain: Vec<CertificateDer<'static>> = vec![leaf.der().clone(), ca.der().clone()];
         let chain_bytes = chain.iter().map(|c| c.len()).collect();
+        // SHA-256 by the provider's own hash (that of TLS13_AES_128_GCM_SHA256).
+        let leaf_spki_sha256 = provider::cipher_suite::TLS13_AES_128_GCM_SHA256
+            .tls13()
+            .map(|s| {
+                s.common
+                    .hash_provider
+                    .hash(&leaf_key.public_key_der())
+                    .as_ref()
+                    .to_vec()
+            })
+            .unwrap_or_default();
 
         let crypto = Arc::new(rustls::crypto::CryptoProvider {
             cipher_suites: vec![opts.suite()],
@@ -255,6 +287,7 @@ impl TlsSetup {
                 warm: opts.warm && opts.resumption,
             },
             chain_bytes,
+            leaf_spki_sha256,
             options: *opts,
         })
     }

@@ -1,6 +1,7 @@
 //! The report as one self-contained HTML page: inline CSS, inline SVG charts drawn in Rust, a
 //! few lines of script to sort tables. No network, no external fonts or assets.
 
+mod browser;
 mod charts;
 mod page;
 mod tables;
@@ -140,6 +141,9 @@ pub fn render(report: &Report) -> String {
         out.push_str(&tables::replay_runs(report));
     }
 
+    if let Some(section) = browser::section(report) {
+        out.push_str(&section);
+    }
     out.push_str("<h2>Where the bytes are</h2>");
     let types = bytes_by_type(report);
     if types.is_empty() {

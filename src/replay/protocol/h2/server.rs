@@ -215,7 +215,7 @@ impl H2Server {
                 }
             }
         }
-        let mut response = ok_response(&cx.date, res, coding, &etag, body.len());
+        let mut response = ok_response(cx, res, coding, &etag, body.len());
         if self.hints {
             for need in &needs {
                 let kind = match need.dest {
@@ -242,7 +242,7 @@ impl H2Server {
                 continue;
             };
             let (body, coding, etag) = res.variant(accepts("deflate"), accepts("gzip"));
-            let response = ok_response(&cx.date, res, coding, &etag, body.len());
+            let response = ok_response(cx, res, coding, &etag, body.len());
             let mut stream = sender.send_response(response, body.is_empty())?;
             if !body.is_empty() {
                 stream.send_data(Bytes::copy_from_slice(body), true)?;
@@ -254,7 +254,7 @@ impl H2Server {
 
 /// A 200 response head for a resource.
 fn ok_response(
-    date: &str,
+    cx: &ServeContext<'_>,
     res: &crate::replay::served::Resource,
     coding: Option<&str>,
     etag: &str,
@@ -267,10 +267,13 @@ fn ok_response(
             h.insert(name, value);
         }
     };
-    put("date", date);
+    put("date", &cx.date);
     put("server", "webdiet");
     put("last-modified", &res.last_modified);
     put("etag", etag);
+    if cx.opts.revalidate {
+        put("cache-control", "no-cache");
+    }
     put("content-type", res.content_type);
     put("content-length", &length.to_string());
     if let Some(coding) = coding {

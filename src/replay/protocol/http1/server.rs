@@ -209,6 +209,9 @@ impl<'a> Connection<'a> {
                 res.content_type,
                 body.len()
             );
+            if self.opts.revalidate {
+                head.push_str("Cache-Control: no-cache\r\n");
+            }
             if let Some(coding) = coding {
                 head.push_str(&format!(
                     "Content-Encoding: {coding}\r\nVary: Accept-Encoding\r\n"

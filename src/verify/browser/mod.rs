@@ -1,4 +1,6 @@
-//! Drives headless Chromium to turn a local HTML file into a full-page PNG screenshot.
+//! Drives headless Chromium: turns a local HTML file into a full-page PNG screenshot (the
+//! render check), and loads a page over the replay's emulated link with its metrics and
+//! requests ([`page_load`]). The one module that owns Chromium.
 //!
 //! Why the DevTools protocol over `--remote-debugging-pipe`, spoken with serde_json, and no
 //! crate: plain `chromium --headless --screenshot` only captures the window, so a full-page
@@ -13,9 +15,11 @@
 //! set the image animation policy to `none` (GIF/APNG/WebP show their first frame and never
 //! advance), CSS animations and transitions are paused at their start with
 //! `Animation.setPlaybackRate 0`, the device scale factor is 1, the colour profile sRGB, and
-//! scrollbars are hidden. Each page gets a new tab. Network: host names never resolve, 127.0.0.1
-//! (where `verify` serves the two trees) is the only address reachable directly (Chromium never
-//! proxies loopback), and every other HTTP(S) request goes to a closed loopback proxy port.
+//! scrollbars are hidden. Each page gets a new tab. Network ([`Network::Loopback`]): host names
+//! never resolve, 127.0.0.1 (where `verify` serves the two trees) is the only address reachable
+//! directly (Chromium never proxies loopback), and every other HTTP(S) request goes to a closed
+//! loopback proxy port. For the replay ([`Network::Replay`]) one host name resolves to the
+//! server's address, no other name resolves, and nothing is proxied.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
@@ -28,6 +32,8 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
+
+pub mod page_load;
 
 /// The environment variable that names the Chromium binary, overriding the search.
 pub const CHROMIUM_ENV: &str = "WEBDIET_CHROMIUM";
@@ -47,6 +53,31 @@ pub struct RenderOptions {
     pub max_size: u32,
     /// How long one page may take to load and be captured. Default: 30 s.
     pub timeout: Duration,
+    /// What the browser may reach. Default: [`Network::Loopback`].
+    pub network: Network,
+    /// The profile directory: `None` for a fresh one, removed when the browser goes; a
+    /// directory kept by the caller otherwise (a second visit on the same profile finds the
+    /// first one's cache there). Default: `None`.
+    pub profile: Option<PathBuf>,
+    /// Animated images show their first frame only (the render check's determinism).
+    /// Default: `true`; a page load for the replay leaves them as a user's browser would.
+    pub freeze_animations: bool,
+    /// Write Chromium's NetLog (every DNS lookup and connection attempt) here. Default: none.
+    pub net_log: Option<PathBuf>,
+}
+
+/// What the browser may reach.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Network {
+    /// `verify`'s: 127.0.0.1 only.
+    Loopback,
+    /// The replay's: `host` resolves to `addr` and no other name resolves; a TLS server whose
+    /// leaf has this SubjectPublicKeyInfo SHA-256 (base64) is trusted, by this profile only.
+    Replay {
+        host: String,
+        addr: std::net::IpAddr,
+        spki_sha256: Option<String>,
+    },
 }
 
 impl Default for RenderOptions {
@@ -57,6 +88,10 @@ impl Default for RenderOptions {
             window_height: 768,
             max_size: 16384,
             timeout: Duration::from_secs(30),
+            network: Network::Loopback,
+            profile: None,
+            freeze_animations: true,
+            net_log: None,
         }
     }
 }
@@ -152,16 +187,41 @@ pub struct Browser {
     /// Events that arrived while waiting for a reply.
     pending: VecDeque<Value>,
     next_id: u64,
-    profile: TempDir,
+    profile: Profile,
     opts: RenderOptions,
+}
+
+/// Where a browser keeps its profile.
+enum Profile {
+    /// Made for this browser, removed with it.
+    Fresh(TempDir),
+    /// The caller's.
+    Kept(PathBuf),
+}
+
+impl Profile {
+    fn path(&self) -> &Path {
+        match self {
+            Profile::Fresh(dir) => dir.path(),
+            Profile::Kept(path) => path,
+        }
+    }
 }
 
 impl Browser {
     /// Starts Chromium. Fails when the binary is missing or does not answer.
     pub fn launch(opts: &RenderOptions) -> Result<Browser> {
         let binary = find_chromium(opts)?;
-        let profile = TempDir::new()?;
-        write_preferences(profile.path())?;
+        let profile = match &opts.profile {
+            None => Profile::Fresh(TempDir::new()?),
+            Some(path) => {
+                std::fs::create_dir_all(path).map_err(|e| Error::io(path, e))?;
+                Profile::Kept(path.clone())
+            }
+        };
+        if opts.freeze_animations {
+            write_preferences(profile.path())?;
+        }
         let log_path = profile.path().join("chromium.log");
         let log = std::fs::File::create(&log_path).map_err(|e| Error::io(&log_path, e))?;
         let mut child = Command::new("/bin/sh")
@@ -225,6 +285,13 @@ impl Browser {
     /// Whether the browser process is still running.
     pub fn is_alive(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// Kills the browser process at once (SIGKILL, to our own child by its id): what a crash
+    /// looks like to the caller.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 
     /// Renders a local HTML file in a new tab and captures the whole page.
@@ -477,7 +544,7 @@ impl Drop for Browser {
 }
 
 fn chromium_args(profile: &Path, opts: &RenderOptions) -> Vec<String> {
-    vec![
+    let mut args: Vec<String> = vec![
         "--headless".into(),
         "--no-sandbox".into(),
         "--disable-gpu".into(),
@@ -493,13 +560,50 @@ fn chromium_args(profile: &Path, opts: &RenderOptions) -> Vec<String> {
         "--disable-default-apps".into(),
         "--force-color-profile=srgb".into(),
         "--force-device-scale-factor=1".into(),
-        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1".into(),
-        "--proxy-server=http://127.0.0.1:9".into(),
         "--remote-debugging-pipe".into(),
         format!("--user-data-dir={}", profile.display()),
         format!("--window-size={},{}", opts.window_width, opts.window_height),
-        "about:blank".into(),
-    ]
+    ];
+    match &opts.network {
+        Network::Loopback => args.extend([
+            "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1".to_string(),
+            "--proxy-server=http://127.0.0.1:9".to_string(),
+        ]),
+        Network::Replay {
+            host,
+            addr,
+            spki_sha256,
+        } => {
+            args.extend([
+                // Every other host, address literals and loopback included (the rules apply to
+                // them too), fails to resolve: no connection is even attempted.
+                format!("--host-resolver-rules=MAP {host} {addr}, MAP * ~NOTFOUND"),
+                "--no-proxy-server".to_string(),
+                // Nothing but the page: no pings, reports, phishing checks, hints, metrics,
+                // crash uploads, and no throttling of the tab (the link is the emulator's).
+                "--no-pings".to_string(),
+                "--disable-domain-reliability".to_string(),
+                "--disable-client-side-phishing-detection".to_string(),
+                "--disable-breakpad".to_string(),
+                "--metrics-recording-only".to_string(),
+                "--disable-features=OptimizationHints,Translate,MediaRouter,\
+                 DialMediaRouteProvider,AutofillServerCommunication,NetworkTimeServiceQuerying"
+                    .to_string(),
+                "--disable-background-timer-throttling".to_string(),
+                "--disable-renderer-backgrounding".to_string(),
+                "--disable-backgrounding-occluded-windows".to_string(),
+            ]);
+            if let Some(spki) = spki_sha256 {
+                args.push(format!("--ignore-certificate-errors-spki-list={spki}"));
+            }
+        }
+    }
+    if let Some(file) = &opts.net_log {
+        args.push(format!("--log-net-log={}", file.display()));
+        args.push("--net-log-capture-mode=Default".to_string());
+    }
+    args.push("about:blank".into());
+    args
 }
 
 /// The profile's preferences: animated images show their first frame only.
@@ -534,6 +638,27 @@ impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
+}
+
+/// Encodes standard base64 with padding (a certificate's key hash for Chromium's flags).
+pub fn base64_encode(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk.len();
+        let acc = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (i, &b)| acc | u32::from(b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= n {
+                out.push(ALPHABET[(acc >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
 }
 
 /// Decodes standard base64 (the screenshot data); `None` on anything malformed.
@@ -579,6 +704,19 @@ mod tests {
         assert_eq!(base64_decode("/+8=").unwrap(), [0xff, 0xef]);
         assert!(base64_decode("Zm9v!").is_none());
         assert!(base64_decode("Z").is_none());
+        for text in [
+            &b""[..],
+            b"f",
+            b"fo",
+            b"foo",
+            b"foob",
+            b"fooba",
+            b"foobar",
+            &[0xff, 0xef],
+        ] {
+            assert_eq!(base64_decode(&base64_encode(text)).unwrap(), text);
+        }
+        assert_eq!(base64_encode(b"fo"), "Zm8=");
     }
 
     #[test]

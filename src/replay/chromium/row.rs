@@ -1,0 +1,188 @@
+//! The row of a browser's visits: one site version × mode × test over one link, aggregated
+//! over the runs. Everything a browser does is measured, not modelled, so every figure is a
+//! spread (median and range), and the waterfall is the median run's, as the browser saw it.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use super::BrowserVisit;
+use crate::replay::protocol::Mode;
+use crate::replay::robot::Test;
+use crate::replay::row::{RowLink, Spread};
+use crate::verify::browser::page_load::BrowserRequest;
+
+/// The page's metrics over the runs, ms from the navigation's start; `None` when no run got
+/// there.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct BrowserMetrics {
+    /// Time to first byte of the page's response.
+    pub ttfb_ms: Option<Spread>,
+    /// First contentful paint.
+    pub fcp_ms: Option<Spread>,
+    /// Largest contentful paint.
+    pub lcp_ms: Option<Spread>,
+    /// `DOMContentLoaded`.
+    pub dom_content_loaded_ms: Option<Spread>,
+    /// `load`.
+    pub load_ms: Option<Spread>,
+    /// The last byte of the last request: the page is complete (the figure set beside the
+    /// robot's `time.complete_ms`).
+    pub complete_ms: Option<Spread>,
+    /// From the first SYN (the first connection's start) to the last byte of the last
+    /// request: the robot's clock, for a comparison on the same origin.
+    pub complete_from_first_syn_ms: Option<Spread>,
+}
+
+/// One browser mode × test of one site version over one link.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BrowserRow {
+    /// `chromium`.
+    pub client: String,
+    /// `original` or `rewritten`.
+    pub site: String,
+    pub page: String,
+    /// The mode whose server half and transport answered (`persistent`: HTTP/1.1 in
+    /// cleartext; `https-persistent`; `h2`).
+    pub mode: String,
+    /// `first` (fresh profile) or `validate` (the same profile, a new browser process).
+    pub test: String,
+    pub link: RowLink,
+    pub runs: usize,
+    /// Runs that did not complete within `timeout_ms` (left out of every figure but the
+    /// metrics they reached).
+    pub timed_out_runs: usize,
+    /// Runs whose browser failed twice (nothing measured).
+    pub failed_runs: usize,
+    /// How long a page load could take.
+    pub timeout_ms: f64,
+    /// The protocol the responses came in (`http/1.1`, `h2`), from the median run.
+    pub protocol: String,
+    /// Requests the page made on the network, and of those answered 304 (median run).
+    pub requests: u64,
+    pub not_modified: u64,
+    /// Connections the server accepted during a visit (preconnects included).
+    pub connections: Spread,
+    /// Packets on the link both ways and each way, SYNs, FINs and pure ACKs included,
+    /// retransmissions included, from the navigation to the visit's last ACK.
+    pub packets: Spread,
+    pub packets_up: Spread,
+    pub packets_down: Spread,
+    /// Of those, segments with payload.
+    pub data_segments: Spread,
+    /// TCP payload bytes each way.
+    pub bytes_up: Spread,
+    pub bytes_down: Spread,
+    pub metrics: BrowserMetrics,
+    /// Crashes retried, timeouts: what happened, run by run.
+    pub notes: Vec<String>,
+    /// Every request of the median run (by `complete_ms`), as the browser made it.
+    pub waterfall: Vec<BrowserRequest>,
+}
+
+impl BrowserRow {
+    /// Aggregates the runs of one mode and test.
+    #[allow(clippy::too_many_arguments)]
+    pub fn from_runs(
+        site: &str,
+        page: &str,
+        mode: Mode,
+        test: Test,
+        visits: &[BrowserVisit],
+        link: &RowLink,
+        timeout: std::time::Duration,
+        notes: Vec<String>,
+    ) -> BrowserRow {
+        let complete: Vec<&BrowserVisit> = visits
+            .iter()
+            .filter(|v| !v.failed && !v.timed_out)
+            .collect();
+        let loads: Vec<&crate::verify::browser::page_load::PageLoad> =
+            visits.iter().filter_map(|v| v.load.as_ref()).collect();
+        let spread = |f: &dyn Fn(&BrowserVisit) -> f64| Spread::of(complete.iter().map(|v| f(v)));
+        let metric = |f: &dyn Fn(&crate::verify::browser::page_load::PageLoad) -> Option<f64>| {
+            let values: Vec<f64> = loads.iter().filter_map(|l| f(l)).collect();
+            (!values.is_empty()).then(|| Spread::of(values))
+        };
+        let complete_ms = Spread::of(complete.iter().filter_map(|v| v.load.as_ref()?.complete_ms));
+        let median_run = complete
+            .iter()
+            .find(|v| v.load.as_ref().and_then(|l| l.complete_ms) == Some(complete_ms.median))
+            .or(complete.first())
+            .and_then(|v| v.load.as_ref());
+        let waterfall = median_run.map(|l| l.requests.clone()).unwrap_or_default();
+        let network: Vec<&BrowserRequest> = waterfall
+            .iter()
+            .filter(|r| !r.from_cache && r.failed.is_none() && r.url.starts_with("http"))
+            .collect();
+        let mut protocols: BTreeMap<&str, usize> = BTreeMap::new();
+        for r in &network {
+            if let Some(p) = &r.protocol {
+                *protocols.entry(p.as_str()).or_default() += 1;
+            }
+        }
+        let protocol = protocols
+            .iter()
+            .max_by_key(|(_, n)| **n)
+            .map(|(p, _)| p.to_string())
+            .unwrap_or_default();
+        let first_syn = |l: &crate::verify::browser::page_load::PageLoad| {
+            let syn = l
+                .requests
+                .iter()
+                .filter_map(|r| r.connect_start_ms)
+                .min_by(f64::total_cmp)?;
+            Some(l.complete_ms? - syn)
+        };
+        BrowserRow {
+            client: "chromium".into(),
+            site: site.into(),
+            page: page.into(),
+            mode: mode.as_str().into(),
+            test: test.as_str().into(),
+            link: link.clone(),
+            runs: visits.len(),
+            timed_out_runs: visits.iter().filter(|v| v.timed_out).count(),
+            failed_runs: visits.iter().filter(|v| v.failed).count(),
+            timeout_ms: timeout.as_secs_f64() * 1000.0,
+            protocol,
+            requests: network.len() as u64,
+            not_modified: network.iter().filter(|r| r.status == Some(304)).count() as u64,
+            connections: spread(&|v| v.connections as f64),
+            packets: spread(&|v| (v.link.up.arrived_packets + v.link.down.arrived_packets) as f64),
+            packets_up: spread(&|v| v.link.up.arrived_packets as f64),
+            packets_down: spread(&|v| v.link.down.arrived_packets as f64),
+            data_segments: spread(&|v| {
+                (v.link.up.arrived_data_packets + v.link.down.arrived_data_packets) as f64
+            }),
+            bytes_up: spread(&|v| v.link.up.arrived_payload_bytes as f64),
+            bytes_down: spread(&|v| v.link.down.arrived_payload_bytes as f64),
+            metrics: BrowserMetrics {
+                ttfb_ms: metric(&|l| l.metrics.ttfb_ms),
+                fcp_ms: metric(&|l| l.metrics.fcp_ms),
+                lcp_ms: metric(&|l| l.metrics.lcp_ms),
+                dom_content_loaded_ms: metric(&|l| l.metrics.dom_content_loaded_ms),
+                load_ms: metric(&|l| l.metrics.load_ms),
+                complete_ms: (complete_ms.runs > 0).then_some(complete_ms),
+                complete_from_first_syn_ms: {
+                    let v: Vec<f64> = complete
+                        .iter()
+                        .filter_map(|v| first_syn(v.load.as_ref()?))
+                        .collect();
+                    (!v.is_empty()).then(|| Spread::of(v))
+                },
+            },
+            notes,
+            waterfall,
+        }
+    }
+
+    /// The distinct connections the median run's requests came on.
+    pub fn connections_used(&self) -> usize {
+        self.waterfall
+            .iter()
+            .filter_map(|r| r.connection)
+            .collect::<BTreeSet<_>>()
+            .len()
+    }
+}

@@ -1,0 +1,456 @@
+//! One page load as a user's browser makes it, seen through the DevTools protocol: every
+//! request from the Network domain (its connection, protocol, status and timings, so the
+//! waterfall is the browser's own) and the page's metrics from its performance timeline
+//! (time to first byte, first and largest contentful paint, `DOMContentLoaded`, `load`).
+//!
+//! Times are milliseconds from the navigation's start: the performance timeline's origin,
+//! and for the Network domain the moment the page's own request was issued (the two agree
+//! within a millisecond: nothing is resolved or proxied before it).
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use super::{Browser, RenderError};
+
+/// How a page is loaded.
+#[derive(Debug, Clone)]
+pub struct LoadOptions {
+    /// How long the page may take to fire `load` and finish its requests. Default: 30 s.
+    pub timeout: Duration,
+    /// After `load`, the page counts as complete once no request has been in flight for this
+    /// long (late requests from scripts still belong to it). Default: 200 ms.
+    pub quiet: Duration,
+    /// Test hook: kill the browser once the page's first response has arrived, as a crash
+    /// in the middle of a load would. Default: `false`.
+    pub crash_after_first_response: bool,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions {
+            timeout: Duration::from_secs(30),
+            quiet: Duration::from_millis(200),
+            crash_after_first_response: false,
+        }
+    }
+}
+
+/// The page's own metrics, in ms from the navigation's start; `None` when it never got
+/// there (no paint before the timeout, say).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PageMetrics {
+    /// Time to first byte: the first byte of the page's response (`responseStart`).
+    pub ttfb_ms: Option<f64>,
+    /// First contentful paint.
+    pub fcp_ms: Option<f64>,
+    /// Largest contentful paint: the last candidate reported.
+    pub lcp_ms: Option<f64>,
+    /// `DOMContentLoaded` fired (`domContentLoadedEventStart`).
+    pub dom_content_loaded_ms: Option<f64>,
+    /// `load` fired (`loadEventStart`).
+    pub load_ms: Option<f64>,
+}
+
+/// One request of the page, as the browser made it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BrowserRequest {
+    pub url: String,
+    /// The socket the response came on (Chromium's `connectionId`): a count of distinct ids
+    /// is the connections the browser used. `None` for a response from the cache.
+    pub connection: Option<u64>,
+    /// `http/1.1`, `h2`, … as negotiated.
+    pub protocol: Option<String>,
+    /// The status code; 304 for a validated cache entry.
+    pub status: Option<u16>,
+    /// Answered by the cache without a request on the network.
+    pub from_cache: bool,
+    /// When the browser asked for it (before any connection set-up).
+    pub start_ms: f64,
+    /// When it started a connection for it, and when that was ready (TCP and TLS); `None`
+    /// on a connection already open.
+    pub connect_start_ms: Option<f64>,
+    pub connect_end_ms: Option<f64>,
+    /// When the request went out, when its response's headers were in, and its last byte.
+    pub sent_ms: Option<f64>,
+    pub first_byte_ms: Option<f64>,
+    pub done_ms: Option<f64>,
+    /// Bytes received for it on the network (headers and body as encoded).
+    pub encoded_bytes: u64,
+    /// Why it failed, when it did.
+    pub failed: Option<String>,
+}
+
+/// What one page load did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PageLoad {
+    pub metrics: PageMetrics,
+    /// Every request, in the order the browser made them.
+    pub requests: Vec<BrowserRequest>,
+    /// `load` fired and every request finished before the timeout.
+    pub complete: bool,
+    /// The last byte of the last request, from the navigation's start.
+    pub complete_ms: Option<f64>,
+}
+
+/// A request while it is being followed.
+struct Pending {
+    order: usize,
+    request: BrowserRequest,
+    finished: bool,
+    /// The status that came over the network (`responseReceivedExtraInfo`): a validated
+    /// cache entry's response shows the cached 200, its wire the 304.
+    wire_status: Option<u16>,
+}
+
+impl Browser {
+    /// Loads `url` in a new tab, following every request until `load` has fired and the
+    /// network is quiet, or `opts.timeout` has passed (then the load is returned with
+    /// `complete: false` and what was seen). Fails only when the browser itself fails.
+    pub fn load_page(&mut self, url: &str, opts: &LoadOptions) -> Result<PageLoad, RenderError> {
+        let setup_by = Instant::now() + Duration::from_secs(10);
+        let target = self.call(
+            "Target.createTarget",
+            json!({ "url": "about:blank" }),
+            None,
+            setup_by,
+        )?;
+        let target_id = target["targetId"].as_str().unwrap_or_default().to_string();
+        let result = self.load_in_target(&target_id, url, opts, setup_by);
+        if self.is_alive() {
+            let close_by = Instant::now() + Duration::from_secs(5);
+            let _ = self.call(
+                "Target.closeTarget",
+                json!({ "targetId": target_id }),
+                None,
+                close_by,
+            );
+        }
+        self.pending.clear();
+        result
+    }
+
+    fn load_in_target(
+        &mut self,
+        target_id: &str,
+        url: &str,
+        opts: &LoadOptions,
+        setup_by: Instant,
+    ) -> Result<PageLoad, RenderError> {
+        let attached = self.call(
+            "Target.attachToTarget",
+            json!({ "targetId": target_id, "flatten": true }),
+            None,
+            setup_by,
+        )?;
+        let session = attached["sessionId"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let s = Some(session.as_str());
+        self.call("Page.enable", json!({}), s, setup_by)?;
+        self.call("Network.enable", json!({}), s, setup_by)?;
+        self.pending.clear();
+        let deadline = Instant::now() + opts.timeout;
+        let navigate = self.send("Page.navigate", json!({ "url": url }), s)?;
+        let mut requests: BTreeMap<String, Pending> = BTreeMap::new();
+        let mut origin: Option<f64> = None;
+        let mut load_fired = false;
+        let mut quiet_since = Instant::now();
+        let mut crashed_on_purpose = false;
+        let complete = loop {
+            let in_flight = requests.values().any(|p| !p.finished);
+            if load_fired && !in_flight && quiet_since.elapsed() >= opts.quiet {
+                break true;
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                break false;
+            }
+            let wait_until = if load_fired && !in_flight {
+                (quiet_since + opts.quiet).min(deadline)
+            } else {
+                deadline
+            };
+            let Some(message) = self.next_message(wait_until)? else {
+                continue;
+            };
+            if message["id"].as_u64() == Some(navigate) {
+                if let Some(error) = message["result"]["errorText"].as_str() {
+                    return Err(RenderError::new("protocol", format!("navigation: {error}")));
+                }
+                continue;
+            }
+            if message["sessionId"].as_str() != s {
+                continue;
+            }
+            let params = &message["params"];
+            let at = |origin: Option<f64>| {
+                let t = params["timestamp"].as_f64().unwrap_or(0.0);
+                (t - origin.unwrap_or(t)) * 1000.0
+            };
+            match message["method"].as_str().unwrap_or_default() {
+                "Page.loadEventFired" => {
+                    load_fired = true;
+                    quiet_since = Instant::now();
+                }
+                "Network.requestWillBeSent" => {
+                    let id = params["requestId"].as_str().unwrap_or_default().to_string();
+                    if origin.is_none() {
+                        origin = params["timestamp"].as_f64();
+                    }
+                    let order = requests.len();
+                    let start_ms = at(origin);
+                    let request = BrowserRequest {
+                        url: params["request"]["url"]
+                            .as_str()
+                            .unwrap_or_default()
+                            .to_string(),
+                        connection: None,
+                        protocol: None,
+                        status: None,
+                        from_cache: false,
+                        start_ms,
+                        connect_start_ms: None,
+                        connect_end_ms: None,
+                        sent_ms: None,
+                        first_byte_ms: None,
+                        done_ms: None,
+                        encoded_bytes: 0,
+                        failed: None,
+                    };
+                    // A redirect reuses the id: the new request replaces the old one.
+                    let order = requests.get(&id).map_or(order, |p| p.order);
+                    requests.insert(
+                        id,
+                        Pending {
+                            order,
+                            request,
+                            finished: false,
+                            wire_status: None,
+                        },
+                    );
+                }
+                "Network.responseReceived" => {
+                    let id = params["requestId"].as_str().unwrap_or_default();
+                    let first = requests.values().all(|p| p.request.status.is_none());
+                    if let Some(p) = requests.get_mut(id) {
+                        read_response(&mut p.request, &params["response"], origin);
+                    }
+                    if first && opts.crash_after_first_response {
+                        crashed_on_purpose = true;
+                        self.kill();
+                    }
+                }
+                "Network.responseReceivedExtraInfo" => {
+                    let id = params["requestId"].as_str().unwrap_or_default();
+                    if let Some(p) = requests.get_mut(id) {
+                        p.wire_status = params["statusCode"].as_u64().map(|s| s as u16);
+                    }
+                }
+                "Page.javascriptDialogOpening" => {
+                    self.send("Page.handleJavaScriptDialog", json!({ "accept": true }), s)?;
+                }
+                "Network.requestServedFromCache" => {
+                    let id = params["requestId"].as_str().unwrap_or_default();
+                    if let Some(p) = requests.get_mut(id) {
+                        p.request.from_cache = true;
+                    }
+                }
+                "Network.loadingFinished" => {
+                    let id = params["requestId"].as_str().unwrap_or_default();
+                    let done = at(origin);
+                    if let Some(p) = requests.get_mut(id) {
+                        p.finished = true;
+                        p.request.done_ms = Some(done);
+                        p.request.encoded_bytes =
+                            params["encodedDataLength"].as_f64().unwrap_or(0.0) as u64;
+                    }
+                    quiet_since = Instant::now();
+                }
+                "Network.loadingFailed" => {
+                    let id = params["requestId"].as_str().unwrap_or_default();
+                    let done = at(origin);
+                    if let Some(p) = requests.get_mut(id) {
+                        p.finished = true;
+                        p.request.done_ms = Some(done);
+                        p.request.failed =
+                            Some(params["errorText"].as_str().unwrap_or("failed").to_string());
+                    }
+                    quiet_since = Instant::now();
+                }
+                "Inspector.targetCrashed" => {
+                    return Err(RenderError::new(
+                        "browser-exited",
+                        "the page's renderer crashed",
+                    ));
+                }
+                _ => {}
+            }
+        };
+        if crashed_on_purpose {
+            return Err(RenderError::new(
+                "browser-exited",
+                "chromium was killed after the first response (test hook)",
+            ));
+        }
+        let metrics = self.metrics(s)?;
+        let mut ordered: Vec<Pending> = requests.into_values().collect();
+        ordered.sort_by_key(|p| p.order);
+        let requests: Vec<BrowserRequest> = ordered
+            .into_iter()
+            .map(|mut p| {
+                p.request.status = p.wire_status.or(p.request.status);
+                p.request
+            })
+            .collect();
+        let complete_ms = requests
+            .iter()
+            .filter_map(|r| r.done_ms)
+            .max_by(f64::total_cmp);
+        Ok(PageLoad {
+            metrics,
+            requests,
+            complete,
+            complete_ms,
+        })
+    }
+
+    /// The page's performance timeline, read once the load is over (or has timed out).
+    fn metrics(&mut self, session: Option<&str>) -> Result<PageMetrics, RenderError> {
+        const SCRIPT: &str = r#"new Promise(resolve => {
+            const nav = performance.getEntriesByType('navigation')[0] || {};
+            const fcp = performance.getEntriesByName('first-contentful-paint')[0];
+            let lcp = null;
+            try {
+                new PerformanceObserver(list => {
+                    const e = list.getEntries();
+                    if (e.length) lcp = e[e.length - 1].startTime;
+                }).observe({ type: 'largest-contentful-paint', buffered: true });
+            } catch (e) {}
+            const at = v => (typeof v === 'number' && v > 0) ? v : null;
+            setTimeout(() => resolve({
+                ttfb: at(nav.responseStart), fcp: fcp ? fcp.startTime : null, lcp,
+                dcl: at(nav.domContentLoadedEventStart), load: at(nav.loadEventStart),
+            }), 50);
+        })"#;
+        let by = Instant::now() + Duration::from_secs(5);
+        let value = self.call(
+            "Runtime.evaluate",
+            json!({ "expression": SCRIPT, "awaitPromise": true, "returnByValue": true }),
+            session,
+            by,
+        )?;
+        let v = &value["result"]["value"];
+        let ms = |key: &str| v[key].as_f64();
+        Ok(PageMetrics {
+            ttfb_ms: ms("ttfb"),
+            fcp_ms: ms("fcp"),
+            lcp_ms: ms("lcp"),
+            dom_content_loaded_ms: ms("dcl"),
+            load_ms: ms("load"),
+        })
+    }
+
+    /// The next message, or `None` when `until` passes first; an error when the browser is
+    /// gone. Events kept by an earlier call come first.
+    fn next_message(&mut self, until: Instant) -> Result<Option<Value>, RenderError> {
+        if let Some(message) = self.pending.pop_front() {
+            return Ok(Some(message));
+        }
+        let left = until.saturating_duration_since(Instant::now());
+        match self.from_browser.recv_timeout(left) {
+            Ok(message) => Ok(Some(message)),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => Ok(None),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => Err(RenderError::new(
+                "browser-exited",
+                format!("chromium exited during the page load; {}", self.log_tail()),
+            )),
+        }
+    }
+}
+
+/// Takes what a `Network.responseReceived` says about a request.
+fn read_response(request: &mut BrowserRequest, response: &Value, origin: Option<f64>) {
+    request.status = response["status"].as_u64().map(|s| s as u16);
+    request.protocol = response["protocol"].as_str().map(str::to_string);
+    request.from_cache |= response["fromDiskCache"].as_bool().unwrap_or(false)
+        || response["fromPrefetchCache"].as_bool().unwrap_or(false);
+    request.connection = response["connectionId"]
+        .as_f64()
+        .filter(|&id| id > 0.0 && !request.from_cache)
+        .map(|id| id as u64);
+    let timing = &response["timing"];
+    let Some(base) = timing["requestTime"].as_f64() else {
+        return;
+    };
+    let origin = origin.unwrap_or(base);
+    // Offsets are ms after `requestTime`; -1 means "did not happen".
+    let at = |key: &str| {
+        timing[key]
+            .as_f64()
+            .filter(|&v| v >= 0.0)
+            .map(|v| (base - origin) * 1000.0 + v)
+    };
+    request.connect_start_ms = at("connectStart");
+    request.connect_end_ms = at("connectEnd");
+    request.sent_ms = at("sendStart");
+    request.first_byte_ms = at("receiveHeadersEnd");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn blank() -> BrowserRequest {
+        BrowserRequest {
+            url: "http://h/".into(),
+            connection: None,
+            protocol: None,
+            status: None,
+            from_cache: false,
+            start_ms: 0.0,
+            connect_start_ms: None,
+            connect_end_ms: None,
+            sent_ms: None,
+            first_byte_ms: None,
+            done_ms: None,
+            encoded_bytes: 0,
+            failed: None,
+        }
+    }
+
+    #[test]
+    fn a_response_s_timings_are_placed_on_the_navigation_s_clock() {
+        let mut r = blank();
+        let response = json!({
+            "status": 200, "protocol": "h2", "connectionId": 7,
+            "timing": { "requestTime": 10.5, "connectStart": 1.0, "connectEnd": 31.0,
+                        "sendStart": 31.5, "receiveHeadersEnd": 62.0 }
+        });
+        read_response(&mut r, &response, Some(10.0));
+        assert_eq!(r.status, Some(200));
+        assert_eq!(r.protocol.as_deref(), Some("h2"));
+        assert_eq!(r.connection, Some(7));
+        assert_eq!(r.connect_start_ms, Some(501.0));
+        assert_eq!(r.connect_end_ms, Some(531.0));
+        assert_eq!(r.sent_ms, Some(531.5));
+        assert_eq!(r.first_byte_ms, Some(562.0));
+    }
+
+    #[test]
+    fn a_reused_connection_has_no_set_up_and_the_cache_has_no_connection() {
+        let mut r = blank();
+        let response = json!({
+            "status": 200, "connectionId": 3, "fromDiskCache": true,
+            "timing": { "requestTime": 1.0, "connectStart": -1, "connectEnd": -1,
+                        "sendStart": 0.2, "receiveHeadersEnd": 0.4 }
+        });
+        read_response(&mut r, &response, Some(1.0));
+        assert!(r.from_cache);
+        assert_eq!(r.connection, None);
+        assert_eq!((r.connect_start_ms, r.connect_end_ms), (None, None));
+    }
+}
