@@ -265,7 +265,7 @@ fn enter(mss: u32) -> Result<Method, String> {
         "userns+netns"
     };
     let mtu = mss + 40;
-    sys::link_up("lo", mtu)
+    sys::link_up("lo", Some(mtu))
         .map_err(|e| format!("lo: cannot set MTU {mtu} and bring it up: {e}"))?;
     let refused = sys::offloads_off("lo").map_err(|e| format!("lo: ethtool: {e}"))?;
     let timestamps_off = std::fs::write("/proc/sys/net/ipv4/tcp_timestamps", "0").is_ok();

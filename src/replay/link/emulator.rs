@@ -17,9 +17,9 @@ use super::loss::Rng;
 use super::namespace::{self, End, EndConfig, EndSetup, Netns};
 use super::shaper::Shaper;
 use super::spec::LinkSpec;
-use super::sys;
 use super::timing::{Lateness, TimingSummary};
 use super::LinkError;
+use crate::sys;
 
 /// How the forwarder's work is spread over threads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

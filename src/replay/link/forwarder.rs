@@ -18,8 +18,8 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::shaper::{Shaper, Verdict};
-use super::sys;
 use super::timing::Lateness;
+use crate::sys;
 
 /// What one direction did, in packets and IP bytes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

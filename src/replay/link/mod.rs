@@ -20,7 +20,6 @@ pub mod namespace;
 pub mod profiles;
 pub mod shaper;
 pub mod spec;
-mod sys;
 pub mod timing;
 pub mod trace;
 pub mod units;
@@ -57,5 +56,5 @@ pub fn tcp_segments(socket: &impl std::os::fd::AsRawFd) -> std::io::Result<TcpIn
 /// replay's client and server threads may use it so that a busy machine delays their reaction
 /// to a packet no more than the forwarder's (what the link's timing tests do).
 pub fn try_realtime() -> bool {
-    sys::set_realtime(1).is_ok()
+    crate::sys::set_realtime(1).is_ok()
 }

@@ -14,8 +14,8 @@ use std::os::fd::{AsFd, OwnedFd};
 
 use serde::{Deserialize, Serialize};
 
-use super::sys;
 use super::LinkError;
+use crate::sys;
 
 /// The client's end of the link.
 pub const CLIENT_ADDR: Ipv4Addr = Ipv4Addr::new(198, 18, 0, 1);
