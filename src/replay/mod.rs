@@ -458,18 +458,7 @@ fn run_robot(
             Link::Emulated(spec) => {
                 let seed = opts.seed.wrapping_add(run as u64);
                 seeds.push(seed);
-                let options = link::EmulatorOptions {
-                    seed,
-                    ..link::EmulatorOptions::default()
-                };
-                let emulator = link::Emulator::start(spec, &options)
-                    .map_err(|e| fail(format!("emulated link {}: {e}", spec.name)))?;
-                // This thread, and every client thread it starts, lives in the client's
-                // namespace from here on.
-                emulator
-                    .client()
-                    .enter()
-                    .map_err(|e| fail(format!("emulated link {}: {e}", spec.name)))?;
+                let emulator = start_link(spec, seed).map_err(fail)?;
                 if run == 0 {
                     method = Method {
                         name: "link".into(),
@@ -542,61 +531,21 @@ fn run_robot(
                                     // with its first visit (counted, with no time).
                                     None
                                 } else {
-                                    // Each visit starts a browser session anew: its first
-                                    // TLS connection makes a full handshake.
-                                    connector.new_visit().map_err(|e| {
-                                        format!(
-                                            "{} {}: a session to resume: {e}",
-                                            mode.as_str(),
-                                            page
-                                        )
-                                    })?;
-                                    match spec
-                                        .client
-                                        .visit(&robot, &connector, page, test, &mut cache)
-                                    {
-                                        Ok(visit) => Some(visit),
-                                        Err(e) => {
-                                            let marks = connector.visit.marks();
-                                            if !(emulated && marks.timed_out) {
-                                                return Err(format!("{what}: {e}"));
-                                            }
-                                            // Abandoned: its times are when it gave up.
-                                            let at = marks
-                                                .first_syn
-                                                .map(|t| t.elapsed())
-                                                .unwrap_or_default();
-                                            first_timed_out = test == Test::First;
-                                            Some(Visit {
-                                                timed_out: true,
-                                                timing: robot::Timing {
-                                                    first_byte: at,
-                                                    complete: at,
-                                                    last_packet: at,
-                                                    requests: Vec::new(),
-                                                },
-                                                ..Visit::default()
-                                            })
-                                        }
-                                    }
+                                    let visit = visit_once(
+                                        spec.client,
+                                        &robot,
+                                        &connector,
+                                        page,
+                                        test,
+                                        &mut cache,
+                                        emulated,
+                                    )
+                                    .map_err(|e| format!("{what}: {e}"))?;
+                                    first_timed_out = visit.timed_out && test == Test::First;
+                                    Some(visit)
                                 };
                                 ran[i] = true;
-                                let t = &mut per_test[i];
-                                match visit {
-                                    Some(visit) => {
-                                        t.counters += visit.counters;
-                                        t.timing.first_byte += visit.timing.first_byte;
-                                        t.timing.complete += visit.timing.complete;
-                                        t.timing.last_packet += visit.timing.last_packet;
-                                        t.timing.requests = if pages.len() == 1 {
-                                            visit.timing.requests
-                                        } else {
-                                            Vec::new()
-                                        };
-                                        t.timed_out |= visit.timed_out;
-                                    }
-                                    None => t.timed_out = true,
-                                }
+                                add_visit(&mut per_test[i], visit, pages.len() == 1);
                                 if emulated {
                                     done += 1;
                                     let left = started.elapsed().as_secs_f64() / done as f64
@@ -665,6 +614,79 @@ fn run_robot(
         links: Vec::new(),
         browser: Vec::new(),
     })
+}
+
+/// A fresh emulated link for one run, with the calling thread (and every client thread it
+/// starts) in the link's client namespace from here on.
+fn start_link(spec: &link::LinkSpec, seed: u64) -> Result<link::Emulator, String> {
+    let options = link::EmulatorOptions {
+        seed,
+        ..link::EmulatorOptions::default()
+    };
+    let emulator = link::Emulator::start(spec, &options)
+        .map_err(|e| format!("emulated link {}: {e}", spec.name))?;
+    emulator
+        .client()
+        .enter()
+        .map_err(|e| format!("emulated link {}: {e}", spec.name))?;
+    Ok(emulator)
+}
+
+/// One visit of `page` by a mode's client half, as a new browser session (its first TLS
+/// connection makes a full handshake). Over an emulated link a visit that gave up waiting is
+/// a timed-out visit, its times those at which it was abandoned; anything else is an error.
+#[allow(clippy::too_many_arguments)]
+fn visit_once(
+    client: &dyn protocol::ClientHalf,
+    robot: &robot::Robot<'_>,
+    connector: &Connector<'_>,
+    page: &str,
+    test: Test,
+    cache: &mut robot::Cache,
+    emulated: bool,
+) -> Result<Visit, String> {
+    connector
+        .new_visit()
+        .map_err(|e| format!("a session to resume: {e}"))?;
+    match client.visit(robot, connector, page, test, cache) {
+        Ok(visit) => Ok(visit),
+        Err(e) => {
+            let marks = connector.visit.marks();
+            if !(emulated && marks.timed_out) {
+                return Err(e);
+            }
+            let at = marks.first_syn.map(|t| t.elapsed()).unwrap_or_default();
+            Ok(Visit {
+                timed_out: true,
+                timing: robot::Timing {
+                    first_byte: at,
+                    complete: at,
+                    last_packet: at,
+                    requests: Vec::new(),
+                },
+                ..Visit::default()
+            })
+        }
+    }
+}
+
+/// Adds one page's visit to a row's sum over its pages (`None`: not made, counted as timed
+/// out). The waterfall is kept for a row of one page only.
+fn add_visit(sum: &mut Visit, visit: Option<Visit>, one_page: bool) {
+    let Some(visit) = visit else {
+        sum.timed_out = true;
+        return;
+    };
+    sum.counters += visit.counters;
+    sum.timing.first_byte += visit.timing.first_byte;
+    sum.timing.complete += visit.timing.complete;
+    sum.timing.last_packet += visit.timing.last_packet;
+    sum.timing.requests = if one_page {
+        visit.timing.requests
+    } else {
+        Vec::new()
+    };
+    sum.timed_out |= visit.timed_out;
 }
 
 fn pages(site: &ServedSite, resolver: &Resolver, which: &Pages) -> Result<Vec<String>, String> {
