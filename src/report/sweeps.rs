@@ -42,6 +42,8 @@ impl SweepKey {
                 l.rtt_ms = None;
                 for d in [&mut l.down, &mut l.up].into_iter().flatten() {
                     d.delay_ms = 0.0;
+                    // The default queue is sized from the RTT (`spec::default_queue`).
+                    d.queue = crate::replay::link::QueueLimit::Packets(0);
                 }
             }
             SweepKey::Loss => {
@@ -207,14 +209,15 @@ mod tests {
 
     #[test]
     fn an_rtt_sweep_and_a_loss_sweep_are_found_again_from_the_rows() {
-        let mut links = spec::sweep("spdy-cable", "rtt=20,40,80").unwrap();
+        // Over 20–200 ms the default queue grows with the RTT: still one sweep.
+        let mut links = spec::sweep("spdy-cable", "rtt=20,80,200").unwrap();
         links.extend(spec::sweep("spdy-cable", "loss=0,1,2.5").unwrap());
         let rows = rows_over(&links);
         let found = sweeps(&rows);
         assert_eq!(found.len(), 2, "{found:?}");
         assert_eq!(found[0].key, SweepKey::Rtt);
         let values: Vec<f64> = found[0].points.iter().map(|p| p.0).collect();
-        assert_eq!(values, [20.0, 40.0, 80.0]);
+        assert_eq!(values, [20.0, 80.0, 200.0]);
         assert_eq!(found[1].key, SweepKey::Loss);
         let values: Vec<f64> = found[1].points.iter().map(|p| p.0).collect();
         assert_eq!(values, [0.0, 1.0, 2.5]);
@@ -224,7 +227,7 @@ mod tests {
             [Some(100.0), Some(200.0), Some(300.0)]
         );
         let table = text_tables(&rows);
-        assert!(table.contains("sweep spdy-cable, RTT 20–80 ms"), "{table}");
+        assert!(table.contains("sweep spdy-cable, RTT 20–200 ms"), "{table}");
     }
 
     #[test]

@@ -499,6 +499,42 @@ mod tests {
     }
 
     #[test]
+    fn a_sweep_is_drawn_as_lines_and_each_mode_gets_a_waterfall_over_the_first_emulated_link() {
+        use crate::replay::row::{sample_row, RowLink};
+        use crate::replay::{link::spec, RequestTiming, Spread};
+        let mut r = sample();
+        r.replay.clear();
+        for (i, link) in spec::sweep("spdy-cable", "rtt=20,80,200")
+            .unwrap()
+            .iter()
+            .enumerate()
+        {
+            for mode in ["http10", "h2"] {
+                let mut row = sample_row("original", mode, "first", 100, 10_000);
+                row.link = RowLink::new(link, vec![1]);
+                row.time.complete_ms = Spread::of([300.0 * (i + 1) as f64]);
+                row.waterfall = vec![RequestTiming {
+                    target: "/index.html".into(),
+                    sent_ms: 1.0,
+                    first_byte_ms: 30.0,
+                    done_ms: 60.0,
+                }];
+                r.replay.push(row);
+            }
+        }
+        let html = render(&r);
+        assert!(
+            html.contains("<h3>Sweep: spdy-cable, RTT 20–200 ms</h3>"),
+            "{html}"
+        );
+        assert!(html.contains("<svg id=\"sweep-0-original\""));
+        assert_eq!(html.matches("<polyline").count(), 2, "a line per mode");
+        assert!(html.contains("<h3>Request waterfall over spdy-cable,rtt=20ms</h3>"));
+        assert!(html.contains("<svg id=\"waterfall-http10-original\""));
+        assert!(html.contains("<svg id=\"waterfall-h2-original\""));
+    }
+
+    #[test]
     fn every_string_from_the_report_is_escaped() {
         let html = render(&sample());
         assert!(!html.contains("<b>&"), "raw image path leaked");
