@@ -60,6 +60,7 @@ pub fn bursts(up: &[Frame], down: &[Frame], batches: &[usize]) -> Vec<Burst> {
     let mut server = vec![0u64; n];
     let (mut server_preface, mut server_ack, mut server_tail) = (0u64, 0u64, 0u64);
     let mut answered = false;
+    let mut pushed = 0u64;
     for f in down {
         match (f.stream, f.kind) {
             (0, SETTINGS) if f.flags & ACK != 0 => server_ack += f.bytes,
@@ -69,6 +70,9 @@ pub fn bursts(up: &[Frame], down: &[Frame], batches: &[usize]) -> Vec<Burst> {
                 answered = true;
                 server[batch_of(s)] += f.bytes;
             }
+            // A pushed response (a stream the server opened) goes in a write of its own, once
+            // the page it came with is written.
+            (s, _) if s % 2 == 0 => pushed += f.bytes,
             (s, _) => {
                 answered = true;
                 server[batch_of(s)] += f.bytes;
@@ -95,6 +99,10 @@ pub fn bursts(up: &[Frame], down: &[Frame], batches: &[usize]) -> Vec<Burst> {
         Burst {
             side: Side::Down,
             bytes: server[0],
+        },
+        Burst {
+            side: Side::Down,
+            bytes: pushed,
         },
     ];
     for k in 1..n {
@@ -164,6 +172,8 @@ mod tests {
                 (Side::Up, 9),
                 (Side::Down, 9),
                 (Side::Down, 60 + 3000),
+                // Nothing pushed.
+                (Side::Down, 0),
                 (Side::Up, 32),
                 (Side::Down, 1260),
                 (Side::Up, 0),
@@ -173,7 +183,7 @@ mod tests {
     }
 
     #[test]
-    fn pushed_streams_belong_to_the_first_batch() {
+    fn pushed_responses_follow_the_page_in_a_burst_of_their_own() {
         let down = [
             f(1, PUSH_PROMISE, 0, 30),
             f(1, HEADERS, 0, 50),
@@ -181,6 +191,7 @@ mod tests {
             f(2, DATA, 0, 900),
         ];
         let b = bursts(&[f(1, HEADERS, 0, 40)], &down, &[1]);
-        assert_eq!(b[4].bytes, 30 + 50 + 40 + 900);
+        assert_eq!(b[4].bytes, 30 + 50, "the promise and the page");
+        assert_eq!((b[5].side, b[5].bytes), (Side::Down, 40 + 900));
     }
 }

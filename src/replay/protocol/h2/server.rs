@@ -131,31 +131,53 @@ impl H2Server {
             batch.sort_by_key(|(req, respond)| {
                 (urgency(req.headers()), respond.stream_id().as_u32())
             });
+            let mut pushes = Vec::new();
             for (req, respond) in batch {
-                self.answer(req, respond, cx)?;
+                pushes.extend(self.answer(req, respond, cx)?);
             }
-            // One poll lets the connection encode every queued frame (the client's windows
-            // are large enough for a whole batch); a request that arrived meanwhile is
-            // answered after the release, in the next round.
-            let early = match tokio::time::timeout(Duration::ZERO, conn.accept()).await {
-                Ok(Some(next)) => Some(next?),
-                _ => None,
-            };
-            // A client that does not read is let go after the write timeout.
-            tokio::time::timeout(cx.opts.write_timeout, hold.release()).await??;
-            if let Some((req, respond)) = early {
-                self.answer(req, respond, cx)?;
+            let mut early: Vec<_> = Self::flush(conn, hold, cx).await?.into_iter().collect();
+            // What is pushed goes out once the pages are written, so that `h2`, which takes
+            // turns between every stream with queued data, cannot put it before them.
+            if !pushes.is_empty() {
+                hold.hold();
+                for push in pushes {
+                    push.send()?;
+                }
+                early.extend(Self::flush(conn, hold, cx).await?);
+            }
+            for (req, respond) in early {
+                for push in self.answer(req, respond, cx)? {
+                    push.send()?;
+                }
             }
         }
     }
 
-    /// Answers one request: 404, 304 or 200 with the body, pushing and hinting on a page.
+    /// Lets the connection encode every queued frame in one poll (the client's windows are
+    /// large enough for a whole batch) and writes what was held; a request that arrived
+    /// meanwhile is returned, to be answered after the release. A client that does not read is
+    /// let go after the write timeout.
+    async fn flush(
+        conn: &mut server::Connection<HeldIo, Bytes>,
+        hold: &Hold,
+        cx: &ServeContext<'_>,
+    ) -> Result<Option<(Request<h2::RecvStream>, SendResponse<Bytes>)>, Failure> {
+        let early = match tokio::time::timeout(Duration::ZERO, conn.accept()).await {
+            Ok(Some(next)) => Some(next?),
+            _ => None,
+        };
+        tokio::time::timeout(cx.opts.write_timeout, hold.release()).await??;
+        Ok(early)
+    }
+
+    /// Answers one request: 404, 304 or 200 with the body, hinting on a page; pushing on a page
+    /// promises what it needs and returns those responses, for the caller to send after it.
     fn answer(
         &self,
         req: Request<h2::RecvStream>,
         mut respond: SendResponse<Bytes>,
         cx: &ServeContext<'_>,
-    ) -> Result<(), Failure> {
+    ) -> Result<Vec<Push>, Failure> {
         let target = req
             .uri()
             .path_and_query()
@@ -165,7 +187,7 @@ impl H2Server {
         let Some((path, res)) = cx.lookup(&target) else {
             let response = Response::builder().status(StatusCode::NOT_FOUND).body(())?;
             respond.send_response(response, true)?;
-            return Ok(());
+            return Ok(Vec::new());
         };
         let value = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
         let accepts = |coding: &str| {
@@ -183,7 +205,7 @@ impl H2Server {
                 .header("etag", etag)
                 .body(())?;
             respond.send_response(response, true)?;
-            return Ok(());
+            return Ok(Vec::new());
         }
         let page = res.content_type == "text/html";
         let needs: Vec<Fetch> = if page && (self.push || self.hints) {
@@ -237,16 +259,36 @@ impl H2Server {
         // Pushed responses by the urgency a browser would have asked for them with (style
         // sheets before images), in document order within one urgency, as requests are.
         pushed.sort_by_key(|(need, _)| need.dest.urgency());
-        for (need, mut sender) in pushed {
+        let mut pushes = Vec::new();
+        for (need, sender) in pushed {
             let Some((_, res)) = cx.lookup(&need.target) else {
                 continue;
             };
             let (body, coding, etag) = res.variant(accepts("deflate"), accepts("gzip"));
-            let response = ok_response(cx, res, coding, &etag, body.len());
-            let mut stream = sender.send_response(response, body.is_empty())?;
-            if !body.is_empty() {
-                stream.send_data(Bytes::copy_from_slice(body), true)?;
-            }
+            pushes.push(Push {
+                sender,
+                response: ok_response(cx, res, coding, &etag, body.len()),
+                body: Bytes::copy_from_slice(body),
+            });
+        }
+        Ok(pushes)
+    }
+}
+
+/// A promised response, ready to go once the page it came with is written.
+struct Push {
+    sender: h2::server::SendPushedResponse<Bytes>,
+    response: Response<()>,
+    body: Bytes,
+}
+
+impl Push {
+    fn send(mut self) -> Result<(), Failure> {
+        let mut stream = self
+            .sender
+            .send_response(self.response, self.body.is_empty())?;
+        if !self.body.is_empty() {
+            stream.send_data(self.body, true)?;
         }
         Ok(())
     }
