@@ -3,7 +3,8 @@
 //! off) and reading the kernel's `TCP_INFO` counters for the replay, and the CPU time of the
 //! calling thread, which the image stage reports per image. At the crate's root because two
 //! stages use it. The link emulator's TUN and timer calls live beside it in
-//! `replay/link/sys.rs`; those two files are the only unsafe code.
+//! `replay/link/sys.rs`, and the calls into libwebp (C) in `image/webp/libwebp.rs`; those three
+//! files are the only unsafe code.
 //!
 //! Each function is a thin, checked wrapper; everything else is safe code.
 #![allow(unsafe_code)]
