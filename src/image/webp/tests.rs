@@ -255,9 +255,31 @@ fn the_check_rejects_a_lossy_bitstream() {
 #[test]
 fn the_check_rejects_a_still_webp_of_an_animation() {
     let g = animation(None);
-    let still = webp_of(&big_still(None));
+    // A still WebP of the animation's first frame: right for frame 0 only.
+    let still = webp_of(&gif((64, 48), None, vec![f((0, 0, 64, 48), 0)]));
     let why = same_image(&g, &still, &Limits::default()).unwrap_err();
-    assert!(!why.is_empty());
+    assert!(
+        why.starts_with("frame 1 (the WebP is a still image)"),
+        "{why}"
+    );
+}
+
+#[test]
+fn an_animation_that_never_changes_may_become_a_still_webp() {
+    // Later frames wholly outside the canvas draw nothing: the GIF always shows frame 0.
+    let mut outside = f((70, 50, 8, 8), 3);
+    outside.delay = 50;
+    let g = gif(
+        (64, 48),
+        Some(Repeat::Infinite),
+        vec![f((0, 0, 64, 48), 0), outside],
+    );
+    let c = convert_gif(&g, &opts(Target::Webp));
+    assert_eq!(c.outcome, Outcome::Converted, "{}", c.reason);
+    assert_eq!(c.frames, 2);
+    let webp = c.webp.unwrap();
+    assert_eq!(&chunks(&webp)[0].0, b"VP8L", "libwebp wrote a still image");
+    same_image(&g, &webp, &Limits::default()).unwrap();
 }
 
 #[test]

@@ -7,7 +7,8 @@
 //! the PNG/APNG verification compares with.
 //!
 //! Timing is compared as a timeline, not frame by frame: libwebp merges a frame identical to
-//! the one before it into that one's duration. So every GIF frame must be on screen for its
+//! the one before it into that one's duration, and writes an animation whose frames all show
+//! the same picture as a still image. So every GIF frame must be on screen for its
 //! whole delay (as browsers play it), and every WebP frame shown during that time must equal it,
 //! pixel for pixel; both must end together, and play the same number of times. A WebP frame
 //! shorter than 11 ms is an error: browsers would play it at 100 ms.
@@ -259,14 +260,27 @@ pub fn same_image(gif: &[u8], webp: &[u8], limits: &Limits) -> Result<(), String
     let mut gif_frames = Browser::open(gif, limits).map_err(gif_error)?;
     match parse(webp)? {
         Container::Still => {
+            // Also for an animation whose every frame shows the same picture (libwebp writes
+            // those as a still image): every frame must equal it.
             let still = decode(webp, limits)?;
-            gif_frames
+            let mut count = 0usize;
+            while gif_frames
                 .next()
-                .map_err(gif_error)?
-                .ok_or("the GIF has no frame")?;
-            compare(&gif_frames.canvas, &still).map_err(|e| format!("frame 0: {}", in_webp(e)))?;
-            if gif_frames.next().map_err(gif_error)?.is_some() {
-                return Err("an animated GIF became a still WebP".to_string());
+                .map_err(|e| format!("GIF frame {count}: {}", gif_error(e)))?
+                .is_some()
+            {
+                compare(&gif_frames.canvas, &still).map_err(|e| {
+                    let what = if count == 0 {
+                        ""
+                    } else {
+                        " (the WebP is a still image)"
+                    };
+                    format!("frame {count}{what}: {}", in_webp(e))
+                })?;
+                count += 1;
+            }
+            if count == 0 {
+                return Err("the GIF has no frame".to_string());
             }
             Ok(())
         }
