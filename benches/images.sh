@@ -15,11 +15,11 @@
 # `benches/images.sh webp` runs libwebp's command-line tools (Debian package `webp`:
 # apt-get install -y webp) on every GIF of Space Jam, one process per file: `gif2webp -q 100
 # -m 6` (lossless, the issue's reference), `gif2webp -q 100 -m 6 -min_size`, and, for the
-# still GIFs, `cwebp -lossless -z 9` (cwebp does not read GIF: it gets the same pixels as a
-# quick lossless WebP, `gif2webp -m 0`, made beforehand and not timed). It prints, still and
+# still GIFs, `cwebp -lossless -z 9` (cwebp does not read GIF: it gets the same pixels as an
+# RGBA PNG written by Pillow, python3-pil, beforehand and not timed). It prints, still and
 # animated apart, the bytes after keep-smaller (the WebP where smaller than the GIF) and the
 # tools' CPU (user + system of the child processes) per MB of GIF. Compare with
-# `FORMATS=webp cargo bench --bench images`.
+# `FORMATS=webp cargo bench --bench images`. `ONLY=cwebp` (or `ONLY=gif2webp`) runs one tool.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SHARED=${WEBDIET_SHARED:-../shared}
@@ -31,6 +31,7 @@ if [ "${1:-}" = webp ]; then
   for tool in gif2webp cwebp; do
     command -v $tool >/dev/null || { echo "$tool is missing: apt-get install -y webp"; exit 1; }
   done
+  python3 -c 'import PIL' 2>/dev/null || { echo "Pillow is missing: apt-get install -y python3-pil"; exit 1; }
   WORK=$(mktemp -d)
   trap 'rm -rf "$WORK"' EXIT
   echo "machine: $(nproc) cores, $(uname -sr); libwebp tools $(cwebp -version | head -1)"
@@ -71,9 +72,10 @@ def cpu():
 gifs = sorted(os.path.join(d, f) for d, _, fs in os.walk(site) for f in fs if f.lower().endswith(".gif"))
 kinds = {g: ("animated" if frames(open(g, "rb").read()) > 1 else "still") for g in gifs}
 def quick(g):
-    """The GIF's pixels as a quick lossless WebP, for cwebp (which does not read GIF)."""
-    src = os.path.join(work, "in.webp")
-    subprocess.run(["gif2webp", "-quiet", "-m", "0", g, "-o", src], check=True)
+    """The GIF's pixels as an RGBA PNG, for cwebp (which does not read GIF)."""
+    from PIL import Image
+    src = os.path.join(work, "in.png")
+    Image.open(g).convert("RGBA").save(src, compress_level=1)
     return src
 
 gif2webp = lambda *extra: lambda g, o: ["gif2webp", "-quiet", "-q", "100", "-m", "6", *extra, g, "-o", o]
@@ -83,7 +85,10 @@ tools = [
     ("cwebp -lossless -z 9", lambda g, o: ["cwebp", "-quiet", "-lossless", "-z", "9", quick(g), "-o", o], True),
 ]
 print(f"{'tool':<34} {'GIFs':<9} {'files':>5} {'GIF bytes':>11} {'kept bytes':>11} {'CPU s':>8} {'s/MB':>7} {'smaller':>7}")
+only = os.environ.get("ONLY")
 for name, cmd, still_only in tools:
+    if only and not name.startswith(only):
+        continue
     sums = {}
     for g in gifs:
         if still_only and kinds[g] != "still":
