@@ -11,7 +11,8 @@
 //! GIF → WebP differences handled here (see `docs/images.md`, "WebP"):
 //! - GIF delays of 0 and 1 cs play at 100 ms in browsers: they are written as 100 ms;
 //! - loop count: a GIF played `n` times (NETSCAPE loop `n − 1`, or once without the
-//!   extension) gets WebP loop count `n`, which browsers play `n` times; forever stays 0;
+//!   extension) gets WebP loop count `n` (the specification's number of loops); forever
+//!   stays 0;
 //! - the canvas starts transparent (the ANIM background colour is transparent too, and
 //!   browsers ignore it).
 
