@@ -1,13 +1,16 @@
-//! Benchmark (not a test) of the image stage on Space Jam's GIFs, one `--effort` level at a
-//! time: every GIF converted by `image::convert_gif` in one thread, in path order, with the
-//! CPU time (user + system) of that thread per image. Prints, for the still and the animated
-//! GIFs apart, the bytes the site's images weigh after keep-smaller (the PNG/APNG where it
-//! is smaller and verified, the GIF otherwise) and CPU seconds per MB of GIF. Record results
-//! in docs/images.md.
+//! Benchmark (not a test) of the image stage on Space Jam's GIFs, one `--effort` level and
+//! `--image-format` at a time: every GIF converted by `image::convert_gif` in one thread, in
+//! path order, with the CPU time (user + system) of that thread per image. Prints, for the
+//! still and the animated GIFs apart, the bytes the site's images weigh after keep-smaller
+//! (the PNG/APNG or WebP where it is smaller and verified, the GIF otherwise) and CPU seconds
+//! per MB of GIF. Record results in docs/images.md.
 //!
-//!   cargo bench --bench images                      # fast, default, max
+//!   cargo bench --bench images                      # fast, default, max; PNG
 //!   EFFORTS=default cargo bench --bench images      # one level
+//!   FORMATS=png,webp,best cargo bench --bench images  # also lossless WebP, and the best of both
 //!   CSV=/tmp/images.csv cargo bench --bench images  # also one line per image and level
+//!
+//! libwebp's own tools on the same files: `benches/images.sh webp`.
 //!
 //! Needs ../shared/corpora/spacejam (or WEBDIET_SHARED=/path/to/shared).
 
@@ -15,7 +18,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use webdiet::image::thread_cpu_time;
-use webdiet::image::{convert_gif, Effort, ImageOptions, Outcome};
+use webdiet::image::{convert_gif, Effort, ImageOptions, Outcome, Target};
 
 #[derive(Default)]
 struct Sum {
@@ -49,9 +52,18 @@ fn main() {
         .split(',')
         .map(|e| e.trim().parse().expect("EFFORTS: fast, default or max"))
         .collect();
+    let targets: Vec<Target> = std::env::var("FORMATS")
+        .unwrap_or_else(|_| "png".into())
+        .split(',')
+        .map(|e| e.trim().parse().expect("FORMATS: png, webp or best"))
+        .collect();
     let mut csv = std::env::var_os("CSV").map(|p| std::fs::File::create(p).expect("CSV file"));
     if let Some(f) = csv.as_mut() {
-        writeln!(f, "effort,path,frames,gif_bytes,png_bytes,outcome,cpu_s").unwrap();
+        writeln!(
+            f,
+            "effort,format,path,frames,gif_bytes,png_bytes,webp_bytes,outcome,cpu_s"
+        )
+        .unwrap();
     }
     println!(
         "{} GIFs in {}; CPU = user + system time of the converting thread",
@@ -59,12 +71,25 @@ fn main() {
         site.display()
     );
     println!(
-        "{:<8} {:<9} {:>5} {:>11} {:>11} {:>8} {:>9} {:>8} {:>10}",
-        "effort", "GIFs", "files", "GIF bytes", "kept bytes", "saved", "CPU s", "s/MB", "converted"
+        "{:<8} {:<6} {:<9} {:>5} {:>11} {:>11} {:>8} {:>9} {:>8} {:>10}",
+        "effort",
+        "format",
+        "GIFs",
+        "files",
+        "GIF bytes",
+        "kept bytes",
+        "saved",
+        "CPU s",
+        "s/MB",
+        "converted"
     );
-    for effort in efforts {
+    let runs = targets
+        .iter()
+        .flat_map(|t| efforts.iter().map(move |e| (*t, *e)));
+    for (target, effort) in runs {
         let opts = ImageOptions {
             effort,
+            target,
             ..ImageOptions::default()
         };
         let (mut still, mut animated) = (Sum::default(), Sum::default());
@@ -78,8 +103,10 @@ fn main() {
             } else {
                 &mut still
             };
-            let kept = match (&c.png, c.outcome) {
-                (Some(png), Outcome::Converted) => png.len() as u64,
+            let kept = match (&c.png, &c.webp, c.outcome) {
+                (Some(file), _, Outcome::Converted) | (_, Some(file), Outcome::Converted) => {
+                    file.len() as u64
+                }
                 _ => bytes.len() as u64,
             };
             sum.files += 1;
@@ -90,9 +117,10 @@ fn main() {
             if let Some(f) = csv.as_mut() {
                 let rel = path.strip_prefix(&site).unwrap_or(path).display();
                 let png = c.png_bytes.map_or(String::new(), |b| b.to_string());
+                let webp = c.webp_bytes.map_or(String::new(), |b| b.to_string());
                 writeln!(
                     f,
-                    "{effort},{rel},{},{},{png},{},{cpu:.4}",
+                    "{effort},{target},{rel},{},{},{png},{webp},{},{cpu:.4}",
                     c.frames,
                     bytes.len(),
                     c.outcome
@@ -102,8 +130,9 @@ fn main() {
         }
         for (label, s) in [("still", &still), ("animated", &animated)] {
             println!(
-                "{:<8} {:<9} {:>5} {:>11} {:>11} {:>7.2}% {:>9.2} {:>8.2} {:>10}",
+                "{:<8} {:<6} {:<9} {:>5} {:>11} {:>11} {:>7.2}% {:>9.2} {:>8.2} {:>10}",
                 effort.to_string(),
+                target.to_string(),
                 label,
                 s.files,
                 s.gif,

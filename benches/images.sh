@@ -7,15 +7,109 @@
 #
 #   benches/images.sh                      # all levels
 #   LEVELS="default" benches/images.sh     # just the default
+#   benches/images.sh webp                 # libwebp's own tools instead (see below)
 #
 # Needs: python3, optipng (Debian: apt-get install -y optipng), ../shared/corpora/spacejam
 # (or WEBDIET_SHARED=/path/to/shared).
+#
+# `benches/images.sh webp` runs libwebp's command-line tools (Debian package `webp`:
+# apt-get install -y webp) on every GIF of Space Jam, one process per file: `gif2webp -q 100
+# -m 6` (lossless, the issue's reference), `gif2webp -q 100 -m 6 -min_size`, and, for the
+# still GIFs, `cwebp -lossless -z 9` (cwebp does not read GIF: it gets the same pixels as an
+# RGBA PNG written by Pillow, python3-pil, beforehand and not timed). It prints, still and
+# animated apart, the bytes after keep-smaller (the WebP where smaller than the GIF) and the
+# tools' CPU (user + system of the child processes) per MB of GIF. Compare with
+# `FORMATS=webp cargo bench --bench images`. `ONLY=cwebp` (or `ONLY=gif2webp`) runs one tool.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SHARED=${WEBDIET_SHARED:-../shared}
 SITE=$SHARED/corpora/spacejam
 LEVELS=${LEVELS:-"fast default max"}
 [ -d "$SITE" ] || { echo "skipped: $SITE is missing (set WEBDIET_SHARED)"; exit 0; }
+
+if [ "${1:-}" = webp ]; then
+  for tool in gif2webp cwebp; do
+    command -v $tool >/dev/null || { echo "$tool is missing: apt-get install -y webp"; exit 1; }
+  done
+  python3 -c 'import PIL' 2>/dev/null || { echo "Pillow is missing: apt-get install -y python3-pil"; exit 1; }
+  WORK=$(mktemp -d)
+  trap 'rm -rf "$WORK"' EXIT
+  echo "machine: $(nproc) cores, $(uname -sr); libwebp tools $(cwebp -version | head -1)"
+  python3 - "$SITE" "$WORK" <<'PY'
+import os, resource, subprocess, sys
+site, work = sys.argv[1], sys.argv[2]
+
+def frames(data):
+    """Image descriptors in a GIF (its frame count), walking its blocks."""
+    if data[:6] not in (b"GIF87a", b"GIF89a") or len(data) < 13:
+        return 0
+    at, n = 13, 0
+    if data[10] & 0x80:
+        at += 3 << ((data[10] & 7) + 1)
+    def skip_blocks(at):
+        while at < len(data) and data[at]:
+            at += data[at] + 1
+        return at + 1
+    while at < len(data):
+        b = data[at]
+        if b == 0x21:
+            at = skip_blocks(at + 2)
+        elif b == 0x2C:
+            n += 1
+            flags = data[at + 9] if at + 9 < len(data) else 0
+            at += 10
+            if flags & 0x80:
+                at += 3 << ((flags & 7) + 1)
+            at = skip_blocks(at + 1)
+        else:
+            break
+    return n
+
+def cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+gifs = sorted(os.path.join(d, f) for d, _, fs in os.walk(site) for f in fs if f.lower().endswith(".gif"))
+kinds = {g: ("animated" if frames(open(g, "rb").read()) > 1 else "still") for g in gifs}
+def quick(g):
+    """The GIF's pixels as an RGBA PNG, for cwebp (which does not read GIF)."""
+    from PIL import Image
+    src = os.path.join(work, "in.png")
+    Image.open(g).convert("RGBA").save(src, compress_level=1)
+    return src
+
+gif2webp = lambda *extra: lambda g, o: ["gif2webp", "-quiet", "-q", "100", "-m", "6", *extra, g, "-o", o]
+tools = [
+    ("gif2webp -q 100 -m 6", gif2webp(), False),
+    ("gif2webp -q 100 -m 6 -min_size", gif2webp("-min_size"), False),
+    ("cwebp -lossless -z 9", lambda g, o: ["cwebp", "-quiet", "-lossless", "-z", "9", quick(g), "-o", o], True),
+]
+print(f"{'tool':<34} {'GIFs':<9} {'files':>5} {'GIF bytes':>11} {'kept bytes':>11} {'CPU s':>8} {'s/MB':>7} {'smaller':>7}")
+only = os.environ.get("ONLY")
+for name, cmd, still_only in tools:
+    if only and not name.startswith(only):
+        continue
+    sums = {}
+    for g in gifs:
+        if still_only and kinds[g] != "still":
+            continue
+        out = os.path.join(work, "out.webp")
+        args = cmd(g, out)
+        before = cpu()
+        ok = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+        spent = cpu() - before
+        gb = os.path.getsize(g)
+        wb = os.path.getsize(out) if ok and os.path.exists(out) else None
+        s = sums.setdefault(kinds[g], [0, 0, 0, 0.0, 0])
+        s[0] += 1; s[1] += gb; s[2] += min(gb, wb) if wb else gb; s[3] += spent; s[4] += int(bool(wb and wb < gb))
+        if os.path.exists(out):
+            os.remove(out)
+    for kind in [k for k in ("still", "animated") if k in sums]:
+        n, gb, kept, spent, smaller = sums[kind]
+        print(f"{name:<34} {kind:<9} {n:>5} {gb:>11} {kept:>11} {spent:>8.2f} {spent / (gb / 1e6) if gb else 0:>7.2f} {smaller:>7}")
+PY
+  exit 0
+fi
 command -v optipng >/dev/null || { echo "optipng is missing: apt-get install -y optipng"; exit 1; }
 
 CARGO_BUILD_JOBS=${CARGO_BUILD_JOBS:-1} cargo build --release --quiet

@@ -614,10 +614,15 @@ struct ImageArgs {
     /// the same for the same effort on every run; sizes and CPU per level in docs/images.md.
     #[arg(long, value_name = "LEVEL", default_value = "default")]
     effort: crate::image::Effort,
-    /// Keep animated GIFs as GIF instead of converting them to APNG.
+    /// What GIFs become: png (PNG/APNG, shown by every browser since the late 1990s), webp
+    /// (lossless WebP, still or animated: every current browser, none from 1997) or best (both
+    /// made and verified, the smallest used). See docs/images.md, "WebP".
+    #[arg(long, value_name = "FORMAT", default_value = "png")]
+    image_format: crate::image::Target,
+    /// Keep animated GIFs as GIF instead of converting them (to APNG or animated WebP).
     #[arg(long)]
     no_apng: bool,
-    /// Replace a GIF only when the PNG saves at least this many bytes.
+    /// Replace a GIF only when the new file saves at least this many bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 1)]
     min_saving: u64,
     /// Also copy converted GIFs that nothing refers to any more.
@@ -674,6 +679,7 @@ impl ImageArgs {
             apng: !self.no_apng,
             min_saving: self.min_saving,
             interlace: self.interlace,
+            target: self.image_format,
             ..Default::default()
         }
     }

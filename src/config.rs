@@ -29,8 +29,8 @@ pub struct RewriteConfig {
     pub out: OutputPaths,
     pub crawl: CrawlOptions,
     pub analyze: AnalyzeOptions,
-    /// What to rewrite and how (`--effort`, `--no-apng`, `--min-saving`, `--interlace`,
-    /// `--keep-originals`, `--precompress`).
+    /// What to rewrite and how (`--effort`, `--image-format`, `--no-apng`, `--min-saving`,
+    /// `--interlace`, `--keep-originals`, `--precompress`).
     pub rewrite: crate::rewrite::RewriteOptions,
 }
 

@@ -1,9 +1,10 @@
 //! The Linux system calls webdiet needs that neither `std`, `socket2` nor `libc` wrap safely,
-//! in the crate's one file of unsafe code: for the replay, private network namespaces (the
+//! in one of the crate's two files of unsafe code: for the replay, private network namespaces (the
 //! process's, or one thread's), interfaces (TUN devices, addresses, MTU, up, offloads off) and
 //! the kernel's `TCP_INFO` counters; for the link emulator, the high-resolution timer
 //! (timerfd), the wake-up (eventfd), `poll`, the monotonic clock and real-time priority; for
-//! the image stage, the CPU time of the calling thread.
+//! the image stage, the CPU time of the calling thread. The calls into libwebp (C) live in
+//! `image/webp/libwebp.rs`, the only other file with unsafe code.
 //!
 //! Each function is a thin, checked wrapper with a `SAFETY` note; everything else is safe code.
 #![allow(unsafe_code)]

@@ -4,8 +4,10 @@
 //! delays of 0 and 1) and the GIF suite of `../shared/corpora/gif-suite`, each on its own page
 //! over a magenta background, rewritten by `webdiet rewrite` and rendered in Chromium: every
 //! page must be pixel-identical to the original, and the edge cases must really have been
-//! converted (else the check would compare a GIF with itself). For animations Chromium shows
-//! the first frame; the image stage's own frame check covers the rest, and the timing.
+//! converted (else the check would compare a GIF with itself). The same again with
+//! `--image-format webp`: lossless WebP pages render pixel-identical too. For animations
+//! Chromium shows the first frame; the image stage's own frame check covers the rest, and the
+//! timing.
 
 mod common;
 
@@ -221,6 +223,16 @@ fn page(gif: &str) -> String {
 
 #[test]
 fn edge_case_gifs_and_the_gif_suite_render_like_their_conversions_in_chromium() {
+    render_check("png");
+}
+
+#[test]
+fn edge_case_gifs_and_the_gif_suite_render_like_their_webp_conversions_in_chromium() {
+    render_check("webp");
+}
+
+/// Rewrites the edge cases and the suite to `format` and renders every page in Chromium.
+fn render_check(format: &str) {
     if !chromium_available() {
         return;
     }
@@ -249,7 +261,7 @@ fn edge_case_gifs_and_the_gif_suite_render_like_their_conversions_in_chromium() 
     common::write_site(&site, &refs);
     let out = tmp.path().join("out");
     webdiet()
-        .args(["rewrite", "--no-markup"])
+        .args(["rewrite", "--no-markup", "--image-format", format])
         .arg(&site)
         .arg("--out")
         .arg(&out)
@@ -257,20 +269,28 @@ fn edge_case_gifs_and_the_gif_suite_render_like_their_conversions_in_chromium() 
         .success();
     let report: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
-    let outcomes: BTreeMap<String, String> = report["images"]
+    let outcomes: BTreeMap<String, (String, String)> = report["images"]
         .as_array()
         .unwrap()
         .iter()
         .map(|r| {
             (
                 r["path"].as_str().unwrap().to_string(),
-                r["reason"].as_str().unwrap().to_string(),
+                (
+                    r["reason"].as_str().unwrap().to_string(),
+                    r["format"].as_str().unwrap().to_string(),
+                ),
             )
         })
         .collect();
     for name in cases.keys() {
-        let reason = &outcomes[&format!("{name}.gif")];
+        let (reason, served) = &outcomes[&format!("{name}.gif")];
         assert!(reason.starts_with("converted("), "{name}: {reason}");
+        let expected: &[&str] = match format {
+            "webp" => &["webp"],
+            _ => &["png", "apng"],
+        };
+        assert!(expected.contains(&served.as_str()), "{name}: {served}");
     }
 
     let verify = webdiet()

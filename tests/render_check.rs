@@ -11,10 +11,16 @@ use common::{chromium_available, shared_corpus, webdiet};
 
 /// Rewrites `site` into a temporary directory and checks `pages` of it (all when `None`).
 fn rewrite_and_verify(site: &Path, pages: Option<usize>) {
+    rewrite_and_verify_with(site, pages, &[]);
+}
+
+/// The same, with extra `rewrite` arguments; returns the rewrite's report.
+fn rewrite_and_verify_with(site: &Path, pages: Option<usize>, args: &[&str]) -> serde_json::Value {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
     webdiet()
         .arg("rewrite")
+        .args(args)
         .arg(site)
         .arg("--out")
         .arg(&out)
@@ -22,6 +28,7 @@ fn rewrite_and_verify(site: &Path, pages: Option<usize>) {
         .success();
     let checked = verify_trees(site, &out.join("site"), tmp.path(), pages);
     assert!(checked > 0, "no page of {} was checked", site.display());
+    serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap()
 }
 
 /// `webdiet verify` on two trees: every page checked must be pixel-identical. Returns how many
@@ -65,6 +72,21 @@ fn the_rewritten_default_corpus_renders_pixel_identical() {
     if chromium_available() {
         rewrite_and_verify(&common::microscape(), None);
     }
+}
+
+#[test]
+fn the_default_corpus_rewritten_to_webp_renders_pixel_identical() {
+    if !chromium_available() {
+        return;
+    }
+    let report = rewrite_and_verify_with(&common::microscape(), None, &["--image-format", "webp"]);
+    let webp = report["images"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["format"] == "webp")
+        .count();
+    assert!(webp > 0, "some pages really show WebP images");
 }
 
 #[test]

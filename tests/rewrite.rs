@@ -175,6 +175,102 @@ fn golden_cases_rewrite_references_and_keep_every_other_byte() {
     }
 }
 
+/// `webdiet rewrite --image-format FORMAT` on a golden case; the output directory and report.
+fn rewrite_to(case: &str, format: &str, tmp: &Path) -> (PathBuf, serde_json::Value) {
+    let input = tmp.join("in");
+    build_case(&golden_root().join(case), &input);
+    let out = tmp.join("out");
+    Command::cargo_bin("webdiet")
+        .unwrap()
+        .args(["rewrite", "--no-markup", "--image-format", format])
+        .arg(&input)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let report = serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+    (out, report)
+}
+
+#[test]
+fn webp_format_writes_webp_files_and_points_every_reference_at_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (out, report) = rewrite_to("relative-forms", "webp", tmp.path());
+    let expected = golden_root().join("relative-forms/expected");
+    // The PNG golden case, with each converted GIF served as WebP instead; the 1×1 GIF that
+    // no PNG beats may become a WebP too (a lossless WebP's overhead is smaller).
+    let tiny_converted = report["images"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["path"] == "img/tiny.gif" && r["outcome"] == "converted");
+    let as_webp = |text: String| {
+        let text = text.replace(".png", ".webp");
+        if tiny_converted {
+            text.replace("img/tiny.gif", "img/tiny.webp")
+        } else {
+            text
+        }
+    };
+    let files: BTreeSet<String> = std::fs::read_to_string(expected.join("files.txt"))
+        .unwrap()
+        .lines()
+        .map(|l| as_webp(l.to_string()))
+        .collect();
+    assert_eq!(files_under(&out.join("site")), files);
+    for page in ["sub/page.html", "css/site.css", "index.html"] {
+        let want = as_webp(std::fs::read_to_string(expected.join(page)).unwrap());
+        let got = std::fs::read_to_string(out.join("site").join(page)).unwrap();
+        assert_eq!(got, want, "{page}");
+    }
+    for row in report["images"].as_array().unwrap() {
+        let (outcome, format) = (row["outcome"].as_str().unwrap(), row["format"].as_str());
+        match outcome {
+            "converted" => {
+                assert_eq!(format, Some("webp"), "{row}");
+                assert!(row["to_path"].as_str().unwrap().ends_with(".webp"));
+                assert!(row["png_bytes"].is_null(), "no PNG is made: {row}");
+                assert_eq!(row["webp_bytes"], row["to_bytes"]);
+            }
+            other => assert_eq!(format, Some("gif"), "{other}: {row}"),
+        }
+    }
+    assert_eq!(
+        report["rewrite"]["broken_by_rewrite"],
+        serde_json::json!([])
+    );
+}
+
+#[test]
+fn best_format_serves_the_smaller_of_png_and_webp_for_each_gif() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (out, report) = rewrite_to("relative-forms", "best", tmp.path());
+    let page = std::fs::read_to_string(out.join("site/sub/page.html")).unwrap();
+    let mut converted = BTreeSet::new();
+    for row in report["images"].as_array().unwrap() {
+        if row["outcome"] != "converted" {
+            continue;
+        }
+        converted.insert(row["path"].as_str().unwrap());
+        let (png, webp) = (
+            row["png_bytes"].as_u64().unwrap(),
+            row["webp_bytes"].as_u64().unwrap(),
+        );
+        let to_path = row["to_path"].as_str().unwrap();
+        let name = to_path.rsplit('/').next().unwrap();
+        assert!(page.contains(name), "the page names {name}");
+        assert!(out.join("site").join(to_path).is_file());
+        match row["format"].as_str().unwrap() {
+            "webp" => assert!(webp < png && to_path.ends_with(".webp"), "{row}"),
+            "png" | "apng" => assert!(png <= webp && to_path.ends_with(".png"), "{row}"),
+            other => panic!("{other}: {row}"),
+        }
+    }
+    for gif in ["img/bg.gif", "img/logo.gif", "img/anim.gif"] {
+        assert!(converted.contains(gif), "{gif} converts: {converted:?}");
+    }
+}
+
 #[test]
 fn every_gif_has_exactly_one_outcome_and_totals_add_up() {
     let case = golden_root().join("script-rollover");

@@ -1,5 +1,7 @@
-//! The image module: GIF → PNG (static) or APNG (animated), lossless, verified, kept only
-//! when smaller. The only module that imports the `image`, `gif`, `png` and `oxipng` crates.
+//! The image module: GIF → PNG (static) or APNG (animated), or lossless WebP (`webp/`, still
+//! or animated; `--image-format`, see `target.rs`), lossless, verified, kept only when smaller.
+//! The only module that imports the `image`, `gif`, `png`, `oxipng`, `libwebp-sys` and
+//! `image-webp` crates.
 //!
 //! [`convert_gif`] is a pure function from GIF bytes to a [`Conversion`]: the candidate PNG (if
 //! any), the [`Outcome`] with its reason, and the frame count. It never panics on bad input and
@@ -11,13 +13,16 @@ mod decode;
 mod delta;
 mod effort;
 pub mod facts;
+mod target;
 pub mod verify;
+pub mod webp;
 
 use std::time::{Duration, Instant};
 
 /// The CPU clock the stage reports per image (the calling thread's), for benchmarks too.
 pub use crate::sys::thread_cpu_time;
 pub use effort::Effort;
+pub use target::Target;
 
 use serde::Serialize;
 
@@ -39,6 +44,8 @@ pub struct ImageOptions {
     pub interlace: bool,
     /// Decompression-bomb limits. Default: see [`Limits`].
     pub limits: Limits,
+    /// The format to convert to (`--image-format`). Default: [`Target::Png`].
+    pub target: Target,
 }
 
 impl Default for ImageOptions {
@@ -49,6 +56,7 @@ impl Default for ImageOptions {
             min_saving: 1,
             interlace: false,
             limits: Limits::default(),
+            target: Target::Png,
         }
     }
 }
@@ -79,10 +87,14 @@ pub enum Outcome {
     /// Nothing in the site refers to it: copied as it is, not converted.
     #[serde(rename = "kept:unreferenced")]
     Unreferenced,
+    /// The verified WebP was not smaller than the GIF (`--image-format webp`), or, with
+    /// `best`, neither it nor the PNG was, and it came closer.
+    #[serde(rename = "kept:webp-larger")]
+    WebpLarger,
 }
 
 impl Outcome {
-    pub const ALL: [Outcome; 7] = [
+    pub const ALL: [Outcome; 8] = [
         Outcome::Converted,
         Outcome::PngLarger,
         Outcome::Animated,
@@ -90,6 +102,7 @@ impl Outcome {
         Outcome::Corrupt,
         Outcome::TooLarge,
         Outcome::Unreferenced,
+        Outcome::WebpLarger,
     ];
 
     /// The reason code, as in the report.
@@ -102,6 +115,7 @@ impl Outcome {
             Outcome::Corrupt => "kept:corrupt",
             Outcome::TooLarge => "kept:too-large",
             Outcome::Unreferenced => "kept:unreferenced",
+            Outcome::WebpLarger => "kept:webp-larger",
         }
     }
 }
@@ -123,6 +137,11 @@ pub struct Conversion {
     pub png: Option<Vec<u8>>,
     /// Size of the best verified PNG that was made, even when it was not used.
     pub png_bytes: Option<u64>,
+    /// The verified WebP, present only when it is what replaces the GIF (then `png` is
+    /// `None`).
+    pub webp: Option<Vec<u8>>,
+    /// Size of the verified WebP that was made, even when it was not used.
+    pub webp_bytes: Option<u64>,
     /// Number of frames in the GIF (0 when it could not be read).
     pub frames: usize,
     pub elapsed: Duration,
@@ -146,6 +165,8 @@ fn kept(outcome: Outcome, detail: impl std::fmt::Display, frames: usize) -> Conv
         reason: format!("{}({detail})", outcome.code()),
         png: None,
         png_bytes: None,
+        webp: None,
+        webp_bytes: None,
         frames,
         elapsed: Duration::ZERO,
         cpu: Duration::ZERO,
@@ -153,28 +174,42 @@ fn kept(outcome: Outcome, detail: impl std::fmt::Display, frames: usize) -> Conv
 }
 
 fn convert_inner(gif: &[u8], opts: &ImageOptions) -> Conversion {
-    let read_error = |e: decode::ReadError, frames| match e {
+    match opts.target {
+        Target::Png => convert_png(gif, opts),
+        Target::Webp => target::convert_webp(gif, opts),
+        Target::Best => target::best(gif, opts, convert_png(gif, opts)),
+    }
+}
+
+fn read_error(e: decode::ReadError, frames: usize) -> Box<Conversion> {
+    Box::new(match e {
         decode::ReadError::TooLarge(why) => kept(Outcome::TooLarge, why, frames),
         decode::ReadError::Corrupt(why) => kept(Outcome::Corrupt, why, frames),
-    };
-    let scan = match apng::scan(gif, &opts.limits, opts.apng) {
-        Ok(scan) => scan,
-        Err(e) => return read_error(e, 0),
-    };
+    })
+}
+
+/// The first read of the GIF (frame and play counts, palette), or why it is kept as it is.
+fn read(gif: &[u8], opts: &ImageOptions) -> Result<apng::Scan, Box<Conversion>> {
+    let scan = apng::scan(gif, &opts.limits, opts.apng).map_err(|e| read_error(e, 0))?;
     if !opts.apng {
         // Only the first frame was read: count the rest without keeping them.
-        let frames = match frame_count(gif, &opts.limits) {
-            Ok(n) => n,
-            Err(e) => return read_error(e, 0),
-        };
+        let frames = frame_count(gif, &opts.limits).map_err(|e| read_error(e, 0))?;
         if frames > 1 {
-            return kept(
+            return Err(Box::new(kept(
                 Outcome::Animated,
                 format!("{frames} frames; --no-apng"),
                 frames,
-            );
+            )));
         }
     }
+    Ok(scan)
+}
+
+fn convert_png(gif: &[u8], opts: &ImageOptions) -> Conversion {
+    let scan = match read(gif, opts) {
+        Ok(scan) => scan,
+        Err(why) => return *why,
+    };
     let frames = scan.frames;
     let encoded = if frames > 1 {
         let compress = |format: &delta::Format, image: &delta::FrameImage| {
@@ -192,7 +227,7 @@ fn convert_inner(gif: &[u8], opts: &ImageOptions) -> Conversion {
     };
     let png = match encoded {
         Ok(png) => png,
-        Err(apng::EncodeError::Read(e)) => return read_error(e, frames),
+        Err(apng::EncodeError::Read(e)) => return *read_error(e, frames),
         Err(apng::EncodeError::Png(why)) => {
             return kept(Outcome::VerifyFailed, format!("PNG encoder: {why}"), frames)
         }
@@ -213,6 +248,8 @@ fn convert_inner(gif: &[u8], opts: &ImageOptions) -> Conversion {
         reason: format!("converted(-{saving} B)"),
         png_bytes: Some(to),
         png: Some(png),
+        webp: None,
+        webp_bytes: None,
         frames,
         elapsed: Duration::ZERO,
         cpu: Duration::ZERO,

@@ -75,6 +75,11 @@ impl<'a> Browser<'a> {
         self.dispose = Some((frame.dispose, frame, saved));
         Ok(Some(delay))
     }
+
+    /// How many times a browser plays the GIF (0: forever); final after the last frame.
+    pub fn plays(&self) -> u32 {
+        self.reader.plays()
+    }
 }
 
 /// Sets the frame's rectangle of `canvas` to transparent, or to what `saved` holds there.
@@ -236,8 +241,8 @@ impl<'a> Apng<'a> {
     }
 }
 
-/// `src` drawn over `dst` (straight alpha, 8 bits).
-fn over(src: [u8; 4], dst: [u8; 4]) -> [u8; 4] {
+/// `src` drawn over `dst` (straight alpha, 8 bits). Also the WebP check's blend.
+pub(crate) fn over(src: [u8; 4], dst: [u8; 4]) -> [u8; 4] {
     match (src[3], dst[3]) {
         (255, _) | (_, 0) => src,
         (0, _) => dst,

@@ -331,6 +331,20 @@ pub fn images_cost_line(report: &Report) -> String {
     )
 }
 
+/// What the GIFs were converted to, for headlines: `PNG/APNG`, or `PNG/APNG/WebP` once a
+/// WebP is served (`--image-format webp|best`).
+pub fn image_targets(report: &Report) -> &'static str {
+    let webp = report
+        .images
+        .iter()
+        .any(|r| r.format == super::model::ImageFormat::Webp);
+    if webp {
+        "PNG/APNG/WebP"
+    } else {
+        "PNG/APNG"
+    }
+}
+
 /// `1234567` → `1,234,567`, `-5` → `-5`.
 pub fn signed(n: i64) -> String {
     if n < 0 {
@@ -359,6 +373,7 @@ pub fn sample() -> Report {
         },
         to_bytes: to,
         png_bytes: Some(to),
+        webp_bytes: None,
         frames: 1,
         outcome,
         reason: reason.into(),

@@ -210,6 +210,10 @@ pub struct ImageRow {
     /// Size of the verified PNG that was made, when one was (also for `kept:png-larger`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub png_bytes: Option<u64>,
+    /// Size of the verified WebP that was made, when one was (`--image-format webp|best`),
+    /// also when it was not used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webp_bytes: Option<u64>,
     /// GIF frames (0 when it could not be decoded or was not looked at).
     pub frames: usize,
     pub outcome: Outcome,
@@ -226,7 +230,8 @@ pub struct ImageRow {
     /// The `--effort` level the image was converted at.
     #[serde(default)]
     pub effort: Effort,
-    /// The format pages now get: `png`, `apng`, or `gif` when the GIF was kept.
+    /// The format pages now get: `png`, `apng`, `webp` (still or animated), or `gif` when the
+    /// GIF was kept.
     #[serde(default)]
     pub format: ImageFormat,
 }
@@ -239,6 +244,18 @@ pub enum ImageFormat {
     Gif,
     Png,
     Apng,
+    Webp,
+}
+
+impl ImageFormat {
+    /// The file name extension of the format.
+    pub fn extension(self) -> &'static str {
+        match self {
+            ImageFormat::Gif => "gif",
+            ImageFormat::Png | ImageFormat::Apng => "png",
+            ImageFormat::Webp => "webp",
+        }
+    }
 }
 
 impl std::fmt::Display for ImageFormat {
@@ -247,6 +264,7 @@ impl std::fmt::Display for ImageFormat {
             ImageFormat::Gif => "gif",
             ImageFormat::Png => "png",
             ImageFormat::Apng => "apng",
+            ImageFormat::Webp => "webp",
         })
     }
 }

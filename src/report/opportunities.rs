@@ -58,7 +58,10 @@ pub fn rank(report: &Report) -> Vec<Opportunity> {
     if !converted.is_empty() {
         out.push(Opportunity {
             id: "gif-to-png".into(),
-            title: "GIF → PNG/APNG, lossless and pixel-verified".into(),
+            title: format!(
+                "GIF → {}, lossless and pixel-verified",
+                super::figures::image_targets(report)
+            ),
             status: "done".into(),
             bytes: Some(
                 converted

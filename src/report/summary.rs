@@ -83,7 +83,8 @@ pub fn audit(report: &Report, reports_at: &std::path::Path, style: &TextStyle) -
     let converted = t.by_outcome.get(&Outcome::Converted).copied().unwrap_or(0);
     let _ = writeln!(
         s,
-        "  GIF → PNG/APNG: {} → {} bytes ({}), {converted} of {} converted",
+        "  GIF → {}: {} → {} bytes ({}), {converted} of {} converted",
+        super::figures::image_targets(report),
         thousands(t.from_bytes),
         thousands(t.to_bytes),
         change(t.from_bytes as f64, t.to_bytes as f64),

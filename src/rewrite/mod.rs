@@ -86,19 +86,24 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
         })
         .collect();
     let gifs: Vec<&SiteFile> = site.files.iter().filter(|f| is_gif(f)).collect();
-    let renames = plan_names(
-        site,
-        gifs.iter()
-            .copied()
-            .filter(|f| referenced.contains(f.path.as_str())),
-        &links::file_links(site),
-    );
+    let file_links = links::file_links(site);
+    // A name per format the GIF may become (`best`: both, the one used decided later).
+    let renames: Renames = extensions(opts.image.target)
+        .iter()
+        .map(|ext| {
+            let gifs = gifs
+                .iter()
+                .copied()
+                .filter(|f| referenced.contains(f.path.as_str()));
+            (*ext, plan_names(site, gifs, &file_links, ext))
+        })
+        .collect();
 
     // Convert, in parallel; each PNG is written as soon as it is verified.
     let started = Instant::now();
     let results: Vec<(ImageRow, Option<Problem>)> = gifs
         .par_iter()
-        .map(|file| convert_one(site, file, renames.get(&file.path), &opts.image, &staging))
+        .map(|file| convert_one(site, file, &renames, &opts.image, &staging))
         .collect();
     let wall = started.elapsed();
     let mut problems = Vec::new();
@@ -110,7 +115,12 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
     let converted: BTreeMap<String, Rename> = images
         .iter()
         .filter(|r| r.outcome == Outcome::Converted)
-        .map(|r| (r.path.clone(), renames[&r.path].clone()))
+        .map(|r| {
+            (
+                r.path.clone(),
+                renames[r.format.extension()][&r.path].clone(),
+            )
+        })
         .collect();
 
     // Pages and style sheets.
@@ -213,14 +223,27 @@ fn is_gif(file: &SiteFile) -> bool {
     file.kind == FileKind::Gif || file.path.to_ascii_lowercase().ends_with(".gif")
 }
 
-/// New names for GIFs: `a.gif` → `a.png`, or, when a file or link of that name (in any case)
-/// exists or is already planned, `a.gif.png`, `a-2.png`, `a-3.png` … The new name must be free
-/// for every name of the GIF: its own, and those of the links to it (which follow it, see
-/// `links`).
+/// The planned new names of the referenced GIFs, by the extension of the format.
+type Renames = BTreeMap<&'static str, BTreeMap<String, Rename>>;
+
+/// The extensions a GIF may get with the chosen target format.
+fn extensions(target: image::Target) -> &'static [&'static str] {
+    match target {
+        image::Target::Png => &["png"],
+        image::Target::Webp => &["webp"],
+        image::Target::Best => &["png", "webp"],
+    }
+}
+
+/// New names for GIFs: `a.gif` → `a.png` (or `a.webp`, for `ext` "webp"), or, when a file or
+/// link of that name (in any case) exists or is already planned, `a.gif.png`, `a-2.png`,
+/// `a-3.png` … The new name must be free for every name of the GIF: its own, and those of the
+/// links to it (which follow it, see `links`).
 fn plan_names<'a>(
     site: &Site,
     gifs: impl Iterator<Item = &'a SiteFile>,
     links_to: &BTreeMap<&str, Vec<&SiteLink>>,
+    ext: &str,
 ) -> BTreeMap<String, Rename> {
     let mut taken: BTreeSet<String> = site
         .files
@@ -237,11 +260,11 @@ fn plan_names<'a>(
             String::new()
         };
         let tails = [
-            ".png".to_string(),
-            format!("{}.png", old_tail.to_ascii_lowercase()),
+            format!(".{ext}"),
+            format!("{}.{ext}", old_tail.to_ascii_lowercase()),
         ]
         .into_iter()
-        .chain((2..).map(|n| format!("-{n}.png")));
+        .chain((2..).map(|n| format!("-{n}.{ext}")));
         let names: Vec<&str> = std::iter::once(gif.path.as_str())
             .chain(
                 links_to
@@ -279,7 +302,7 @@ fn problem(path: &str, code: &'static str, err: impl std::fmt::Display) -> Probl
 fn convert_one(
     site: &Site,
     file: &SiteFile,
-    rename: Option<&Rename>,
+    renames: &Renames,
     opts: &ImageOptions,
     staging: &output::Staging,
 ) -> (ImageRow, Option<Problem>) {
@@ -289,6 +312,7 @@ fn convert_one(
         to_path: file.path.clone(),
         to_bytes: file.bytes,
         png_bytes: None,
+        webp_bytes: None,
         frames: 0,
         outcome: Outcome::Unreferenced,
         reason: "kept:unreferenced(nothing in the site refers to it)".to_string(),
@@ -298,9 +322,9 @@ fn convert_one(
         effort: opts.effort,
         format: ImageFormat::Gif,
     };
-    let Some(rename) = rename else {
+    if !renames.values().any(|r| r.contains_key(&file.path)) {
         return (row, None);
-    };
+    }
     let bytes = match site.read(&file.path) {
         Ok(bytes) => bytes,
         Err(err) => {
@@ -322,27 +346,36 @@ fn convert_one(
         return (row, Some(problem(&file.path, "corrupt-image", message)));
     }
     row.png_bytes = c.png_bytes;
+    row.webp_bytes = c.webp_bytes;
     row.millis = c.elapsed.as_secs_f64() * 1000.0;
     row.cpu_millis = c.cpu.as_secs_f64() * 1000.0;
-    if let Some(png) = c.png {
+    let output = match (c.png, c.webp) {
+        (Some(png), _) if c.frames > 1 => Some((png, ImageFormat::Apng)),
+        (Some(png), _) => Some((png, ImageFormat::Png)),
+        (None, Some(webp)) => Some((webp, ImageFormat::Webp)),
+        (None, None) => None,
+    };
+    if let Some((bytes, format)) = output {
+        let rename = &renames[format.extension()][&file.path];
         let new_path = format!(
             "{}{}",
             &file.path[..file.path.len() - rename.old_tail.len()],
             rename.new_tail
         );
-        if let Err(err) = staging.write(&new_path, &png) {
+        if let Err(err) = staging.write(&new_path, &bytes) {
             row.outcome = Outcome::VerifyFailed;
-            row.reason = format!("kept:verify-failed(PNG not written: {err})");
+            let noun = if format == ImageFormat::Webp {
+                "WebP"
+            } else {
+                "PNG"
+            };
+            row.reason = format!("kept:verify-failed({noun} not written: {err})");
             return (row, Some(problem(&new_path, "unwritable", err)));
         }
         row.to_path = new_path;
-        row.to_bytes = png.len() as u64;
+        row.to_bytes = bytes.len() as u64;
         row.original_kept = false;
-        row.format = if c.frames > 1 {
-            ImageFormat::Apng
-        } else {
-            ImageFormat::Png
-        };
+        row.format = format;
     }
     (row, None)
 }

@@ -32,7 +32,12 @@ fn gif_becomes_png_unless_that_name_is_taken_in_any_case() {
         ("c.gif.png", FileKind::Png),
         ("spacer", FileKind::Gif),
     ]);
-    let renames = plan_names(&s, s.files.iter().filter(|f| is_gif(f)), &BTreeMap::new());
+    let renames = plan_names(
+        &s,
+        s.files.iter().filter(|f| is_gif(f)),
+        &BTreeMap::new(),
+        "png",
+    );
     let new_name = |p: &str| {
         let r = &renames[p];
         format!("{}{}", &p[..p.len() - r.old_tail.len()], r.new_tail)
@@ -44,9 +49,35 @@ fn gif_becomes_png_unless_that_name_is_taken_in_any_case() {
 }
 
 #[test]
+fn gif_becomes_webp_unless_that_name_is_taken_in_any_case() {
+    let s = site(&[
+        ("a.gif", FileKind::Gif),
+        ("a.png", FileKind::Png),
+        ("c.gif", FileKind::Gif),
+        ("C.WEBP", FileKind::Other),
+    ]);
+    let renames = plan_names(
+        &s,
+        s.files.iter().filter(|f| is_gif(f)),
+        &BTreeMap::new(),
+        "webp",
+    );
+    let new_name = |p: &str| {
+        let r = &renames[p];
+        format!("{}{}", &p[..p.len() - r.old_tail.len()], r.new_tail)
+    };
+    assert_eq!(
+        new_name("a.gif"),
+        "a.webp",
+        "a PNG of the same stem is no clash"
+    );
+    assert_eq!(new_name("c.gif"), "c.gif.webp");
+}
+
+#[test]
 fn two_gifs_never_get_the_same_name() {
     let s = site(&[("x.gif", FileKind::Gif), ("X.GIF", FileKind::Gif)]);
-    let renames = plan_names(&s, s.files.iter(), &BTreeMap::new());
+    let renames = plan_names(&s, s.files.iter(), &BTreeMap::new(), "png");
     let names: std::collections::BTreeSet<String> = renames
         .iter()
         .map(|(p, r)| format!("{}{}", &p[..p.len() - r.old_tail.len()], r.new_tail).to_lowercase())
@@ -71,6 +102,7 @@ fn a_gif_and_the_links_to_it_get_a_new_name_free_for_all_of_them() {
         &s,
         s.files.iter().filter(|f| is_gif(f)),
         &links::file_links(&s),
+        "png",
     );
     let r = &renames["a.gif"];
     assert_eq!(
