@@ -1,9 +1,11 @@
 //! What each `--effort` level does to one image, as oxipng options chosen from the image's size.
-//! Effort goes where it pays: on Space Jam's GIFs the bytes Zopfli and the slower filter
-//! strategies win over libdeflate are in the small and mid-sized images, where they also cost
-//! the least, so the work per image is bounded by its pixel count (filters tried, Zopfli
-//! iterations), never by a clock — the same GIF at the same effort always gives the same bytes.
-//! The measurements behind the thresholds are in `docs/images.md`.
+//! Effort goes where it pays: measured on Space Jam's GIFs, the bytes are won by choosing the
+//! palette order well (ranked with the right two filter strategies) and by the final
+//! libdeflate 12 or Zopfli run, not by trying more filter strategies, and Zopfli pays least on
+//! the smallest results. So the work per image is bounded by the level, the size of its first
+//! result and its pixel count (Zopfli or not, its iterations), never by a clock: the same GIF
+//! at the same effort always gives the same bytes. The measurements behind the choices are in
+//! `docs/images.md`.
 
 use std::num::NonZeroU64;
 
@@ -72,29 +74,53 @@ fn zopfli(iterations: u64) -> oxipng::Deflater {
 
 /// oxipng options for a still image (the first pass, libdeflate only):
 /// - `fast`: preset 0 (libdeflate level 5; filters None and MinSum);
-/// - `default`: preset 4 (libdeflate level 12; six filter strategies, brute force over 4
-///   rows among them, ranked by a quick deflate, the best one compressed once);
-/// - `max`: preset 6's ten filter strategies ranked the same way, then [`zopfli_pass`].
+/// - `default`: oxipng's reductions at their highest effort (palette sorted by luma, by
+///   Zeng's and by Battiato's method, bit depths), each candidate ranked by a quick deflate
+///   (libdeflate 7) of two filter strategies, None and MinSum; the best compressed once with
+///   libdeflate 12;
+/// - `max`: the same with None and Entropy (better, dearer), then [`zopfli_pass`].
+///
+/// Why two strategies: oxipng ranks its reductions with the first two filters given when there
+/// are at most two (otherwise with None and Bigrams, at libdeflate 8, and Bigrams never wins
+/// on Space Jam). Ranked with None + MinSum or None + Entropy, it picks better palettes for
+/// 40–48 % less CPU than preset 4's six strategies; more strategies ranked afterwards gained
+/// little for their cost (measured in `docs/images.md`).
 pub(crate) fn static_options(effort: Effort, interlace: bool) -> oxipng::Options {
     match effort {
         Effort::Fast => base(0, interlace),
-        Effort::Default => base(4, interlace),
-        Effort::Max => {
-            let mut o = base(6, interlace);
-            o.fast_evaluation = true;
-            o
-        }
+        Effort::Default => pair(oxipng::FilterStrategy::MinSum, interlace),
+        Effort::Max => pair(oxipng::FilterStrategy::Entropy, interlace),
     }
 }
 
-/// Results smaller than this gain next to nothing from Zopfli (113 bytes over Space Jam's 65
-/// still images under 1,000 B, for 8 % of Zopfli's time): they are left as libdeflate made them.
-pub(crate) const ZOPFLI_FROM_BYTES: usize = 1000;
+/// Filters None and `other`, libdeflate 12 (oxipng's highest reduction effort).
+fn pair(other: oxipng::FilterStrategy, interlace: bool) -> oxipng::Options {
+    let mut o = base(2, interlace);
+    o.filters = [oxipng::FilterStrategy::NONE, other].into_iter().collect();
+    o.deflater = oxipng::Deflater::Libdeflater { compression: 12 };
+    o
+}
+
+/// Results smaller than this gain least from Zopfli per CPU second (Space Jam's still images
+/// under 1,200 B: 3 % of its saving for 9 % of its time): they are left as libdeflate made
+/// them.
+pub(crate) const ZOPFLI_FROM_BYTES: usize = 1200;
+
+/// From this size on, Zopfli runs 5 iterations instead of 15: on Space Jam's still images
+/// from 7,000 B, 5 iterations kept about 80 % of the saving of 15 for 70 % of their time, and
+/// `max` then stays within 40 CPU s per MB of GIF.
+pub(crate) const ZOPFLI_FEWER_FROM_BYTES: usize = 7000;
+
+/// Past this many pixels Zopfli runs 2 iterations whatever the size of the result, so that no
+/// image costs more than about a fixed amount of work (Zopfli's time grows with the pixels it
+/// compresses). No Space Jam image is that large (the largest is 600 × 368).
+pub(crate) const ZOPFLI_LARGE_PIXELS: u64 = 512 * 512;
 
 /// The second pass at `--effort max`, on the PNG the first pass made (already reduced, so
-/// reductions are off): the filter strategies ranked again by a quick deflate, and the best
-/// one compressed by Zopfli, with fewer iterations as the image grows. `None` at the other
-/// levels, and for results under [`ZOPFLI_FROM_BYTES`]. The caller keeps the smaller PNG.
+/// reductions are off): the same two filter strategies ranked again by a quick deflate, and
+/// the better one compressed by Zopfli, 15 iterations below [`ZOPFLI_FEWER_FROM_BYTES`], 5
+/// from there, 2 past [`ZOPFLI_LARGE_PIXELS`]. `None` at the other levels, and for results
+/// under [`ZOPFLI_FROM_BYTES`]. The caller keeps the smaller PNG.
 pub(crate) fn zopfli_pass(effort: Effort, pixels: u64, bytes: usize) -> Option<oxipng::Options> {
     if effort != Effort::Max || bytes < ZOPFLI_FROM_BYTES {
         return None;
@@ -102,7 +128,13 @@ pub(crate) fn zopfli_pass(effort: Effort, pixels: u64, bytes: usize) -> Option<o
     let mut o = static_options(effort, false);
     o.interlace = None;
     fixed_format(&mut o);
-    o.deflater = zopfli(zopfli_iterations(pixels));
+    o.deflater = zopfli(if pixels > ZOPFLI_LARGE_PIXELS {
+        2
+    } else if bytes < ZOPFLI_FEWER_FROM_BYTES {
+        15
+    } else {
+        5
+    });
     Some(o)
 }
 
@@ -120,14 +152,4 @@ fn fixed_format(o: &mut oxipng::Options) {
     o.color_type_reduction = false;
     o.palette_reduction = false;
     o.grayscale_reduction = false;
-}
-
-/// Zopfli iterations: 15 (Zopfli's default) up to 256 × 256 pixels, 5 up to 512 × 512, then 2,
-/// so that no image costs more than about a fixed amount of work.
-fn zopfli_iterations(pixels: u64) -> u64 {
-    match pixels {
-        0..=65_536 => 15,
-        65_537..=262_144 => 5,
-        _ => 2,
-    }
 }

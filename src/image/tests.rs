@@ -888,3 +888,51 @@ fn the_same_gif_gives_the_same_bytes_at_each_effort() {
         }
     }
 }
+
+#[test]
+fn default_and_max_rank_reductions_with_two_filters_and_compress_with_libdeflate_12() {
+    use oxipng::FilterStrategy as S;
+    // With at most two filter strategies, oxipng ranks its palette and bit-depth candidates
+    // with them (more would rank them with None and Bigrams instead, which chose worse
+    // palettes on Space Jam); libdeflate 12 gives its highest reduction effort.
+    for (level, other) in [(Effort::Default, S::MinSum), (Effort::Max, S::Entropy)] {
+        let o = effort::static_options(level, false);
+        let filters: Vec<S> = o.filters.iter().cloned().collect();
+        assert_eq!(filters, vec![S::NONE, other], "{level}");
+        assert_eq!(
+            o.deflater,
+            oxipng::Deflater::Libdeflater { compression: 12 },
+            "{level}"
+        );
+        assert!(
+            o.optimize_alpha && o.palette_reduction && o.bit_depth_reduction,
+            "{level}"
+        );
+    }
+}
+
+#[test]
+fn zopfli_runs_only_at_max_on_results_past_its_threshold_with_fewer_iterations_when_large() {
+    let iterations = |o: Option<oxipng::Options>| match o.map(|o| o.deflater) {
+        Some(oxipng::Deflater::Zopfli(z)) => Some(z.iteration_count.get()),
+        Some(other) => panic!("not Zopfli: {other}"),
+        None => None,
+    };
+    let (from, fewer) = (effort::ZOPFLI_FROM_BYTES, effort::ZOPFLI_FEWER_FROM_BYTES);
+    let (small, large) = (64 * 64, effort::ZOPFLI_LARGE_PIXELS + 1);
+    assert!(from < fewer);
+    for level in [Effort::Fast, Effort::Default] {
+        let pass = effort::zopfli_pass(level, small, fewer * 10);
+        assert_eq!(iterations(pass), None, "{level}");
+    }
+    let max = |pixels, bytes| iterations(effort::zopfli_pass(Effort::Max, pixels, bytes));
+    assert_eq!(max(small, from - 1), None);
+    assert_eq!(max(small, from), Some(15));
+    assert_eq!(max(small, fewer - 1), Some(15));
+    assert_eq!(max(small, fewer), Some(5));
+    assert_eq!(max(large, from), Some(2));
+    assert_eq!(max(large, from - 1), None);
+    // The second pass works on an image already reduced: colour type, depth and palette stay.
+    let o = effort::zopfli_pass(Effort::Max, small, from).expect("a pass");
+    assert!(!o.palette_reduction && !o.bit_depth_reduction && !o.color_type_reduction);
+}
