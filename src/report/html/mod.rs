@@ -573,6 +573,11 @@ mod tests {
         }
         assert!(html.contains("addEventListener('click'"));
         assert!(html.contains("data-v=\"12000\""), "numeric sort keys");
+        // Per image the format and effort chosen and the CPU spent; in all, bytes against CPU.
+        for header in ["Format", "Effort", "CPU ms"] {
+            assert!(html.contains(&format!(">{header}</th>")), "{header}");
+        }
+        assert!(html.contains("bytes saved for"), "the images' cost line");
     }
 
     #[test]

@@ -112,6 +112,9 @@ pub fn images(report: &Report) -> String {
                 Cell::count(i.to_bytes),
                 Cell::signed(i.from_bytes as i64 - i.to_bytes as i64),
                 Cell::count(i.frames as u64),
+                Cell::text(&i.format.to_string()),
+                Cell::text(&i.effort.to_string()),
+                Cell::number(i.cpu_millis, &format!("{:.0}", i.cpu_millis)),
                 Cell::text(i.outcome.code()).with_class(if i.outcome.code() == "converted" {
                     "ok"
                 } else {
@@ -130,20 +133,30 @@ pub fn images(report: &Report) -> String {
         Cell::text(""),
         Cell::text(""),
         Cell::text(""),
+        Cell::number(t.cpu_millis, &format!("{:.0}", t.cpu_millis)),
+        Cell::text(""),
+        Cell::text(""),
     ]];
-    table(
-        "images",
-        &[
-            "Path",
-            "GIF bytes",
-            "Result bytes",
-            "Saved",
-            "Frames",
-            "Outcome",
-            "Reason",
-        ],
-        rows,
-        foot,
+    format!(
+        "<p>{}</p>{}",
+        esc(&figures::images_cost_line(report)),
+        table(
+            "images",
+            &[
+                "Path",
+                "GIF bytes",
+                "Result bytes",
+                "Saved",
+                "Frames",
+                "Format",
+                "Effort",
+                "CPU ms",
+                "Outcome",
+                "Reason",
+            ],
+            rows,
+            foot,
+        )
     )
 }
 
