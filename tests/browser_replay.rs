@@ -180,11 +180,10 @@ fn chromium_loads_the_site_in_http11_and_h2_with_metrics_waterfall_and_link_pack
             median(&m["load_ms"]),
             median(&m["complete_ms"]),
         );
-        let round_trips = if mode == "h2" { 3.0 } else { 2.0 };
-        assert!(
-            ttfb >= round_trips * RTT_MS,
-            "{mode}: TTFB {ttfb} ms under {round_trips} RTTs"
-        );
+        // The request and its response take a round trip at least. The connection's own
+        // handshakes may not count: Chromium can open it before the navigation starts (its
+        // preconnect), which a clean CI machine showed (38.7 ms for HTTP/1.1 over 20 ms).
+        assert!(ttfb >= RTT_MS, "{mode}: TTFB {ttfb} ms under one RTT");
         assert!(ttfb <= fcp && fcp <= lcp, "{mode}: {ttfb} {fcp} {lcp}");
         assert!(
             ttfb <= dcl && dcl <= load && ttfb < complete,
