@@ -278,8 +278,8 @@ fn time_blocks(report: &Report) -> String {
         );
         let _ = writeln!(
             s,
-            "  {:<23} {:>36}   {:>36}",
-            "mode", "first visit: original → rewritten", "validation: original → rewritten"
+            "  {:<23} {:<42} validation: original → rewritten",
+            "mode", "first visit: original → rewritten"
         );
         for mode in super::figures::modes(report) {
             let cell = |test: &str| {
@@ -290,11 +290,13 @@ fn time_blocks(report: &Report) -> String {
                     let mark = if row.timed_out_runs > 0 { "≥" } else { "" };
                     format!("{mark}{}", super::replay::seconds(v))
                 };
+                // Times right-aligned, the change after them left-aligned: the arrows line
+                // up whether a cell says a percentage or "no measurable change".
                 Some(format!(
-                    "{:>8} → {:>8} ({})",
+                    "{:>8} → {:>8} {:<22}",
                     out(o, a.median),
                     out(r, b.median),
-                    measured_change(a, b)
+                    format!("({})", measured_change(a, b))
                 ))
             };
             let (first, validate) = (cell("first"), cell("validate"));
@@ -304,9 +306,9 @@ fn time_blocks(report: &Report) -> String {
             let dash = || "-".to_string();
             let _ = writeln!(
                 s,
-                "  {mode:<23} {:>36}   {:>36}",
+                "  {mode:<23} {:<42} {}",
                 first.unwrap_or_else(dash),
-                validate.unwrap_or_else(dash)
+                validate.unwrap_or_else(dash).trim_end()
             );
         }
         if let Some(line) = super::figures::rewrite_by_protocol(report, link) {
