@@ -10,6 +10,8 @@
 mod common;
 
 use std::path::{Path, PathBuf};
+
+use common::{in_ci, timing_turn};
 use std::process::Command;
 
 use serde_json::Value;
@@ -18,16 +20,6 @@ const BIN: &str = env!("CARGO_BIN_EXE_webdiet");
 /// A fast link, so the tests stay quick; 20 ms of RTT is still far above the machine's noise.
 const LINK: &str = "rate=20mbit,rtt=20ms";
 const RTT_MS: f64 = 20.0;
-
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| v == "true")
-}
-
-/// Browser tests take turns: each runs a link with real-time threads and a browser.
-fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
-    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
 
 /// A page with a style sheet and four images: `extra` goes at the end of its body.
 fn write_site(root: &Path, extra: &str) {
@@ -116,7 +108,7 @@ fn site_dir(extra: &str) -> (tempfile::TempDir, PathBuf) {
 
 #[test]
 fn chromium_loads_the_site_in_http11_and_h2_with_metrics_waterfall_and_link_packets() {
-    let _turn = one_at_a_time();
+    let _turn = timing_turn();
     let (_dir, site) = site_dir("");
     let (status, json, stderr) = replay(
         &site,
@@ -229,7 +221,7 @@ fn chromium_loads_the_site_in_http11_and_h2_with_metrics_waterfall_and_link_pack
 
 #[test]
 fn a_page_that_never_fires_load_is_reported_with_its_timeout_and_the_other_runs_go_on() {
-    let _turn = one_at_a_time();
+    let _turn = timing_turn();
     // Each image, once loaded, starts the next: there is always one to wait for.
     let (_dir, site) = site_dir(
         "<script>let n = 0; function more() { const i = new Image(); \
@@ -414,7 +406,7 @@ fn replay_library(
 
 #[test]
 fn a_browser_crash_in_one_run_is_reported_and_retried_once() {
-    let _turn = one_at_a_time();
+    let _turn = timing_turn();
     let (_dir, site) = site_dir("");
     let hook = webdiet::replay::ChromiumOptions {
         crash_in_run: Some(1),
@@ -440,7 +432,7 @@ fn a_browser_crash_in_one_run_is_reported_and_retried_once() {
 
 #[test]
 fn chromium_attempts_no_connection_but_to_the_link_s_server() {
-    let _turn = one_at_a_time();
+    let _turn = timing_turn();
     // References to other hosts, by name and by address, that a browser would fetch.
     let (dir, site) = site_dir(
         "<img src=\"http://example.com/x.gif\"><img src=\"https://93.184.215.14/y.png\">\

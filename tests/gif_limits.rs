@@ -43,7 +43,7 @@ fn zero_gif(screen: (u16, u16), frames: &[(u16, u16, u16, u16)]) -> Vec<u8> {
 fn rewrite_one(gif: &[u8]) -> Option<(String, u64)> {
     if !Path::new(TIME).exists() {
         assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
+            !common::in_ci(),
             "CI=true but {TIME} is missing: apt-get install time"
         );
         eprintln!("note: {TIME} is not installed, skipping a memory test");

@@ -8,6 +8,8 @@
 //! real-time priority (below the forwarder's), so that a busy machine's scheduling delays do
 //! not pass for the emulator's error.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::io::{BufRead, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream, UdpSocket};
@@ -16,18 +18,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
+use common::{in_ci, timing_turn};
 use webdiet::replay::link::{self, Emulator, EmulatorOptions, Link, LinkSpec};
-
-/// Timing tests take turns: on 2 cores, emulators of parallel tests (each with real-time
-/// threads) would measure each other.
-fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
-    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| v == "true")
-}
 
 fn spec(text: &str) -> LinkSpec {
     match link::parse(text).unwrap().remove(0) {
@@ -114,7 +106,7 @@ fn handshake_ms(link: &str) -> Option<f64> {
 
 #[test]
 fn a_tcp_handshake_takes_one_rtt() {
-    let _turn = one_at_a_time();
+    let _turn = timing_turn();
     for rtt in [20.0, 75.0, 200.0] {
         let link = if rtt == 75.0 {
             // The 1997 WAN: its 1.544 Mbit/s adds 2 × 52 bytes of SYN and SYN-ACK, 0.5 ms.
@@ -130,11 +122,19 @@ fn a_tcp_handshake_takes_one_rtt() {
         } else {
             rtt
         };
-        let tolerance = 0.02 * expected + 0.3;
+        // Physics, not a wall-clock window: a handshake cannot take less than the link's RTT
+        // (less 0.1 ms of timer granularity), and a forwarder that delays each packet once,
+        // as it must, keeps it well under two RTTs even on a loaded machine (a second RTT is
+        // what a forwarder that delayed twice, or held a packet a round, would add).
         eprintln!("{link}: handshake {measured:.3} ms, expected {expected:.3} ms");
         assert!(
-            (measured - expected).abs() <= tolerance,
-            "{link}: handshake {measured:.3} ms, expected {expected:.3} ± {tolerance:.3} ms"
+            measured >= expected - 0.1,
+            "{link}: handshake {measured:.3} ms, faster than the link's {expected:.3} ms"
+        );
+        let ceiling = 1.5 * expected + 5.0;
+        assert!(
+            measured <= ceiling,
+            "{link}: handshake {measured:.3} ms, expected {expected:.3} ms (at most {ceiling:.3})"
         );
     }
 }
@@ -171,7 +171,7 @@ fn goodput(link: &str) -> Option<f64> {
 
 #[test]
 fn a_bulk_transfer_runs_at_the_rate_times_the_wire_efficiency() {
-    let _turn = one_at_a_time();
+    let _turn = timing_turn();
     // Full segments: 1460 bytes of payload in 1500-byte IP packets (timestamps off).
     let efficiency = 1460.0 / 1500.0;
     for rate in [2_000_000.0, 10_000_000.0] {
@@ -183,11 +183,23 @@ fn a_bulk_transfer_runs_at_the_rate_times_the_wire_efficiency() {
         };
         let expected = rate * efficiency;
         eprintln!("{link}: {measured:.0} bit/s, expected {expected:.0}");
-        assert!(
-            (measured / expected - 1.0).abs() <= 0.05,
-            "{link}: {measured:.0} bit/s, expected {expected:.0} ± 5%"
-        );
+        assert_goodput(&link, measured, expected);
     }
+}
+
+/// A link cannot deliver faster than its rate (2% over it for the first read's timing: the
+/// measurement starts at the first byte read, not at the first byte sent), and a serializer
+/// that paces at the rate keeps at least 70% of it even when the reader is descheduled on a
+/// loaded machine; a pacing bug (no pacing, or twice the delay) falls outside either bound.
+fn assert_goodput(link: &str, measured: f64, expected: f64) {
+    assert!(
+        measured <= expected * 1.02,
+        "{link}: {measured:.0} bit/s, above the link's {expected:.0}"
+    );
+    assert!(
+        measured >= expected * 0.7,
+        "{link}: {measured:.0} bit/s, far below the link's {expected:.0}"
+    );
 }
 
 /// Sends 20,000 numbered datagrams client → server and returns which ones were lost, as seen
@@ -271,7 +283,7 @@ fn binomial_99(n: u64, p: f64) -> (u64, u64) {
 
 #[test]
 fn random_loss_stays_in_its_binomial_bounds_and_repeats_with_its_seed() {
-    let _turn = one_at_a_time();
+    let _turn = timing_turn();
     let link = "loss=1%";
     let Some(first) = lost_datagrams(link, 7) else {
         return;
@@ -291,7 +303,7 @@ fn random_loss_stays_in_its_binomial_bounds_and_repeats_with_its_seed() {
 
 #[test]
 fn a_full_queue_drops_and_counts_separately_from_losses() {
-    let _turn = one_at_a_time();
+    let _turn = timing_turn();
     let Some(emulator) = start("rate=1mbit,queue=10", 1) else {
         return;
     };
@@ -311,12 +323,14 @@ fn a_full_queue_drops_and_counts_separately_from_losses() {
         n
     });
     let to: SocketAddr = rx.recv().unwrap();
-    client(&emulator, move || {
+    let sending = client(&emulator, move || {
         let socket = UdpSocket::bind(("198.18.0.1", 0)).unwrap();
         // 200 datagrams of 1472 bytes (1500-byte packets, 12 ms each at 1 Mbit/s) at once.
+        let started = Instant::now();
         for _ in 0..200 {
             socket.send_to(&[0u8; 1472], to).unwrap();
         }
+        started.elapsed()
     });
     let received = receiver.join().unwrap().unwrap();
     let up = emulator.stop().unwrap().counters.up;
@@ -325,13 +339,21 @@ fn a_full_queue_drops_and_counts_separately_from_losses() {
     assert_eq!(up.forwarded_packets + up.queue_drop_packets, 200, "{up:?}");
     assert_eq!(up.forwarded_packets, received);
     assert_eq!(up.queue_drop_bytes, up.queue_drop_packets * 1500);
-    // One on the wire and ten waiting, plus what drained while the burst was being sent.
-    assert!(up.queue_drop_packets >= 150, "{up:?}");
+    // What got through is bounded by physics, whatever the machine's load: one on the wire
+    // and ten waiting, plus one more for every 12 ms the burst took to send (what drained
+    // meanwhile), plus one for where the drain stood when the burst began.
+    let drained = (sending.as_secs_f64() / 0.012).ceil() as u64;
+    assert!(
+        up.forwarded_packets <= 11 + drained + 1,
+        "{up:?}: the burst took {sending:?}, so at most {} could pass",
+        11 + drained + 1
+    );
+    assert!(up.queue_drop_packets > 0, "{up:?}");
 }
 
 #[test]
 fn nothing_is_routed_beyond_the_peer() {
-    let _turn = one_at_a_time();
+    let _turn = timing_turn();
     let Some(emulator) = start("rtt=2ms", 1) else {
         return;
     };
@@ -436,7 +458,7 @@ fn count_capture(file: &std::path::Path) -> (u64, u64, u64) {
 
 #[test]
 fn a_capture_on_the_client_device_matches_the_counters_and_tcp_info() {
-    let _turn = one_at_a_time();
+    let _turn = timing_turn();
     if !tcpdump_available() {
         return;
     }
@@ -500,7 +522,7 @@ fn a_capture_on_the_client_device_matches_the_counters_and_tcp_info() {
 
 #[test]
 fn each_end_is_set_up_like_the_replay_loopback_without_touching_the_host() {
-    let _turn = one_at_a_time();
+    let _turn = timing_turn();
     let host = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_timestamps").unwrap();
     let Some(emulator) = start("rtt=2ms", 1) else {
         return;
@@ -553,7 +575,7 @@ fn bursty_trace(dir: &std::path::Path, name: &str, per_burst: usize, every: u64)
 
 #[test]
 fn a_trace_link_runs_at_the_trace_s_mean_rate() {
-    let _turn = one_at_a_time();
+    let _turn = timing_turn();
     let dir = tempfile::tempdir().unwrap();
     // Down: 4 packets every 4 ms = 12 Mbit/s on average, in bursts. Up: 1 per ms.
     let down = bursty_trace(dir.path(), "down", 4, 4);
@@ -564,8 +586,5 @@ fn a_trace_link_runs_at_the_trace_s_mean_rate() {
     };
     let expected = 12_000_000.0 * 1460.0 / 1500.0;
     eprintln!("trace: {measured:.0} bit/s, expected {expected:.0}");
-    assert!(
-        (measured / expected - 1.0).abs() <= 0.05,
-        "{measured:.0} bit/s, expected {expected:.0} ± 5%"
-    );
+    assert_goodput("trace", measured, expected);
 }

@@ -8,26 +8,16 @@
 //! fail). Bounds are relations between measurements, wide enough for a loaded 2-core machine:
 //! a link whose time is physics-bound far above the other's, never a measured figure.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
 
+use common::{in_ci, microscape, timing_turn};
+
 const BIN: &str = env!("CARGO_BIN_EXE_webdiet");
-
-fn microscape() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/microscape")
-}
-
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| v == "true")
-}
-
-/// Timing tests take turns (their links' real-time threads would measure each other).
-fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
-    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
 
 /// The rows of `webdiet replay --json ARGS`, and its stderr.
 fn replay(args: &[&str]) -> (Vec<Value>, String) {
@@ -86,7 +76,7 @@ fn median(row: &Value, path: &[&str]) -> f64 {
 
 #[test]
 fn on_a_lossless_lan_1997_the_data_segments_equal_loopbacks_and_the_kernel_agrees() {
-    let _turn = one_at_a_time();
+    let _turn = timing_turn();
     let (rows, stderr) = replay(&[
         "--link",
         "loopback,lan-1997",
@@ -143,7 +133,7 @@ fn on_a_lossless_lan_1997_the_data_segments_equal_loopbacks_and_the_kernel_agree
 
 #[test]
 fn time_orders_links_and_modes_as_the_network_must() {
-    let _turn = one_at_a_time();
+    let _turn = timing_turn();
     let (rows, stderr) = replay(&[
         "--link",
         "lan-1997,wan-1997",
@@ -248,7 +238,7 @@ fn heavy_page_site(dir: &Path) {
 
 #[test]
 fn on_a_slow_link_http2_finishes_the_page_first_and_starts_the_sheet_before_the_images() {
-    let _turn = one_at_a_time();
+    let _turn = timing_turn();
     let site = tempfile::tempdir().unwrap();
     heavy_page_site(site.path());
     // With push the sheet and the images come unasked: only the server's order keeps the page
@@ -310,7 +300,7 @@ fn on_a_slow_link_http2_finishes_the_page_first_and_starts_the_sheet_before_the_
 
 #[test]
 fn runs_that_time_out_on_a_lossy_link_are_counted_not_dropped() {
-    let _turn = one_at_a_time();
+    let _turn = timing_turn();
     // 40% loss each way and a 1 s patience: SYNs lost twice in a row (1 s, then 2 s more)
     // make visits give up.
     let (rows, stderr) = replay(&[
@@ -380,7 +370,7 @@ fn an_unknown_link_or_a_bad_runs_on_exits_2_listing_the_valid_forms() {
 
 #[test]
 fn runs_on_sets_the_runs_of_every_point_of_a_sweep_and_the_last_match_wins() {
-    let _turn = one_at_a_time();
+    let _turn = timing_turn();
     let (rows, stderr) = replay(&[
         "--link",
         "lan-1997",

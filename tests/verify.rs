@@ -346,7 +346,7 @@ fn space_jam_renders_identically_against_itself() {
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora/spacejam");
     if !corpus.is_dir() {
         assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
+            !common::in_ci(),
             "CI=true but {} is missing",
             corpus.display()
         );

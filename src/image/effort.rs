@@ -22,10 +22,10 @@ use serde::Serialize;
 pub enum Effort {
     /// oxipng preset 0 (libdeflate level 5, two filters): for quick runs and tests.
     Fast,
-    /// See [`static_options`].
+    /// See `static_options`.
     #[default]
     Default,
-    /// See [`static_options`] and [`zopfli_pass`].
+    /// See `static_options` and `zopfli_pass`.
     Max,
 }
 

@@ -3,7 +3,7 @@
 //! specification says, independently of our writer. (Not by the `image` crate's APNG decoder:
 //! after a frame disposed to background, it restores "previous" to the canvas from before that
 //! disposal, and so rejected correct APNGs; found by the GIF property test.) The GIF
-//! side is the browser's picture: frames read by [`decode::Reader`] (Chromium's canvas, clipping
+//! side is the browser's picture: frames read by `decode::Reader` (Chromium's canvas, clipping
 //! and palette rules, checked against Chromium by the render-check tests) and composited here
 //! the way browsers do, independently of the APNG writer's sub-rectangles, palette, blend and
 //! dispose operations. Both are compared frame by frame as RGBA canvases, with the time each

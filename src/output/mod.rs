@@ -12,7 +12,7 @@
 //!   webdiet replace exactly those entries ([`Plan::writes`]) and nothing else in `DIR`.
 //! - A run builds everything in `DIR/.webdiet-partial-PID/` ([`Transaction`]) and moves it into
 //!   place only when all of it is complete; the old output stays until then. On failure, or on
-//!   SIGINT/SIGTERM/SIGHUP ([`interrupt`]), the staging directory is removed and `DIR` is as it
+//!   SIGINT/SIGTERM/SIGHUP (`interrupt`), the staging directory is removed and `DIR` is as it
 //!   was.
 //! - A staging directory left by a killed run (SIGKILL, power loss) is removed by the next run
 //!   when its marker proves the process that made it is gone, and reported otherwise.

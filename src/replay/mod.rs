@@ -362,7 +362,7 @@ struct Ends<'a> {
     server: Option<&'a link::Netns>,
 }
 
-/// Runs the replay's clients in this process: webdiet's robot ([`run_robot`]) and, over an
+/// Runs the replay's clients in this process: webdiet's robot (`run_robot`) and, over an
 /// emulated link, Chromium ([`chromium::run_here`]), as `opts.clients` asks.
 pub fn run_here(
     site: &ServedSite,

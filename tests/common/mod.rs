@@ -10,6 +10,39 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 
+/// Whether this is a CI run (`CI=true`): there a missing tool, corpus or capability fails the
+/// test instead of skipping it.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true")
+}
+
+/// One turn at the machine's clock, held by every test that times something or counts packets
+/// on a link (emulated links, captures, Chromium's page loads, the replay's kernel counts).
+///
+/// On 2 cores, two emulators (each with real-time threads) or a capture beside a replay would
+/// measure each other. A `static Mutex` serialises only the threads of one test binary, and
+/// nothing under nextest, which runs every test in its own process; this is an advisory
+/// `flock` on one file in the temporary directory, so it serialises threads, test binaries and
+/// processes alike. The lock is released when the guard is dropped (or the process dies).
+pub fn timing_turn() -> TimingTurn {
+    let path = std::env::temp_dir().join("webdiet-timing-tests.lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .unwrap_or_else(|e| panic!("cannot open the timing lock {}: {e}", path.display()));
+    // Called through the trait: `File::lock` is also an inherent method of newer toolchains.
+    fs4::FileExt::lock(&file)
+        .unwrap_or_else(|e| panic!("cannot lock the timing lock {}: {e}", path.display()));
+    TimingTurn { _file: file }
+}
+
+/// Held while a timing test runs; see [`timing_turn`].
+pub struct TimingTurn {
+    _file: std::fs::File,
+}
+
 /// The `webdiet` binary under test.
 pub fn webdiet() -> Command {
     Command::cargo_bin("webdiet").expect("the webdiet binary is built for integration tests")
@@ -77,7 +110,7 @@ pub fn shared_corpus(name: &str) -> Option<PathBuf> {
     if dir.is_dir() {
         return Some(dir);
     }
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
+    if in_ci() {
         panic!(
             "{} is missing: CI must have ../shared next to the repository",
             dir.display()
@@ -114,7 +147,7 @@ pub fn chromium_available() -> bool {
     let found = browser::find_chromium(&RenderOptions::default()).is_ok();
     if !found {
         assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
+            !in_ci(),
             "CI=true but Chromium is missing: {}",
             webdiet::error::CHROMIUM_INSTALL_HINT
         );

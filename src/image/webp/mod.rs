@@ -1,5 +1,5 @@
 //! Lossless WebP, the second target (`--image-format webp|best`): a GIF's frames as a browser
-//! shows them, encoded by libwebp ([`libwebp`], the only unsafe code of the image stage), and
+//! shows them, encoded by libwebp (`libwebp`, the only unsafe code of the image stage), and
 //! checked by [`verify`], which decodes the file again with an independent decoder
 //! (`image-webp`, pure Rust) and compares every frame and every delay with the GIF.
 //!

@@ -3,7 +3,7 @@
 //! image, or ANIM/ANMF frames with their offsets, durations, blend and dispose bits) is parsed
 //! by this module, each frame's `VP8L` bitstream is decoded by `image-webp` (a pure-Rust
 //! decoder), and the frames are composited here as the WebP container specification says. Any
-//! lossy bitstream (`VP8 `, `ALPH`) is an error. The GIF side is [`Browser`], the same picture
+//! lossy bitstream (`VP8 `, `ALPH`) is an error. The GIF side is `Browser`, the same picture
 //! the PNG/APNG verification compares with.
 //!
 //! Timing is compared as a timeline, not frame by frame: libwebp merges a frame identical to
