@@ -1,5 +1,5 @@
 //! Naming and reference-edit specifications of the rewrite stage (the whole stage is tested
-//! end to end in `tests/rewrite.rs`).
+//! end to end in `tests/pipeline/rewrite.rs`).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

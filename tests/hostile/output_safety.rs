@@ -2,7 +2,7 @@
 //! run's output (the rewritten `site/` with its reports) appears whole or not at all — on a
 //! failure, on Ctrl-C, on `kill`. Each test runs the real binary.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::net::TcpListener;

@@ -1,7 +1,7 @@
 //! `webdiet links`: the profile table with sources, what a spec or a sweep resolves to, and
 //! exit code 2 with the valid forms for every kind of bad link.
 
-mod common;
+use crate::common;
 
 use common::webdiet;
 use predicates::prelude::*;

@@ -7,7 +7,7 @@
 //! them these tests say so and skip (under CI=true they fail). Bounds are relations between
 //! measurements and the link's physics, never a measured figure.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -3,7 +3,7 @@
 //! replay's server and fetched by its client, and never merged with another name, not even with
 //! a name that is their lossy UTF-8 form.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsStr;

@@ -3,7 +3,7 @@
 //! and `expected/files.txt` the complete output tree), the command line, and Space Jam from
 //! `../shared/corpora` (no reference that resolved before may be broken after).
 
-mod common;
+use crate::common;
 
 use common::shared_corpus;
 use std::collections::BTreeSet;

@@ -1,7 +1,7 @@
 //! `webdiet verify`: the render check, run end to end against headless Chromium on fixture
 //! trees built here. Without Chromium the tests skip with a note, unless CI=true.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -6,7 +6,7 @@
 //! an edited tag every attribute it does not convert (`alt`, `title`, `src` of a page whose
 //! image stays…) is kept byte for byte. Their rendering is checked in `tests/render_check.rs`.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::sync::OnceLock;

@@ -6,7 +6,7 @@
 //! Peak memory is read from `/usr/bin/time -v` (Debian's `time` package); without it these
 //! tests skip with a note, and fail under `CI=true`.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

@@ -1,7 +1,7 @@
 //! `webdiet audit` end to end on the default corpus: the files it writes, budgets and exit
 //! codes, dry runs, and the same output for the same input.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -8,7 +8,7 @@
 //! real-time priority (below the forwarder's), so that a busy machine's scheduling delays do
 //! not pass for the emulator's error.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::io::{BufRead, Read, Write};

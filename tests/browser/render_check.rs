@@ -3,7 +3,7 @@
 //! rewritten (images and markup), render pixel-identical in headless Chromium; so does a page in
 //! every encoding family (`common::encodings`).
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -6,7 +6,7 @@
 //! reference rewritten. Size: a 10 MB page is rewritten within the memory bound that
 //! `docs/markup.md` ("Limits") documents.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

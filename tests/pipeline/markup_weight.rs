@@ -4,7 +4,7 @@
 //! loaded, and pages full of `<tt>`, which turned into longer `<span class=…>`. Next to them,
 //! pages whose conversion pays must still be converted.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

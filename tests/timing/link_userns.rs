@@ -3,7 +3,7 @@
 //! exactly what is missing. Each test re-executes this test binary under `unshare` (and
 //! `setpriv`), because a user namespace can only be entered by a single-threaded process.
 
-mod common;
+use crate::common;
 
 use std::net::{TcpListener, TcpStream};
 use std::process::Command;
@@ -56,7 +56,13 @@ fn rerun(wrapper: &[&str], name: &str) -> Option<std::process::Output> {
     let out = Command::new(wrapper[0])
         .args(&wrapper[1..])
         .arg(&exe)
-        .args(["--exact", name, "--nocapture", "--test-threads", "1"])
+        .args([
+            "--exact",
+            &test_path(name),
+            "--nocapture",
+            "--test-threads",
+            "1",
+        ])
         .env(CHILD, name)
         .output();
     match out {
@@ -66,6 +72,14 @@ fn rerun(wrapper: &[&str], name: &str) -> Option<std::process::Output> {
             eprintln!("note: skipping, {} is not available: {e}", wrapper[0]);
             None
         }
+    }
+}
+
+/// The harness's name for test `name` of this module: its module path without the crate.
+fn test_path(name: &str) -> String {
+    match module_path!().split_once("::") {
+        Some((_crate, module)) => format!("{module}::{name}"),
+        None => name.to_string(),
     }
 }
 

@@ -8,7 +8,7 @@
 //! - the replay server's request parser never panics, and pipelined requests parse the same
 //!   whole or split at any point.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

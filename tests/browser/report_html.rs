@@ -2,7 +2,7 @@
 //! `report.json` would be read back) must draw its charts, not a blank page. Without Chromium the
 //! test skips with a note, unless CI=true.
 
-mod common;
+use crate::common;
 
 use serde_json::json;
 use webdiet::report::html::{self, AFTER_COLOUR, BEFORE_COLOUR, SAVED_COLOUR};

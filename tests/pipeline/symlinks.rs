@@ -3,7 +3,7 @@
 //! another link), the file it reaches is counted and written once, and links that leave the
 //! site, dangle or loop are reported and left out.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::os::unix::fs::symlink;

@@ -9,7 +9,7 @@
 //! Chromium shows the first frame; the image stage's own frame check covers the rest, and the
 //! timing.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

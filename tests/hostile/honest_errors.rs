@@ -3,7 +3,7 @@
 //! than garbled, and the help states the limits the parser enforces. Each test runs the real
 //! binary.
 
-mod common;
+use crate::common;
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;

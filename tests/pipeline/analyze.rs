@@ -1,7 +1,7 @@
 //! `webdiet analyze`: the crawl and inventory, through the binary, on small sites made here
 //! and on the real snapshots in ../shared.
 
-mod common;
+use crate::common;
 
 use common::{analyze_json, shared_corpus, webdiet, write_site, SPACER_GIF};
 use predicates::prelude::*;

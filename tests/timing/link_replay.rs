@@ -8,7 +8,7 @@
 //! fail). Bounds are relations between measurements, wide enough for a loaded 2-core machine:
 //! a link whose time is physics-bound far above the other's, never a measured figure.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

@@ -2,7 +2,7 @@
 //! it): the 1997 study's relations hold on a Microscape-like page, and the kernel's counts agree
 //! with a packet capture of the same run.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! Bad input gets a clear message with its path, the run goes on, nothing panics, and the
 //! input is never written to.
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::symlink;
 

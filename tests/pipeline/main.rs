@@ -1,0 +1,19 @@
+//! The pipeline end to end through the built binary: analyze, rewrite, audit, the reports
+//! and their schema, the link listing, encodings, names and symlinks, the shipped corpus.
+//!
+//! One test binary per subject (as ripgrep keeps one): each integration binary links the
+//! whole crate, so 27 of them cost more to build than their tests take to run.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod analyze;
+mod audit;
+mod corpus;
+mod encodings;
+mod links_command;
+mod markup_weight;
+mod names;
+mod report_schema;
+mod rewrite;
+mod symlinks;
