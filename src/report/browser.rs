@@ -333,9 +333,9 @@ pub fn markdown(report: &Report) -> String {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::chromium::page_load::BrowserRequest;
     use crate::replay::chromium::row::BrowserMetrics;
     use crate::replay::row::RowLink;
-    use crate::verify::browser::page_load::BrowserRequest;
 
     /// A made-up browser row: LCP `lcp` ms over three runs.
     pub fn sample_browser_row(site: &str, mode: &str, test: &str, lcp: f64) -> BrowserRow {

@@ -1,6 +1,6 @@
 //! The render check: a rewritten site must look exactly like the original.
 //!
-//! Every page present in both trees is rendered in headless Chromium ([`browser`]) and the two
+//! Every page present in both trees is rendered in headless Chromium ([`crate::chromium`]) and the two
 //! full-page screenshots are compared pixel by pixel ([`diff`]). A page that differs gets a
 //! diff image (original greyed, differing pixels red) in the output directory.
 //!
@@ -9,7 +9,6 @@
 //! `w3c_home.gif`, a directory's index page and a name in the wrong case, and sends `.xhtml`
 //! as XML. Rendered from disk, the original would show broken images the rewrite has fixed.
 
-pub mod browser;
 pub mod diff;
 
 use std::path::{Path, PathBuf};
@@ -18,6 +17,8 @@ use std::sync::Mutex;
 
 use serde::Serialize;
 
+use crate::chromium;
+pub use crate::chromium::{render_file, Browser, RenderOptions, Screenshot};
 use crate::error::{Error, Problem, Result};
 use crate::replay::protocol::http1;
 use crate::replay::server::{Control, ServeContext, Server};
@@ -25,7 +26,6 @@ use crate::replay::transport::TcpOptions;
 use crate::replay::{ServedSite, ServerOptions};
 use crate::site::resolve::Resolver;
 use crate::site::{self, CrawlOptions, FileKind};
-pub use browser::{render_file, Browser, RenderOptions, Screenshot};
 
 /// Options for [`verify`].
 #[derive(Debug, Clone)]
@@ -167,7 +167,7 @@ pub fn verify(original: &Path, rewritten: &Path, opts: &VerifyOptions) -> Result
     if chosen.is_empty() {
         return Ok(report(Vec::new(), Vec::new()));
     }
-    browser::find_chromium(&opts.render)?;
+    chromium::find_chromium(&opts.render)?;
 
     let (resolve_before, resolve_after) = (
         Resolver::new(&served_before.site, None),

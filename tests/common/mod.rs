@@ -143,8 +143,8 @@ pub fn analyze_json(dir: &Path) -> serde_json::Value {
 
 /// Whether Chromium is here; `false` means "skip". With CI=true a missing browser fails.
 pub fn chromium_available() -> bool {
-    use webdiet::verify::{browser, RenderOptions};
-    let found = browser::find_chromium(&RenderOptions::default()).is_ok();
+    use webdiet::chromium::{self, RenderOptions};
+    let found = chromium::find_chromium(&RenderOptions::default()).is_ok();
     if !found {
         assert!(
             !in_ci(),

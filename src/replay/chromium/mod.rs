@@ -30,10 +30,10 @@ use super::server::{self, ServeContext};
 use super::transport::tls::{KeyType, TlsSetup, HOST};
 use super::transport::ServerTls;
 use super::{Method, ReplayOptions, ServedSite};
+use crate::chromium::page_load::{LoadOptions, PageLoad};
+use crate::chromium::{self as browser, Browser, Network, RenderOptions};
 use crate::error::{Error, Result};
 use crate::site::resolve::Resolver;
-use crate::verify::browser::page_load::{LoadOptions, PageLoad};
-use crate::verify::browser::{self, Browser, Network, RenderOptions};
 pub use row::BrowserRow;
 
 /// Who visits the site (`--client`).

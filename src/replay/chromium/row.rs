@@ -7,10 +7,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use super::BrowserVisit;
+use crate::chromium::page_load::{BrowserRequest, PageLoad};
 use crate::replay::protocol::Mode;
 use crate::replay::robot::Test;
 use crate::replay::row::{RowLink, Spread};
-use crate::verify::browser::page_load::BrowserRequest;
 
 /// The page's metrics over the runs, ms from the navigation's start; `None` when no run got
 /// there.
@@ -97,10 +97,9 @@ impl BrowserRow {
             .iter()
             .filter(|v| !v.failed && !v.timed_out)
             .collect();
-        let loads: Vec<&crate::verify::browser::page_load::PageLoad> =
-            visits.iter().filter_map(|v| v.load.as_ref()).collect();
+        let loads: Vec<&PageLoad> = visits.iter().filter_map(|v| v.load.as_ref()).collect();
         let spread = |f: &dyn Fn(&BrowserVisit) -> f64| Spread::of(complete.iter().map(|v| f(v)));
-        let metric = |f: &dyn Fn(&crate::verify::browser::page_load::PageLoad) -> Option<f64>| {
+        let metric = |f: &dyn Fn(&PageLoad) -> Option<f64>| {
             let values: Vec<f64> = loads.iter().filter_map(|l| f(l)).collect();
             (!values.is_empty()).then(|| Spread::of(values))
         };
@@ -126,7 +125,7 @@ impl BrowserRow {
             .max_by_key(|(_, n)| **n)
             .map(|(p, _)| p.to_string())
             .unwrap_or_default();
-        let first_syn = |l: &crate::verify::browser::page_load::PageLoad| {
+        let first_syn = |l: &PageLoad| {
             let syn = l
                 .requests
                 .iter()

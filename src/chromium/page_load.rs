@@ -105,31 +105,172 @@ struct Pending {
     wire_status: Option<u16>,
 }
 
+impl BrowserRequest {
+    /// A request as the browser announces it: its URL and when it asked, nothing answered yet.
+    pub fn new(url: impl Into<String>, start_ms: f64) -> BrowserRequest {
+        BrowserRequest {
+            url: url.into(),
+            connection: None,
+            protocol: None,
+            status: None,
+            from_cache: false,
+            start_ms,
+            connect_start_ms: None,
+            connect_end_ms: None,
+            sent_ms: None,
+            first_byte_ms: None,
+            done_ms: None,
+            encoded_bytes: 0,
+            failed: None,
+        }
+    }
+}
+
+/// What a page load has seen so far: its requests by id and where it stands.
+struct LoadState {
+    requests: BTreeMap<String, Pending>,
+    /// The Network domain's clock at the page's own request: time zero.
+    origin: Option<f64>,
+    load_fired: bool,
+    /// The last time a request finished (or `load` fired).
+    quiet_since: Instant,
+    crashed_on_purpose: bool,
+}
+
+/// What one event means for the load.
+enum Step {
+    Go,
+    /// The page's renderer crashed.
+    Crashed,
+    /// The test hook asks for the browser to be killed now.
+    Kill,
+}
+
+impl LoadState {
+    fn new() -> LoadState {
+        LoadState {
+            requests: BTreeMap::new(),
+            origin: None,
+            load_fired: false,
+            quiet_since: Instant::now(),
+            crashed_on_purpose: false,
+        }
+    }
+
+    fn in_flight(&self) -> bool {
+        self.requests.values().any(|p| !p.finished)
+    }
+
+    /// `load` has fired and no request has been in flight for `quiet`.
+    fn settled(&self, quiet: Duration) -> bool {
+        self.load_fired && !self.in_flight() && self.quiet_since.elapsed() >= quiet
+    }
+
+    /// How long to wait for the next message: until the quiet period could end, or the
+    /// deadline.
+    fn wait_until(&self, quiet: Duration, deadline: Instant) -> Instant {
+        if self.load_fired && !self.in_flight() {
+            (self.quiet_since + quiet).min(deadline)
+        } else {
+            deadline
+        }
+    }
+
+    /// Takes one event of the page's session.
+    fn on_event(&mut self, method: &str, params: &Value, opts: &LoadOptions) -> Step {
+        let id = params["requestId"].as_str().unwrap_or_default();
+        let origin = self.origin;
+        let at = |origin: Option<f64>| {
+            let t = params["timestamp"].as_f64().unwrap_or(0.0);
+            (t - origin.unwrap_or(t)) * 1000.0
+        };
+        match method {
+            "Page.loadEventFired" => {
+                self.load_fired = true;
+                self.quiet_since = Instant::now();
+            }
+            "Network.requestWillBeSent" => {
+                if self.origin.is_none() {
+                    self.origin = params["timestamp"].as_f64();
+                }
+                let url = params["request"]["url"].as_str().unwrap_or_default();
+                let request = BrowserRequest::new(url, at(self.origin));
+                // A redirect reuses the id: the new request replaces the old one.
+                let order = self
+                    .requests
+                    .get(id)
+                    .map_or(self.requests.len(), |p| p.order);
+                let pending = Pending {
+                    order,
+                    request,
+                    finished: false,
+                    wire_status: None,
+                };
+                self.requests.insert(id.to_string(), pending);
+            }
+            "Network.responseReceived" => {
+                let first = self.requests.values().all(|p| p.request.status.is_none());
+                if let Some(p) = self.requests.get_mut(id) {
+                    read_response(&mut p.request, &params["response"], origin);
+                }
+                if first && opts.crash_after_first_response {
+                    self.crashed_on_purpose = true;
+                    return Step::Kill;
+                }
+            }
+            "Network.responseReceivedExtraInfo" => {
+                if let Some(p) = self.requests.get_mut(id) {
+                    p.wire_status = params["statusCode"].as_u64().map(|s| s as u16);
+                }
+            }
+            "Network.requestServedFromCache" => {
+                if let Some(p) = self.requests.get_mut(id) {
+                    p.request.from_cache = true;
+                }
+            }
+            "Network.loadingFinished" | "Network.loadingFailed" => {
+                if let Some(p) = self.requests.get_mut(id) {
+                    p.finished = true;
+                    p.request.done_ms = Some(at(origin));
+                    if method == "Network.loadingFinished" {
+                        p.request.encoded_bytes =
+                            params["encodedDataLength"].as_f64().unwrap_or(0.0) as u64;
+                    } else {
+                        let error = params["errorText"].as_str().unwrap_or("failed");
+                        p.request.failed = Some(error.to_string());
+                    }
+                }
+                self.quiet_since = Instant::now();
+            }
+            "Inspector.targetCrashed" => return Step::Crashed,
+            _ => {}
+        }
+        Step::Go
+    }
+
+    /// The requests in the order the browser made them, each with its wire status.
+    fn into_requests(self) -> Vec<BrowserRequest> {
+        let mut ordered: Vec<Pending> = self.requests.into_values().collect();
+        ordered.sort_by_key(|p| p.order);
+        ordered
+            .into_iter()
+            .map(|mut p| {
+                p.request.status = p.wire_status.or(p.request.status);
+                p.request
+            })
+            .collect()
+    }
+}
+
 impl Browser {
     /// Loads `url` in a new tab, following every request until `load` has fired and the
     /// network is quiet, or `opts.timeout` has passed (then the load is returned with
     /// `complete: false` and what was seen). Fails only when the browser itself fails.
     pub fn load_page(&mut self, url: &str, opts: &LoadOptions) -> Result<PageLoad, RenderError> {
         let setup_by = Instant::now() + Duration::from_secs(10);
-        let target = self.call(
-            "Target.createTarget",
-            json!({ "url": "about:blank" }),
-            None,
-            setup_by,
-        )?;
-        let target_id = target["targetId"].as_str().unwrap_or_default().to_string();
-        let result = self.load_in_target(&target_id, url, opts, setup_by);
-        if self.is_alive() {
-            let close_by = Instant::now() + Duration::from_secs(5);
-            let _ = self.call(
-                "Target.closeTarget",
-                json!({ "targetId": target_id }),
-                None,
-                close_by,
-            );
-        }
-        self.pending.clear();
-        result
+        self.in_new_tab(setup_by, |browser, target_id| {
+            browser.load_in_target(target_id, url, opts, setup_by)
+        })
     }
 
     fn load_in_target(
@@ -139,173 +280,23 @@ impl Browser {
         opts: &LoadOptions,
         setup_by: Instant,
     ) -> Result<PageLoad, RenderError> {
-        let attached = self.call(
-            "Target.attachToTarget",
-            json!({ "targetId": target_id, "flatten": true }),
-            None,
-            setup_by,
-        )?;
-        let session = attached["sessionId"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
+        let session = self.attach(target_id, setup_by)?;
         let s = Some(session.as_str());
         self.call("Page.enable", json!({}), s, setup_by)?;
         self.call("Network.enable", json!({}), s, setup_by)?;
         self.pending.clear();
         let deadline = Instant::now() + opts.timeout;
         let navigate = self.send("Page.navigate", json!({ "url": url }), s)?;
-        let mut requests: BTreeMap<String, Pending> = BTreeMap::new();
-        let mut origin: Option<f64> = None;
-        let mut load_fired = false;
-        let mut quiet_since = Instant::now();
-        let mut crashed_on_purpose = false;
-        let complete = loop {
-            let in_flight = requests.values().any(|p| !p.finished);
-            if load_fired && !in_flight && quiet_since.elapsed() >= opts.quiet {
-                break true;
-            }
-            let now = Instant::now();
-            if now >= deadline {
-                break false;
-            }
-            let wait_until = if load_fired && !in_flight {
-                (quiet_since + opts.quiet).min(deadline)
-            } else {
-                deadline
-            };
-            let Some(message) = self.next_message(wait_until)? else {
-                continue;
-            };
-            if message["id"].as_u64() == Some(navigate) {
-                if let Some(error) = message["result"]["errorText"].as_str() {
-                    return Err(RenderError::new("protocol", format!("navigation: {error}")));
-                }
-                continue;
-            }
-            if message["sessionId"].as_str() != s {
-                continue;
-            }
-            let params = &message["params"];
-            let at = |origin: Option<f64>| {
-                let t = params["timestamp"].as_f64().unwrap_or(0.0);
-                (t - origin.unwrap_or(t)) * 1000.0
-            };
-            match message["method"].as_str().unwrap_or_default() {
-                "Page.loadEventFired" => {
-                    load_fired = true;
-                    quiet_since = Instant::now();
-                }
-                "Network.requestWillBeSent" => {
-                    let id = params["requestId"].as_str().unwrap_or_default().to_string();
-                    if origin.is_none() {
-                        origin = params["timestamp"].as_f64();
-                    }
-                    let order = requests.len();
-                    let start_ms = at(origin);
-                    let request = BrowserRequest {
-                        url: params["request"]["url"]
-                            .as_str()
-                            .unwrap_or_default()
-                            .to_string(),
-                        connection: None,
-                        protocol: None,
-                        status: None,
-                        from_cache: false,
-                        start_ms,
-                        connect_start_ms: None,
-                        connect_end_ms: None,
-                        sent_ms: None,
-                        first_byte_ms: None,
-                        done_ms: None,
-                        encoded_bytes: 0,
-                        failed: None,
-                    };
-                    // A redirect reuses the id: the new request replaces the old one.
-                    let order = requests.get(&id).map_or(order, |p| p.order);
-                    requests.insert(
-                        id,
-                        Pending {
-                            order,
-                            request,
-                            finished: false,
-                            wire_status: None,
-                        },
-                    );
-                }
-                "Network.responseReceived" => {
-                    let id = params["requestId"].as_str().unwrap_or_default();
-                    let first = requests.values().all(|p| p.request.status.is_none());
-                    if let Some(p) = requests.get_mut(id) {
-                        read_response(&mut p.request, &params["response"], origin);
-                    }
-                    if first && opts.crash_after_first_response {
-                        crashed_on_purpose = true;
-                        self.kill();
-                    }
-                }
-                "Network.responseReceivedExtraInfo" => {
-                    let id = params["requestId"].as_str().unwrap_or_default();
-                    if let Some(p) = requests.get_mut(id) {
-                        p.wire_status = params["statusCode"].as_u64().map(|s| s as u16);
-                    }
-                }
-                "Page.javascriptDialogOpening" => {
-                    self.send("Page.handleJavaScriptDialog", json!({ "accept": true }), s)?;
-                }
-                "Network.requestServedFromCache" => {
-                    let id = params["requestId"].as_str().unwrap_or_default();
-                    if let Some(p) = requests.get_mut(id) {
-                        p.request.from_cache = true;
-                    }
-                }
-                "Network.loadingFinished" => {
-                    let id = params["requestId"].as_str().unwrap_or_default();
-                    let done = at(origin);
-                    if let Some(p) = requests.get_mut(id) {
-                        p.finished = true;
-                        p.request.done_ms = Some(done);
-                        p.request.encoded_bytes =
-                            params["encodedDataLength"].as_f64().unwrap_or(0.0) as u64;
-                    }
-                    quiet_since = Instant::now();
-                }
-                "Network.loadingFailed" => {
-                    let id = params["requestId"].as_str().unwrap_or_default();
-                    let done = at(origin);
-                    if let Some(p) = requests.get_mut(id) {
-                        p.finished = true;
-                        p.request.done_ms = Some(done);
-                        p.request.failed =
-                            Some(params["errorText"].as_str().unwrap_or("failed").to_string());
-                    }
-                    quiet_since = Instant::now();
-                }
-                "Inspector.targetCrashed" => {
-                    return Err(RenderError::new(
-                        "browser-exited",
-                        "the page's renderer crashed",
-                    ));
-                }
-                _ => {}
-            }
-        };
-        if crashed_on_purpose {
+        let mut state = LoadState::new();
+        let complete = self.follow(&session, navigate, &mut state, opts, deadline)?;
+        if state.crashed_on_purpose {
             return Err(RenderError::new(
                 "browser-exited",
                 "chromium was killed after the first response (test hook)",
             ));
         }
         let metrics = self.metrics(s)?;
-        let mut ordered: Vec<Pending> = requests.into_values().collect();
-        ordered.sort_by_key(|p| p.order);
-        let requests: Vec<BrowserRequest> = ordered
-            .into_iter()
-            .map(|mut p| {
-                p.request.status = p.wire_status.or(p.request.status);
-                p.request
-            })
-            .collect();
+        let requests = state.into_requests();
         let complete_ms = requests
             .iter()
             .filter_map(|r| r.done_ms)
@@ -316,6 +307,54 @@ impl Browser {
             complete,
             complete_ms,
         })
+    }
+
+    /// Follows the page's events until it has settled (`Ok(true)`) or the deadline has passed
+    /// (`Ok(false)`).
+    fn follow(
+        &mut self,
+        session: &str,
+        navigate: u64,
+        state: &mut LoadState,
+        opts: &LoadOptions,
+        deadline: Instant,
+    ) -> Result<bool, RenderError> {
+        loop {
+            if state.settled(opts.quiet) {
+                return Ok(true);
+            }
+            if Instant::now() >= deadline {
+                return Ok(false);
+            }
+            let Some(message) = self.next_message(state.wait_until(opts.quiet, deadline))? else {
+                continue;
+            };
+            if message["id"].as_u64() == Some(navigate) {
+                if let Some(error) = message["result"]["errorText"].as_str() {
+                    return Err(RenderError::new("protocol", format!("navigation: {error}")));
+                }
+                continue;
+            }
+            if message["sessionId"].as_str() != Some(session) {
+                continue;
+            }
+            let method = message["method"].as_str().unwrap_or_default();
+            if method == "Page.javascriptDialogOpening" {
+                let accept = json!({ "accept": true });
+                self.send("Page.handleJavaScriptDialog", accept, Some(session))?;
+                continue;
+            }
+            match state.on_event(method, &message["params"], opts) {
+                Step::Go => {}
+                Step::Kill => self.kill(),
+                Step::Crashed => {
+                    return Err(RenderError::new(
+                        "browser-exited",
+                        "the page's renderer crashed",
+                    ))
+                }
+            }
+        }
     }
 
     /// The page's performance timeline, read once the load is over (or has timed out).
@@ -405,21 +444,7 @@ mod tests {
     use super::*;
 
     fn blank() -> BrowserRequest {
-        BrowserRequest {
-            url: "http://h/".into(),
-            connection: None,
-            protocol: None,
-            status: None,
-            from_cache: false,
-            start_ms: 0.0,
-            connect_start_ms: None,
-            connect_end_ms: None,
-            sent_ms: None,
-            first_byte_ms: None,
-            done_ms: None,
-            encoded_bytes: 0,
-            failed: None,
-        }
+        BrowserRequest::new("http://h/", 0.0)
     }
 
     #[test]

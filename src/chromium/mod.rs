@@ -307,6 +307,18 @@ impl Browser {
     /// other host is unreachable by construction) in a new tab and captures the whole page.
     pub fn render_url(&mut self, url: &str) -> Result<Screenshot, RenderError> {
         let deadline = Instant::now() + self.opts.timeout;
+        self.in_new_tab(deadline, |browser, target_id| {
+            browser.render_in_target(target_id, url, deadline)
+        })
+    }
+
+    /// Opens a blank tab, runs `visit` in it and closes the tab again (when the browser still
+    /// runs: a fresh deadline, so closing is tried even when `visit` ran out of time).
+    fn in_new_tab<T>(
+        &mut self,
+        deadline: Instant,
+        visit: impl FnOnce(&mut Browser, &str) -> Result<T, RenderError>,
+    ) -> Result<T, RenderError> {
         let target = self.call(
             "Target.createTarget",
             json!({ "url": "about:blank" }),
@@ -314,17 +326,38 @@ impl Browser {
             deadline,
         )?;
         let target_id = target["targetId"].as_str().unwrap_or_default().to_string();
-        let result = self.render_in_target(&target_id, url, deadline);
-        // A fresh deadline: closing must be tried even when rendering ran out of time.
-        let close_by = Instant::now() + Duration::from_secs(5);
-        let _ = self.call(
-            "Target.closeTarget",
-            json!({ "targetId": target_id }),
-            None,
-            close_by,
-        );
+        let result = visit(self, &target_id);
+        if self.is_alive() {
+            let close_by = Instant::now() + Duration::from_secs(5);
+            let _ = self.call(
+                "Target.closeTarget",
+                json!({ "targetId": target_id }),
+                None,
+                close_by,
+            );
+        }
         self.pending.clear();
         result
+    }
+
+    /// Attaches to a tab (flattened, so the tab's commands and events carry a session id on
+    /// the browser's own pipe) and returns that session id.
+    fn attach(&mut self, target_id: &str, deadline: Instant) -> Result<String, RenderError> {
+        let attached = self.call(
+            "Target.attachToTarget",
+            json!({ "targetId": target_id, "flatten": true }),
+            None,
+            deadline,
+        )?;
+        attached["sessionId"]
+            .as_str()
+            .map(str::to_string)
+            .ok_or_else(|| {
+                RenderError::new(
+                    "protocol",
+                    "Target.attachToTarget: no sessionId in the reply",
+                )
+            })
     }
 
     fn render_in_target(
@@ -333,16 +366,7 @@ impl Browser {
         url: &str,
         deadline: Instant,
     ) -> Result<Screenshot, RenderError> {
-        let attached = self.call(
-            "Target.attachToTarget",
-            json!({ "targetId": target_id, "flatten": true }),
-            None,
-            deadline,
-        )?;
-        let session = attached["sessionId"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
+        let session = self.attach(target_id, deadline)?;
         let s = Some(session.as_str());
         let (width, height) = (self.opts.window_width, self.opts.window_height);
         self.call("Page.enable", json!({}), s, deadline)?;
