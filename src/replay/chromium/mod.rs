@@ -14,7 +14,7 @@
 //!
 //! Faults: a page that does not finish within the timeout is reported with it and the other
 //! runs go on; a browser that crashes or does not start is reported and the visit tried once
-//! more. Driving Chromium is [`crate::verify::browser`]'s job; this module orders visits.
+//! more. Driving Chromium is [`crate::chromium`]'s job; this module orders visits.
 
 pub mod row;
 
