@@ -25,6 +25,7 @@ pub mod robot;
 pub mod row;
 pub mod served;
 pub mod server;
+pub mod simulate;
 pub mod study;
 pub mod transport;
 
