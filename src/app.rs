@@ -298,6 +298,7 @@ fn run_replay(cfg: &ReplayConfig, config: &Config) -> Result<Status> {
         if let Some(chart) = &study.chart {
             crate::output::write_named_file(
                 chart,
+                "--chart",
                 &cfg.site,
                 report::study::CHART_SIGNATURE,
                 report::study::chart_svg(&result).as_bytes(),

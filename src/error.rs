@@ -48,6 +48,12 @@ pub enum Error {
     #[error("{}: {reason}, and webdiet replaces only what it wrote itself; choose another \
              --out, or pass --force to replace it", shown(.path))]
     OutputNotOurs { path: PathBuf, reason: String },
+    #[error("{}: cannot write {option} here: {reason}", shown(.path))]
+    NamedOutputRefused {
+        path: PathBuf,
+        option: &'static str,
+        reason: String,
+    },
     #[error("{}: the site has no page (no HTML file was found in it); nothing to rewrite or \
              replay", shown(.path))]
     NoPages { path: PathBuf },

@@ -428,3 +428,108 @@ fn the_unfinished_output_of_a_killed_run_is_removed_by_the_next() {
     assert!(!out.join(&staging).exists());
     assert!(out.join("site/index.html").is_file());
 }
+
+/// `replay --capture FILE` for a quick replay (one run, one mode, first visits).
+fn capture(site: &Path, file: &Path) -> assert_cmd::Command {
+    let mut cmd = webdiet();
+    cmd.arg("replay")
+        .arg(site)
+        .args([
+            "--json",
+            "--runs",
+            "1",
+            "--modes",
+            "persistent",
+            "--tests",
+            "first",
+        ])
+        .arg("--capture")
+        .arg(file);
+    cmd
+}
+
+#[test]
+fn a_capture_never_lands_inside_the_site_over_a_users_file_or_on_a_directory_or_device() {
+    let (tmp, site) = fixture();
+    let before = snapshot(&site);
+    let notes = tmp.path().join("notes.txt");
+    std::fs::write(&notes, "mine").unwrap();
+    let folder = tmp.path().join("folder");
+    std::fs::create_dir(&folder).unwrap();
+    let null_owner = std::os::unix::fs::MetadataExt::uid(&std::fs::metadata("/dev/null").unwrap());
+    let cases: [(PathBuf, &str); 5] = [
+        (site.join("index.html"), "inside the input site"),
+        (site.join("new.pcap"), "inside the input site"),
+        (notes.clone(), "webdiet did not write it"),
+        (folder.clone(), "a directory"),
+        (PathBuf::from("/dev/null"), "a character device"),
+    ];
+    for (file, says) in &cases {
+        capture(&site, file)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(file.display().to_string()))
+            .stderr(predicate::str::contains(*says));
+    }
+    assert_unchanged(&site, &before, "after the refused captures");
+    assert_eq!(std::fs::read(&notes).unwrap(), b"mine");
+    assert_eq!(std::fs::read_dir(&folder).unwrap().count(), 0);
+    let null_after = std::os::unix::fs::MetadataExt::uid(&std::fs::metadata("/dev/null").unwrap());
+    assert_eq!(null_owner, null_after, "/dev/null changed owner");
+}
+
+/// Whether this machine can capture: tcpdump installed and a private namespace to run it in.
+fn can_capture(site: &Path, tmp: &Path) -> bool {
+    let probe = tmp.join("probe.pcap");
+    let ran = capture(site, &probe).output().unwrap();
+    let ok = Command::new("tcpdump").arg("--version").output().is_ok()
+        && ran.status.success()
+        && String::from_utf8_lossy(&ran.stdout).contains("\"netns\"");
+    if !ok {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "tcpdump and a private network namespace are required in CI: {}",
+            String::from_utf8_lossy(&ran.stderr)
+        );
+        eprintln!("note: cannot capture here; capture test skipped");
+    }
+    let _ = std::fs::remove_file(&probe);
+    ok
+}
+
+#[test]
+fn a_capture_is_written_whole_under_a_new_directory_and_replaces_only_webdiets_own() {
+    let (tmp, site) = fixture();
+    if !can_capture(&site, tmp.path()) {
+        return;
+    }
+    let file = tmp.path().join("new/dir/run.pcap");
+    capture(&site, &file).assert().success();
+    let owner = |p: &Path| std::os::unix::fs::MetadataExt::uid(&std::fs::metadata(p).unwrap());
+    assert_eq!(
+        owner(&file),
+        owner(tmp.path()),
+        "the capture belongs to whoever ran webdiet"
+    );
+    let read = Command::new("tcpdump")
+        .arg("-nr")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        read.status.success(),
+        "{}",
+        String::from_utf8_lossy(&read.stderr)
+    );
+    assert!(
+        !read.stdout.is_empty(),
+        "the capture holds the replay's packets"
+    );
+    // A second run replaces webdiet's own capture; nothing is left beside it.
+    capture(&site, &file).assert().success();
+    let names: Vec<_> = std::fs::read_dir(file.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["run.pcap"]);
+}
