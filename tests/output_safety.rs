@@ -533,3 +533,57 @@ fn a_capture_is_written_whole_under_a_new_directory_and_replaces_only_webdiets_o
         .collect();
     assert_eq!(names, ["run.pcap"]);
 }
+
+/// A site whose page is `bytes` long (presentational markup the rewrite moves into CSS).
+fn site_with_page_of(root: &Path, bytes: usize) {
+    let mut page = String::from("<html><body>\n");
+    while page.len() < bytes {
+        page.push_str("<font color=red size=2>A line of the old news, in red.</font><br>\n");
+    }
+    page.push_str("</body></html>\n");
+    write_site(
+        root,
+        &[("index.html", page.as_bytes()), ("dot.gif", SPACER_GIF)],
+    );
+}
+
+/// `webdiet ARGS…` with every file limited to `blocks` KiB and SIGXFSZ ignored, so that a
+/// write past the limit fails with EFBIG instead of killing the process.
+fn with_file_size_limit(blocks: u32, args: &[&std::ffi::OsStr]) -> assert_cmd::Command {
+    let mut cmd = assert_cmd::Command::new("bash");
+    cmd.arg("-c")
+        .arg(format!("trap '' XFSZ; ulimit -f {blocks}; exec \"$@\""))
+        .arg("bash")
+        .arg(assert_cmd::cargo::cargo_bin("webdiet"))
+        .args(args);
+    cmd
+}
+
+#[test]
+fn a_write_cut_short_fails_the_run_and_leaves_the_output_as_it_was() {
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("input");
+    let out = tmp.path().join("out");
+    for command in ["rewrite", "audit"] {
+        let mut args: Vec<&std::ffi::OsStr> = vec![
+            command.as_ref(),
+            site.as_ref(),
+            "--out".as_ref(),
+            out.as_ref(),
+        ];
+        if command == "audit" {
+            args.push("--no-replay".as_ref());
+        }
+        site_with_page_of(&site, 10_000);
+        webdiet().args(&args).assert().success();
+        let before = snapshot(&out);
+        // A page of 400 KB, and 200 KiB allowed per file (the reports fit).
+        site_with_page_of(&site, 400_000);
+        with_file_size_limit(200, &args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("index.html"))
+            .stderr(predicate::str::contains("File too large"));
+        assert_unchanged(&out, &before, &format!("{command} after a failed write"));
+    }
+}

@@ -345,9 +345,9 @@ impl Transaction {
         let mut registry = interrupt::lock();
         let created = create_missing(&dir)?;
         let made = fs::create_dir(&staging).and_then(|()| {
-            fs::write(
-                staging.join(PARTIAL_MARKER),
-                Partial::of_this_process().to_json(),
+            write_whole(
+                &staging.join(PARTIAL_MARKER),
+                Partial::of_this_process().to_json().as_bytes(),
             )
         });
         let cleanup = interrupt::Cleanup {
@@ -379,7 +379,7 @@ impl Transaction {
     /// Writes a file entry (a report) into the staging directory.
     pub fn write(&self, entry: &str, bytes: &[u8]) -> Result<()> {
         let path = self.path(entry);
-        fs::write(&path, bytes).map_err(|e| Error::io(&path, e))
+        write_whole(&path, bytes).map_err(|e| Error::io(&path, e))
     }
 
     /// Leftovers of earlier runs found in the output directory: removed, or left and why.
@@ -441,7 +441,7 @@ impl Transaction {
             entries.extend(written.iter().map(|n| n.to_string()));
             let marker = Marker::new(self.plan.command, entries);
             let new_marker = self.staging.join(MARKER);
-            result = fs::write(&new_marker, marker.to_json())
+            result = write_whole(&new_marker, marker.to_json().as_bytes())
                 .and_then(|()| fs::rename(&new_marker, self.dir.join(MARKER)))
                 .map_err(|e| Error::io(self.dir.join(MARKER), e));
         }
@@ -609,7 +609,7 @@ pub fn prepare_verify_dir(dir: &Path) -> io::Result<()> {
     create_dir_all(dir)?;
     let marker = Marker::new("verify", [EVERYTHING.to_string()].into());
     let temp = dir.join(format!("{MARKER}.partial-{}", std::process::id()));
-    fs::write(&temp, marker.to_json())?;
+    write_whole(&temp, marker.to_json().as_bytes())?;
     fs::rename(&temp, dir.join(MARKER))
 }
 

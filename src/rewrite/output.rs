@@ -89,8 +89,9 @@ impl Staging {
     }
 
     /// Writes a new file at a site-relative path.
+    /// Every byte is written and synced, or it is an error.
     pub fn write(&self, path: &str, bytes: &[u8]) -> std::io::Result<()> {
-        fs::write(self.dest(path)?, bytes)
+        crate::output::write_whole(&self.dest(path)?, bytes)
     }
 
     /// Copies a file of the input site unchanged, with its permission bits.
@@ -109,6 +110,7 @@ impl Staging {
             };
             to.write_all(&buf[..n]).map_err(CopyError::Write)?;
         }
+        to.sync_data().map_err(CopyError::Write)?;
         to.set_permissions(permissions).map_err(CopyError::Write)
     }
 
