@@ -19,8 +19,8 @@ pub const CHROMIUM_INSTALL_HINT: &str = "install it with `apt-get install chromi
 pub enum Error {
     #[error("{}: no such file or directory", shown(.path))]
     NotFound { path: PathBuf },
-    #[error("{}: is a file, not a site directory", shown(.path))]
-    NotADirectory { path: PathBuf },
+    #[error("{}: is {what}, not a site directory", shown(.path))]
+    NotADirectory { path: PathBuf, what: &'static str },
     #[error("{}: is a directory, not a report file; `webdiet report` reads the report.json \
              that `audit` and `rewrite` write, e.g. {}", shown(.path), shown(&.path.join("report.json")))]
     ReportIsADirectory { path: PathBuf },

@@ -233,21 +233,7 @@ fn check_directory(dir: &Path) -> Result<()> {
 
 /// "a file", "a character device" (`/dev/null`), … for messages.
 fn what_is(meta: &fs::Metadata) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    let kind = meta.file_type();
-    if kind.is_file() {
-        "a file"
-    } else if kind.is_char_device() {
-        "a character device"
-    } else if kind.is_block_device() {
-        "a block device"
-    } else if kind.is_fifo() {
-        "a FIFO"
-    } else if kind.is_socket() {
-        "a socket"
-    } else {
-        "not a directory"
-    }
+    crate::input::kind_of(meta)
 }
 
 /// Refuses an output directory inside an input tree, and one where an entry webdiet would

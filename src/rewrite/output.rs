@@ -96,8 +96,9 @@ impl Staging {
 
     /// Copies a file of the input site unchanged, with its permission bits.
     pub fn copy(&self, site: &Site, path: &str) -> std::result::Result<(), CopyError> {
-        let mut from = fs::File::open(site.disk_path(path)).map_err(CopyError::Read)?;
-        let permissions = from.metadata().map_err(CopyError::Read)?.permissions();
+        let (mut from, meta) = crate::input::open_regular(&site.disk_path(path))
+            .map_err(|e| CopyError::Read(e.into()))?;
+        let permissions = meta.permissions();
         let dest = self.dest(path).map_err(CopyError::Write)?;
         let mut to = fs::File::create(&dest).map_err(CopyError::Write)?;
         let mut buf = vec![0; 64 * 1024];
