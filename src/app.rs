@@ -157,7 +157,7 @@ fn run_audit(cfg: &AuditConfig, config: &Config) -> Result<Status> {
 
 /// `webdiet report`: re-renders a report.json in another format on stdout.
 fn run_report(cfg: &ReportConfig, config: &Config) -> Result<Status> {
-    let bytes = std::fs::read(&cfg.json).map_err(|e| Error::io(&cfg.json, e))?;
+    let bytes = crate::input::read(&cfg.json, crate::input::MAX_REPORT_BYTES)?;
     let report: report::Report = serde_json::from_slice(&bytes).map_err(|e| Error::Invalid {
         path: cfg.json.clone(),
         message: format!("not a webdiet report.json: {e}"),
@@ -298,6 +298,7 @@ fn run_replay(cfg: &ReplayConfig, config: &Config) -> Result<Status> {
         if let Some(chart) = &study.chart {
             crate::output::write_named_file(
                 chart,
+                "--chart",
                 &cfg.site,
                 report::study::CHART_SIGNATURE,
                 report::study::chart_svg(&result).as_bytes(),

@@ -53,8 +53,9 @@ struct ConfigFile {
 pub fn load(site: &Path) -> Result<Budgets> {
     for dir in [site, Path::new(".")] {
         let path = dir.join("webdiet.toml");
-        if path.is_file() {
-            let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+        // Anything by that name is read, so that a FIFO or a device is refused, not skipped.
+        if std::fs::symlink_metadata(&path).is_ok() {
+            let text = crate::input::read_text(&path, crate::input::MAX_SETTINGS_BYTES)?;
             let file: ConfigFile = toml::from_str(&text).map_err(|e| Error::Invalid {
                 path: path.clone(),
                 message: e.to_string().trim_end().to_string(),

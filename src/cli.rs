@@ -859,8 +859,9 @@ impl Cli {
 fn require_dir(path: &std::path::Path) -> Result<()> {
     match std::fs::metadata(path) {
         Ok(meta) if meta.is_dir() => Ok(()),
-        Ok(_) => Err(Error::NotADirectory {
+        Ok(meta) => Err(Error::NotADirectory {
             path: path.to_path_buf(),
+            what: crate::input::kind_of(&meta),
         }),
         Err(_) => Err(Error::NotFound {
             path: path.to_path_buf(),

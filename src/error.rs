@@ -19,8 +19,8 @@ pub const CHROMIUM_INSTALL_HINT: &str = "install it with `apt-get install chromi
 pub enum Error {
     #[error("{}: no such file or directory", shown(.path))]
     NotFound { path: PathBuf },
-    #[error("{}: is a file, not a site directory", shown(.path))]
-    NotADirectory { path: PathBuf },
+    #[error("{}: is {what}, not a site directory", shown(.path))]
+    NotADirectory { path: PathBuf, what: &'static str },
     #[error("{}: is a directory, not a report file; `webdiet report` reads the report.json \
              that `audit` and `rewrite` write, e.g. {}", shown(.path), shown(&.path.join("report.json")))]
     ReportIsADirectory { path: PathBuf },
@@ -48,6 +48,12 @@ pub enum Error {
     #[error("{}: {reason}, and webdiet replaces only what it wrote itself; choose another \
              --out, or pass --force to replace it", shown(.path))]
     OutputNotOurs { path: PathBuf, reason: String },
+    #[error("{}: cannot write {option} here: {reason}", shown(.path))]
+    NamedOutputRefused {
+        path: PathBuf,
+        option: &'static str,
+        reason: String,
+    },
     #[error("{}: the site has no page (no HTML file was found in it); nothing to rewrite or \
              replay", shown(.path))]
     NoPages { path: PathBuf },

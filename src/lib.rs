@@ -15,6 +15,7 @@ pub mod deflate;
 pub mod error;
 pub mod html;
 pub mod image;
+pub mod input;
 pub mod inventory;
 pub mod markup;
 pub mod output;

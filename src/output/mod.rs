@@ -233,21 +233,7 @@ fn check_directory(dir: &Path) -> Result<()> {
 
 /// "a file", "a character device" (`/dev/null`), … for messages.
 fn what_is(meta: &fs::Metadata) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    let kind = meta.file_type();
-    if kind.is_file() {
-        "a file"
-    } else if kind.is_char_device() {
-        "a character device"
-    } else if kind.is_block_device() {
-        "a block device"
-    } else if kind.is_fifo() {
-        "a FIFO"
-    } else if kind.is_socket() {
-        "a socket"
-    } else {
-        "not a directory"
-    }
+    crate::input::kind_of(meta)
 }
 
 /// Refuses an output directory inside an input tree, and one where an entry webdiet would
@@ -345,9 +331,9 @@ impl Transaction {
         let mut registry = interrupt::lock();
         let created = create_missing(&dir)?;
         let made = fs::create_dir(&staging).and_then(|()| {
-            fs::write(
-                staging.join(PARTIAL_MARKER),
-                Partial::of_this_process().to_json(),
+            write_whole(
+                &staging.join(PARTIAL_MARKER),
+                Partial::of_this_process().to_json().as_bytes(),
             )
         });
         let cleanup = interrupt::Cleanup {
@@ -379,7 +365,7 @@ impl Transaction {
     /// Writes a file entry (a report) into the staging directory.
     pub fn write(&self, entry: &str, bytes: &[u8]) -> Result<()> {
         let path = self.path(entry);
-        fs::write(&path, bytes).map_err(|e| Error::io(&path, e))
+        write_whole(&path, bytes).map_err(|e| Error::io(&path, e))
     }
 
     /// Leftovers of earlier runs found in the output directory: removed, or left and why.
@@ -441,7 +427,7 @@ impl Transaction {
             entries.extend(written.iter().map(|n| n.to_string()));
             let marker = Marker::new(self.plan.command, entries);
             let new_marker = self.staging.join(MARKER);
-            result = fs::write(&new_marker, marker.to_json())
+            result = write_whole(&new_marker, marker.to_json().as_bytes())
                 .and_then(|()| fs::rename(&new_marker, self.dir.join(MARKER)))
                 .map_err(|e| Error::io(self.dir.join(MARKER), e));
         }
@@ -609,58 +595,126 @@ pub fn prepare_verify_dir(dir: &Path) -> io::Result<()> {
     create_dir_all(dir)?;
     let marker = Marker::new("verify", [EVERYTHING.to_string()].into());
     let temp = dir.join(format!("{MARKER}.partial-{}", std::process::id()));
-    fs::write(&temp, marker.to_json())?;
+    write_whole(&temp, marker.to_json().as_bytes())?;
     fs::rename(&temp, dir.join(MARKER))
 }
 
 #[cfg(test)]
 mod tests;
 
-/// Writes one file the user named on the command line (`replay --chart FILE`): never inside
-/// the input `site`, never over a directory or a device, and over an existing file only when
-/// webdiet wrote it (it begins with `signature`). Through a temporary name and a rename, so
-/// that no reader ever sees half of it.
-pub fn write_named_file(path: &Path, site: &Path, signature: &str, bytes: &[u8]) -> Result<()> {
-    let parent = match path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        Some(dir) => dir.to_path_buf(),
-        None => PathBuf::from("."),
+/// Checks that a file the user named on the command line (`replay --chart FILE`, `replay
+/// --capture FILE`, given as `option`) may be written: never inside the input `site`, never
+/// over a directory or a device or under a file, and over an existing file only when webdiet
+/// wrote it (`ours` says so). Writes nothing.
+pub fn check_named_file(
+    path: &Path,
+    option: &'static str,
+    site: &Path,
+    ours: &dyn Fn(&Path) -> bool,
+) -> Result<()> {
+    let refuse = |reason: String| Error::NamedOutputRefused {
+        path: path.to_path_buf(),
+        option,
+        reason,
     };
-    refuse_overlap(
-        site,
-        &parent,
-        &Plan {
-            command: "replay",
-            writes: Vec::new(),
-            supersedes: Vec::new(),
-        },
-    )?;
+    let parent = parent_of(path);
+    let site_abs = fs::canonicalize(site).map_err(|e| Error::io(site, e))?;
+    let mut target = absolute_lexical(&parent)?;
+    target.push(path.file_name().unwrap_or_default());
+    if target.starts_with(&site_abs) {
+        return Err(refuse(format!(
+            "it is inside the input site {}, which webdiet never writes into",
+            shown(site)
+        )));
+    }
     match fs::symlink_metadata(path) {
         Ok(meta) if meta.is_file() => {
-            let mut head = vec![0; signature.len()];
-            let ours = fs::File::open(path)
-                .and_then(|mut f| io::Read::read_exact(&mut f, &mut head))
-                .is_ok()
-                && head == signature.as_bytes();
-            if !ours {
-                return Err(Error::OutputNotOurs {
-                    path: path.to_path_buf(),
-                    reason: "this file exists and webdiet did not write it".to_string(),
-                });
+            if !ours(path) {
+                return Err(refuse(
+                    "this file exists and webdiet did not write it (webdiet replaces only \
+                     its own); choose another name"
+                        .to_string(),
+                ));
             }
         }
-        Ok(meta) => {
-            return Err(Error::OutputNotOurs {
-                path: path.to_path_buf(),
-                reason: format!("this is {}, not a file", what_is(&meta)),
-            })
+        Ok(meta) if meta.is_dir() => {
+            return Err(refuse("this is a directory; name a file".to_string()))
         }
+        Ok(meta) if meta.file_type().is_symlink() => {
+            return Err(refuse(
+                "this is a symbolic link, and webdiet did not make it".to_string(),
+            ))
+        }
+        Ok(meta) => return Err(refuse(format!("this is {}, not a file", what_is(&meta)))),
         Err(e) if e.kind() == io::ErrorKind::NotFound => {}
         Err(e) => return Err(Error::io(path, e)),
     }
-    create_dir_all(&parent).map_err(|e| Error::io(&parent, e))?;
+    // Every existing ancestor must be a directory.
+    let mut ancestor = parent.as_path();
+    loop {
+        match fs::metadata(ancestor) {
+            Ok(meta) if meta.is_dir() => return Ok(()),
+            Ok(meta) => {
+                return Err(refuse(format!(
+                    "{} is {}, not a directory",
+                    shown(ancestor),
+                    what_is(&meta)
+                )))
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Error::io(ancestor, e)),
+        }
+        match ancestor.parent().filter(|p| !p.as_os_str().is_empty()) {
+            Some(up) => ancestor = up,
+            None => return Ok(()),
+        }
+    }
+}
+
+/// The directory a named file goes in (`.` for a bare name).
+fn parent_of(path: &Path) -> PathBuf {
+    match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(dir) => dir.to_path_buf(),
+        None => PathBuf::from("."),
+    }
+}
+
+/// Where a named file is built before it is renamed into place: `.NAME.partial-PID` beside it.
+pub fn staging_name(path: &Path) -> PathBuf {
     let name = path.file_name().unwrap_or_default().to_string_lossy();
-    let temp = parent.join(format!(".{name}.partial-{}", std::process::id()));
-    let written = fs::write(&temp, bytes)
+    parent_of(path).join(format!(".{name}.partial-{}", std::process::id()))
+}
+
+/// Writes `bytes` to a new file at `path` and syncs it: every byte written, or an error.
+pub fn write_whole(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    use io::Write;
+    let mut file = fs::File::create(path)?;
+    file.write_all(bytes)?;
+    file.sync_data()
+}
+
+/// Writes one file the user named on the command line (see [`check_named_file`]), replacing
+/// an existing file only when it begins with `signature`. Through a temporary name and a
+/// rename, so that no reader ever sees half of it.
+pub fn write_named_file(
+    path: &Path,
+    option: &'static str,
+    site: &Path,
+    signature: &str,
+    bytes: &[u8],
+) -> Result<()> {
+    let ours = |path: &Path| {
+        let mut head = vec![0; signature.len()];
+        fs::File::open(path)
+            .and_then(|mut f| io::Read::read_exact(&mut f, &mut head))
+            .is_ok()
+            && head == signature.as_bytes()
+    };
+    check_named_file(path, option, site, &ours)?;
+    let parent = parent_of(path);
+    create_dir_all(&parent).map_err(|e| Error::io(&parent, e))?;
+    let temp = staging_name(path);
+    let written = write_whole(&temp, bytes)
         .map_err(|e| Error::io(&temp, e))
         .and_then(|()| fs::rename(&temp, path).map_err(|e| Error::io(path, e)));
     if written.is_err() {

@@ -15,6 +15,7 @@
 //! All of them share one meter ([`meter`]) and one row type ([`row::ReplayRow`]).
 //! `replay(&ServedSite, &ReplayOptions) -> Replay`.
 
+pub mod capture;
 pub mod chromium;
 pub mod headers;
 pub mod link;
@@ -217,6 +218,9 @@ pub fn replay_with(
 ) -> Result<Replay> {
     if opts.clients.contains(&ClientKind::Chromium) {
         chromium::check(&opts.chromium)?;
+    }
+    if let Some(file) = &opts.capture {
+        crate::output::check_named_file(file, "--capture", &site.site.root, &capture::is_ours)?;
     }
     let mut rows = Vec::new();
     let mut browser = Vec::new();
@@ -470,9 +474,9 @@ fn run_robot(
                 Some(emulator)
             }
         };
-        let _capture = match (&opts.capture, &emulator) {
+        let capture = match (&opts.capture, &emulator) {
             (Some(file), Some(_)) if run == 0 => {
-                Some(netns::Capture::start(file, link::CLIENT_DEVICE)?)
+                Some(capture::Capture::start(file, link::CLIENT_DEVICE)?)
             }
             _ => None,
         };
@@ -573,6 +577,7 @@ fn run_robot(
                 outcome.map_err(fail)
             })?;
         }
+        capture.map_or(Ok(()), capture::Capture::finish)?;
         if let Some(emulator) = emulator {
             emulator
                 .stop()

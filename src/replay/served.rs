@@ -49,7 +49,7 @@ impl ServedSite {
         let mut files = Vec::new();
         for file in &site.files {
             let disk = site.disk_path(&file.path);
-            let body = match std::fs::read(&disk) {
+            let body = match crate::input::read_limited(&disk, crate::input::MAX_SITE_FILE_BYTES) {
                 Ok(body) => body,
                 Err(e) => {
                     problems.push(Problem::new(&file.path, "unreadable", e.to_string()));

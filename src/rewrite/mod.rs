@@ -24,12 +24,12 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::deflate::WorthRule;
-use crate::error::{Problem, Result};
+use crate::error::{Error, Problem, Result};
 use crate::image::{self, ImageOptions, Outcome};
 use crate::inventory::{self, AnalyzeOptions, BrokenReference, Inventory};
 use crate::report::{ImageFormat, ImageRow, ImagesTotal};
-use crate::site::charset;
 use crate::site::resolve::{Resolver, Target};
+use crate::site::{charset, name};
 use crate::site::{FileKind, Site, SiteFile, SiteLink};
 use pages::{Context, Rename};
 
@@ -197,6 +197,23 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
     } else {
         Vec::new()
     };
+
+    // A file of the copy that could not be written (a full disk, a file size limit) leaves
+    // the copy incomplete, and no figure about it would be true: the run stops here.
+    let unwritable: Vec<&Problem> = problems.iter().filter(|p| p.code == "unwritable").collect();
+    if let Some(first) = unwritable.first() {
+        let others = match unwritable.len() {
+            1 => String::new(),
+            n => format!(" ({} more files could not be written either)", n - 1),
+        };
+        return Err(Error::Invalid {
+            path: opts.out_site.join(name::to_path(&first.path)),
+            message: format!(
+                "cannot be written: {}{others}; the run stops, and the output is left as it was",
+                first.message
+            ),
+        });
+    }
 
     // Check the result like any other site, then move it into place.
     let broken_by_rewrite = broken_by_rewrite(inv, &staging.dir, &opts.analyze)?;

@@ -89,14 +89,16 @@ impl Staging {
     }
 
     /// Writes a new file at a site-relative path.
+    /// Every byte is written and synced, or it is an error.
     pub fn write(&self, path: &str, bytes: &[u8]) -> std::io::Result<()> {
-        fs::write(self.dest(path)?, bytes)
+        crate::output::write_whole(&self.dest(path)?, bytes)
     }
 
     /// Copies a file of the input site unchanged, with its permission bits.
     pub fn copy(&self, site: &Site, path: &str) -> std::result::Result<(), CopyError> {
-        let mut from = fs::File::open(site.disk_path(path)).map_err(CopyError::Read)?;
-        let permissions = from.metadata().map_err(CopyError::Read)?.permissions();
+        let (mut from, meta) = crate::input::open_regular(&site.disk_path(path))
+            .map_err(|e| CopyError::Read(e.into()))?;
+        let permissions = meta.permissions();
         let dest = self.dest(path).map_err(CopyError::Write)?;
         let mut to = fs::File::create(&dest).map_err(CopyError::Write)?;
         let mut buf = vec![0; 64 * 1024];
@@ -109,6 +111,7 @@ impl Staging {
             };
             to.write_all(&buf[..n]).map_err(CopyError::Write)?;
         }
+        to.sync_data().map_err(CopyError::Write)?;
         to.set_permissions(permissions).map_err(CopyError::Write)
     }
 

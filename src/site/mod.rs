@@ -151,7 +151,8 @@ impl Site {
     /// Reads a file's bytes. An error names the file by its site path (escaped once, readable),
     /// under the root as given.
     pub fn read(&self, path: &str) -> Result<Vec<u8>> {
-        fs::read(self.disk_path(path)).map_err(|e| Error::io(self.root.join(path), e))
+        crate::input::read_limited(&self.disk_path(path), crate::input::MAX_SITE_FILE_BYTES)
+            .map_err(|e| Error::io(self.root.join(path), e.into()))
     }
 
     /// A short name for the site: its directory name (`corpus/microscape` → `microscape`).
@@ -221,6 +222,7 @@ pub fn crawl(root: &Path, opts: &CrawlOptions) -> Result<Site> {
     if !meta.is_dir() {
         return Err(Error::NotADirectory {
             path: root.to_path_buf(),
+            what: crate::input::kind_of(&meta),
         });
     }
     let canonical_root = fs::canonicalize(root).map_err(|e| Error::io(root, e))?;
@@ -365,8 +367,8 @@ fn relative_path(root: &Path, path: &Path) -> String {
 
 /// Reads the first bytes of a file and decides its kind (`name`: its file name as a key).
 fn classify(path: &Path, name: &str) -> std::io::Result<(FileKind, u64, Option<String>)> {
-    let mut file = fs::File::open(path)?;
-    let bytes = file.metadata()?.len();
+    let (mut file, meta) = crate::input::open_regular(path)?;
+    let bytes = meta.len();
     let mut head = Vec::with_capacity(sniff::SNIFF_LEN);
     file.by_ref()
         .take(sniff::SNIFF_LEN as u64)

@@ -415,9 +415,13 @@ fn write_diff(
         std::fs::create_dir_all(parent).map_err(|e| write_failed(e.to_string()))?;
     }
     let temp = path.with_extension(format!("png.tmp{}", std::process::id()));
-    std::fs::write(&temp, bytes).map_err(|e| write_failed(e.to_string()))?;
-    std::fs::rename(&temp, &path).map_err(|e| write_failed(e.to_string()))?;
-    Ok(path)
+    let written = crate::output::write_whole(&temp, &bytes)
+        .and_then(|()| std::fs::rename(&temp, &path))
+        .map_err(|e| write_failed(e.to_string()));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    written.map(|()| path)
 }
 
 #[cfg(test)]

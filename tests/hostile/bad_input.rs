@@ -182,3 +182,125 @@ fn snapshot(root: &std::path::Path) -> Vec<(String, Vec<u8>)> {
     }
     out
 }
+
+fn mkfifo(path: &std::path::Path) {
+    let made = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(made.success(), "mkfifo {}", path.display());
+}
+
+/// Runs webdiet with `args`, and kills it if it has not finished in 20 s: a read that blocks
+/// or never ends is then a test failure, not a hung test.
+fn finishes(args: &[&std::ffi::OsStr]) -> std::process::Output {
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("webdiet"))
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > std::time::Duration::from_secs(20) {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("webdiet {args:?} did not finish in 20 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn assert_refused(out: &std::process::Output, names: &std::path::Path, says: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains(&names.display().to_string()), "{stderr}");
+    assert!(stderr.contains(says), "expected {says:?} in: {stderr}");
+}
+
+#[test]
+fn report_refuses_a_fifo_a_device_and_a_file_over_its_limit_without_reading_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("f.json");
+    mkfifo(&fifo);
+    let out = finishes(&["report".as_ref(), fifo.as_os_str()]);
+    assert_refused(&out, &fifo, "is a FIFO, not a regular file");
+    let zero = std::path::Path::new("/dev/zero");
+    let out = finishes(&["report".as_ref(), zero.as_os_str()]);
+    assert_refused(&out, zero, "is a character device, not a regular file");
+    // A sparse file of 2 GiB: over the limit, and refused before a byte of it is read.
+    let huge = dir.path().join("huge.json");
+    std::fs::File::create(&huge)
+        .unwrap()
+        .set_len(2 << 30)
+        .unwrap();
+    let out = finishes(&["report".as_ref(), huge.as_os_str()]);
+    assert_refused(&out, &huge, &format!("larger than {} bytes", 1u64 << 30));
+}
+
+#[test]
+fn a_fifo_or_an_endless_device_as_settings_or_trace_is_refused_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    write_site(&site, &[("index.html", b"<p>hi")]);
+    let toml = site.join("webdiet.toml");
+    mkfifo(&toml);
+    let audit = |site: &std::path::Path| {
+        finishes(&[
+            "audit".as_ref(),
+            site.as_os_str(),
+            "--dry-run".as_ref(),
+            "--no-replay".as_ref(),
+            "--out".as_ref(),
+            dir.path().join("out").as_os_str(),
+        ])
+    };
+    assert_refused(&audit(&site), &toml, "is a FIFO, not a regular file");
+    std::fs::remove_file(&toml).unwrap();
+    symlink("/dev/zero", &toml).unwrap();
+    assert_refused(&audit(&site), &toml, "is a character device");
+    std::fs::remove_file(&toml).unwrap();
+    std::fs::File::create(&toml)
+        .unwrap()
+        .set_len(2 << 30)
+        .unwrap();
+    assert_refused(
+        &audit(&site),
+        &toml,
+        &format!("larger than {} bytes", 1u64 << 20),
+    );
+    std::fs::remove_file(&toml).unwrap();
+
+    let trace = dir.path().join("up.trace");
+    mkfifo(&trace);
+    let link = format!("trace:{},{}", trace.display(), trace.display());
+    let out = finishes(&[
+        "replay".as_ref(),
+        site.as_os_str(),
+        "--link".as_ref(),
+        link.as_ref(),
+    ]);
+    assert_refused(&out, &trace, "is a FIFO, not a regular file");
+}
+
+#[test]
+fn a_fifo_or_a_device_given_as_the_site_is_called_what_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("site");
+    mkfifo(&fifo);
+    for command in ["analyze", "audit"] {
+        let out = finishes(
+            &[command.as_ref(), fifo.as_os_str(), "--no-replay".as_ref()]
+                [..if command == "analyze" { 2 } else { 3 }],
+        );
+        assert_refused(&out, &fifo, "is a FIFO, not a site directory");
+    }
+    let out = finishes(&["analyze".as_ref(), "/dev/null".as_ref()]);
+    assert_refused(
+        &out,
+        std::path::Path::new("/dev/null"),
+        "is a character device, not a site directory",
+    );
+}

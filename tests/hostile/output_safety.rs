@@ -428,3 +428,162 @@ fn the_unfinished_output_of_a_killed_run_is_removed_by_the_next() {
     assert!(!out.join(&staging).exists());
     assert!(out.join("site/index.html").is_file());
 }
+
+/// `replay --capture FILE` for a quick replay (one run, one mode, first visits).
+fn capture(site: &Path, file: &Path) -> assert_cmd::Command {
+    let mut cmd = webdiet();
+    cmd.arg("replay")
+        .arg(site)
+        .args([
+            "--json",
+            "--runs",
+            "1",
+            "--modes",
+            "persistent",
+            "--tests",
+            "first",
+        ])
+        .arg("--capture")
+        .arg(file);
+    cmd
+}
+
+#[test]
+fn a_capture_never_lands_inside_the_site_over_a_users_file_or_on_a_directory_or_device() {
+    let (tmp, site) = fixture();
+    let before = snapshot(&site);
+    let notes = tmp.path().join("notes.txt");
+    std::fs::write(&notes, "mine").unwrap();
+    let folder = tmp.path().join("folder");
+    std::fs::create_dir(&folder).unwrap();
+    let null_owner = std::os::unix::fs::MetadataExt::uid(&std::fs::metadata("/dev/null").unwrap());
+    let cases: [(PathBuf, &str); 5] = [
+        (site.join("index.html"), "inside the input site"),
+        (site.join("new.pcap"), "inside the input site"),
+        (notes.clone(), "webdiet did not write it"),
+        (folder.clone(), "a directory"),
+        (PathBuf::from("/dev/null"), "a character device"),
+    ];
+    for (file, says) in &cases {
+        capture(&site, file)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(file.display().to_string()))
+            .stderr(predicate::str::contains(*says));
+    }
+    assert_unchanged(&site, &before, "after the refused captures");
+    assert_eq!(std::fs::read(&notes).unwrap(), b"mine");
+    assert_eq!(std::fs::read_dir(&folder).unwrap().count(), 0);
+    let null_after = std::os::unix::fs::MetadataExt::uid(&std::fs::metadata("/dev/null").unwrap());
+    assert_eq!(null_owner, null_after, "/dev/null changed owner");
+}
+
+/// Whether this machine can capture: tcpdump installed and a private namespace to run it in.
+fn can_capture(site: &Path, tmp: &Path) -> bool {
+    let probe = tmp.join("probe.pcap");
+    let ran = capture(site, &probe).output().unwrap();
+    let ok = Command::new("tcpdump").arg("--version").output().is_ok()
+        && ran.status.success()
+        && String::from_utf8_lossy(&ran.stdout).contains("\"netns\"");
+    if !ok {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "tcpdump and a private network namespace are required in CI: {}",
+            String::from_utf8_lossy(&ran.stderr)
+        );
+        eprintln!("note: cannot capture here; capture test skipped");
+    }
+    let _ = std::fs::remove_file(&probe);
+    ok
+}
+
+#[test]
+fn a_capture_is_written_whole_under_a_new_directory_and_replaces_only_webdiets_own() {
+    let (tmp, site) = fixture();
+    if !can_capture(&site, tmp.path()) {
+        return;
+    }
+    let file = tmp.path().join("new/dir/run.pcap");
+    capture(&site, &file).assert().success();
+    let owner = |p: &Path| std::os::unix::fs::MetadataExt::uid(&std::fs::metadata(p).unwrap());
+    assert_eq!(
+        owner(&file),
+        owner(tmp.path()),
+        "the capture belongs to whoever ran webdiet"
+    );
+    let read = Command::new("tcpdump")
+        .arg("-nr")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        read.status.success(),
+        "{}",
+        String::from_utf8_lossy(&read.stderr)
+    );
+    assert!(
+        !read.stdout.is_empty(),
+        "the capture holds the replay's packets"
+    );
+    // A second run replaces webdiet's own capture; nothing is left beside it.
+    capture(&site, &file).assert().success();
+    let names: Vec<_> = std::fs::read_dir(file.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["run.pcap"]);
+}
+
+/// A site whose page is `bytes` long (presentational markup the rewrite moves into CSS).
+fn site_with_page_of(root: &Path, bytes: usize) {
+    let mut page = String::from("<html><body>\n");
+    while page.len() < bytes {
+        page.push_str("<font color=red size=2>A line of the old news, in red.</font><br>\n");
+    }
+    page.push_str("</body></html>\n");
+    write_site(
+        root,
+        &[("index.html", page.as_bytes()), ("dot.gif", SPACER_GIF)],
+    );
+}
+
+/// `webdiet ARGS…` with every file limited to `blocks` KiB and SIGXFSZ ignored, so that a
+/// write past the limit fails with EFBIG instead of killing the process.
+fn with_file_size_limit(blocks: u32, args: &[&std::ffi::OsStr]) -> assert_cmd::Command {
+    let mut cmd = assert_cmd::Command::new("bash");
+    cmd.arg("-c")
+        .arg(format!("trap '' XFSZ; ulimit -f {blocks}; exec \"$@\""))
+        .arg("bash")
+        .arg(assert_cmd::cargo::cargo_bin("webdiet"))
+        .args(args);
+    cmd
+}
+
+#[test]
+fn a_write_cut_short_fails_the_run_and_leaves_the_output_as_it_was() {
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("input");
+    let out = tmp.path().join("out");
+    for command in ["rewrite", "audit"] {
+        let mut args: Vec<&std::ffi::OsStr> = vec![
+            command.as_ref(),
+            site.as_ref(),
+            "--out".as_ref(),
+            out.as_ref(),
+        ];
+        if command == "audit" {
+            args.push("--no-replay".as_ref());
+        }
+        site_with_page_of(&site, 10_000);
+        webdiet().args(&args).assert().success();
+        let before = snapshot(&out);
+        // A page of 400 KB, and 200 KiB allowed per file (the reports fit).
+        site_with_page_of(&site, 400_000);
+        with_file_size_limit(200, &args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("index.html"))
+            .stderr(predicate::str::contains("File too large"));
+        assert_unchanged(&out, &before, &format!("{command} after a failed write"));
+    }
+}

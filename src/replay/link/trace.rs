@@ -24,8 +24,10 @@ impl Trace {
     /// Reads and checks a trace file: it must hold at least one timestamp, every line a whole
     /// number of milliseconds, never less than the line before, and last longer than 0 ms.
     pub fn load(path: &Path) -> Result<Trace, String> {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| format!("trace {}: {e}", path.display()))?;
+        let bytes = crate::input::read_limited(path, crate::input::MAX_TRACE_BYTES)
+            .map_err(|e| format!("trace {}: {e}", path.display()))?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| format!("trace {}: not UTF-8 text", path.display()))?;
         Trace::parse(&path.display().to_string(), &text)
     }
 

@@ -39,11 +39,19 @@ const AFTER: Series = Series {
     colour: AFTER_COLOUR,
 };
 
-/// Escapes text for HTML content and quoted attribute values.
+/// Escapes text for HTML content and quoted attribute values. A control character (from a
+/// file name: a bell, an ANSI escape) is shown as its bytes, `\x1B`, as on stderr
+/// ([`crate::error::shown`]); newlines and tabs stay.
 pub fn esc(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
+            '\n' | '\t' => out.push(c),
+            c if c.is_control() => {
+                for byte in c.to_string().bytes() {
+                    let _ = write!(out, "\\x{byte:02X}");
+                }
+            }
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
@@ -532,6 +540,19 @@ mod tests {
         assert!(html.contains("<h3>Request waterfall over spdy-cable,rtt=20ms</h3>"));
         assert!(html.contains("<svg id=\"waterfall-http10-original\""));
         assert!(html.contains("<svg id=\"waterfall-h2-original\""));
+    }
+
+    #[test]
+    fn control_characters_from_file_names_never_reach_the_page_raw() {
+        let mut r = sample();
+        r.images[0].path = "img/bell\u{7}esc\u{1b}[31mnl\u{85}.gif".into();
+        let html = render(&r);
+        let raw: Vec<char> = html
+            .chars()
+            .filter(|c| c.is_control() && !matches!(c, '\n' | '\t'))
+            .collect();
+        assert!(raw.is_empty(), "raw control characters {raw:?} in the page");
+        assert!(html.contains("img/bell\\x07esc\\x1B[31mnl\\xC2\\x85.gif"));
     }
 
     #[test]
