@@ -6,6 +6,7 @@
 
 pub mod app;
 pub mod audit;
+pub mod batch;
 pub mod budget;
 pub mod cli;
 pub mod config;
@@ -16,6 +17,7 @@ pub mod html;
 pub mod image;
 pub mod inventory;
 pub mod markup;
+pub mod merge;
 pub mod output;
 pub mod replay;
 pub mod report;
