@@ -217,3 +217,33 @@ fn the_sample_is_recorded_with_its_seed_and_names_the_same_units_from_every_shar
         .code(2)
         .stderr(predicate::str::contains("--seed"));
 }
+
+#[test]
+fn the_kubernetes_manifest_runs_the_contract_above() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("contrib/k8s");
+    let job = std::fs::read_to_string(dir.join("indexed-job.yaml")).unwrap();
+    let value = |key: &str| -> String {
+        job.lines()
+            .find_map(|l| l.trim().strip_prefix(key))
+            .unwrap_or_else(|| panic!("indexed-job.yaml has no {key}"))
+            .trim()
+            .to_string()
+    };
+    assert_eq!(value("completionMode:"), "Indexed");
+    assert_eq!(value("restartPolicy:"), "Never");
+    assert!(value("backoffLimitPerIndex:").parse::<u32>().is_ok());
+    let args: Vec<&str> = job
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("- "))
+        .map(|a| a.trim_matches('"'))
+        .collect();
+    let at = |arg: &str| args.iter().position(|a| *a == arg).unwrap();
+    assert_eq!(
+        &args[at("webdiet")..at("webdiet") + 2],
+        ["webdiet", "batch"]
+    );
+    assert_eq!(args[at("--shards") + 1], value("completions:"));
+    assert!(job.contains("/dev/net/tun") && job.contains("ReadWriteMany"));
+    let merge = std::fs::read_to_string(dir.join("merge-job.yaml")).unwrap();
+    assert!(merge.contains("- merge") && merge.contains(args[at("--out") + 1]));
+}

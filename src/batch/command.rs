@@ -26,6 +26,11 @@ pub fn run(cfg: &super::BatchConfig, config: &Config) -> Result<Status> {
             crate::error::shown(&cfg.out.join(super::UNITS))
         );
     }
+    if config.verbosity != Verbosity::Quiet {
+        for (unit, note) in &outcome.notes {
+            eprintln!("webdiet: note: unit {unit}: {note}");
+        }
+    }
     for (unit, why) in &outcome.failed {
         eprintln!("webdiet: error: unit {unit}: {why}");
     }

@@ -26,6 +26,9 @@ pub struct Outcome {
     pub skipped: usize,
     /// Failed now, each with its unit and reason.
     pub failed: Vec<(String, String)>,
+    /// What ran other than asked, per unit: a link that could not run and why, a replay on
+    /// the host's loopback because no private namespace could be made.
+    pub notes: Vec<(String, String)>,
 }
 
 /// Progress of a shard, for a person.
@@ -71,6 +74,9 @@ pub fn run(cfg: &BatchConfig, progress: &dyn Progress) -> Result<Outcome> {
         let record = match audit_unit(cfg, unit, entry, &units_dir, started) {
             Ok((row, report)) => {
                 bytes += row.bytes;
+                outcome
+                    .notes
+                    .extend(notes(&report).into_iter().map(|n| (unit.spec.clone(), n)));
                 UnitRecord {
                     status: UnitStatus::Done,
                     row: Some(row),
@@ -100,6 +106,29 @@ pub fn run(cfg: &BatchConfig, progress: &dyn Progress) -> Result<Outcome> {
     }
     progress.done();
     Ok(outcome)
+}
+
+/// What a unit's replay could not do as asked.
+fn notes(report: &crate::report::Report) -> Vec<String> {
+    let mut notes: Vec<String> = report
+        .replay_links
+        .iter()
+        .filter_map(|l| {
+            Some(format!(
+                "link {} not replayed: {}",
+                l.name,
+                l.unavailable.as_ref()?
+            ))
+        })
+        .collect();
+    if let Some(method) = report
+        .replay_method
+        .as_ref()
+        .filter(|m| m.contains("namespace unavailable"))
+    {
+        notes.push(format!("replayed on {method}"));
+    }
+    notes
 }
 
 fn record(entry: &super::ManifestUnit, fingerprint: &str) -> UnitRecord {
