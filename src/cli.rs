@@ -146,7 +146,8 @@ enum Sub {
     /// Audit every site of a list (or one shard of it: --shard, a Slurm array task, a
     /// Kubernetes Indexed Job), one report per site, skipping sites already done.
     ///
-    /// Exit codes: 0 every unit of the shard is done, 1 some unit failed, 2 usage or fatal.
+    /// Exit codes: 0 every unit of the shard is done, 1 some unit failed (or failed a budget of
+    /// its site's webdiet.toml), 2 usage or fatal.
     Batch(batch::BatchArgs),
     /// Merge the per-site reports of `batch` into one report for the whole collection.
     ///

@@ -247,3 +247,30 @@ fn the_kubernetes_manifest_runs_the_contract_above() {
     let merge = std::fs::read_to_string(dir.join("merge-job.yaml")).unwrap();
     assert!(merge.contains("- merge") && merge.contains(args[at("--out") + 1]));
 }
+
+#[test]
+fn a_unit_over_its_own_budget_is_done_and_makes_the_shard_exit_1() {
+    let tmp = tempfile::tempdir().unwrap();
+    write_site(
+        &tmp.path().join("a"),
+        &[
+            ("index.html", b"<html><p>a</p></html>"),
+            ("webdiet.toml", b"[budgets]\nmax-requests = 0\n"),
+        ],
+    );
+    write_site(
+        &tmp.path().join("b"),
+        &[("index.html", b"<html><p>b</p></html>")],
+    );
+    let list = tmp.path().join("list");
+    std::fs::write(&list, "a\nb\n").unwrap();
+    let out = tmp.path().join("out");
+    batch(&list, &out)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "unit a: budget failed: max-requests",
+        ))
+        .stderr(predicate::str::contains("unit b").not());
+    merge(&[&out], &tmp.path().join("m")).assert().success();
+}

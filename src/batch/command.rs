@@ -8,8 +8,8 @@ use crate::app::Status;
 use crate::config::{Config, Verbosity};
 use crate::error::Result;
 
-/// Runs the shard: 0 when every unit of it is done, 1 when some unit failed (each named on
-/// stderr with its reason).
+/// Runs the shard: 0 when every unit of it is done, 1 when some unit failed or failed a
+/// budget of its own (each named on stderr with its reason).
 pub fn run(cfg: &super::BatchConfig, config: &Config) -> Result<Status> {
     let progress = Bar::new(config.verbosity);
     let outcome = super::run(cfg, &progress)?;
@@ -34,11 +34,16 @@ pub fn run(cfg: &super::BatchConfig, config: &Config) -> Result<Status> {
     for (unit, why) in &outcome.failed {
         eprintln!("webdiet: error: unit {unit}: {why}");
     }
-    Ok(if outcome.failed.is_empty() {
-        Status::Success
-    } else {
-        Status::Failed
-    })
+    for (unit, budgets) in &outcome.over_budget {
+        eprintln!("webdiet: unit {unit}: budget failed: {budgets}");
+    }
+    Ok(
+        if outcome.failed.is_empty() && outcome.over_budget.is_empty() {
+            Status::Success
+        } else {
+            Status::Failed
+        },
+    )
 }
 
 /// Units done and left, MB/s and ETA: an indicatif bar on a terminal, a line per unit

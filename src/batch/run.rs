@@ -29,6 +29,9 @@ pub struct Outcome {
     /// What ran other than asked, per unit: a link that could not run and why, a replay on
     /// the host's loopback because no private namespace could be made.
     pub notes: Vec<(String, String)>,
+    /// Done units with a budget of their own (the site's `webdiet.toml`) that failed: the unit
+    /// and the budgets' names.
+    pub over_budget: Vec<(String, String)>,
 }
 
 /// Progress of a shard, for a person.
@@ -77,6 +80,17 @@ pub fn run(cfg: &BatchConfig, progress: &dyn Progress) -> Result<Outcome> {
                 outcome
                     .notes
                     .extend(notes(&report).into_iter().map(|n| (unit.spec.clone(), n)));
+                let failed: Vec<&str> = report
+                    .budgets
+                    .iter()
+                    .filter(|b| !b.passed)
+                    .map(|b| b.name.as_str())
+                    .collect();
+                if !failed.is_empty() {
+                    outcome
+                        .over_budget
+                        .push((unit.spec.clone(), failed.join(", ")));
+                }
                 UnitRecord {
                     status: UnitStatus::Done,
                     row: Some(row),
