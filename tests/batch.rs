@@ -274,3 +274,37 @@ fn a_unit_over_its_own_budget_is_done_and_makes_the_shard_exit_1() {
         .stderr(predicate::str::contains("unit b").not());
     merge(&[&out], &tmp.path().join("m")).assert().success();
 }
+
+#[test]
+fn merging_an_earlier_merge_with_the_rest_equals_merging_everything_at_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let list = tmp.path().join("list");
+    for name in ["a", "b", "c"] {
+        let page = format!("<html><center><font color=red>{name}</font></center></html>");
+        write_site(&tmp.path().join(name), &[("index.html", page.as_bytes())]);
+    }
+    std::fs::write(&list, "a\nb\nc\n").unwrap();
+    let (even, odd) = (tmp.path().join("even"), tmp.path().join("odd"));
+    batch(&list, &even)
+        .args(["--no-replay", "--shard", "0/2"])
+        .assert()
+        .success();
+    batch(&list, &odd)
+        .args(["--no-replay", "--shard", "1/2"])
+        .assert()
+        .success();
+    let (first, then, at_once) = (
+        tmp.path().join("first"),
+        tmp.path().join("then"),
+        tmp.path().join("at-once"),
+    );
+    merge(&[&even], &first)
+        .arg("--allow-partial")
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("unit b:"));
+    merge(&[&first, &odd], &then).assert().success();
+    merge(&[&odd, &even], &at_once).assert().success();
+    assert_eq!(collection(&then), collection(&at_once));
+    assert_eq!(collection(&then).rows.len(), 3);
+}
