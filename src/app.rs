@@ -46,6 +46,8 @@ pub fn run(config: &Config) -> Result<Status> {
         Command::Verify(verify) => run_verify(verify, config),
         Command::Replay(replay) => run_replay(replay, config),
         Command::Links(links) => run_links(links),
+        Command::Batch(cfg) => crate::batch::command::run(cfg, config),
+        Command::Merge(cfg) => crate::merge::command::run(cfg, config),
         // The child's exit code is its protocol with the parent (3 = no namespace here), so it
         // leaves directly; its output is already flushed.
         Command::ReplayChild => std::process::exit(crate::replay::netns::child_main()),

@@ -19,6 +19,8 @@ use crate::output::Plan;
 use crate::replay::{Mode, Pages, ReplayOptions, Test};
 use crate::site::CrawlOptions;
 
+mod batch;
+
 /// Makes old, heavy web sites lighter and proves by how much.
 #[derive(Debug, Parser)]
 #[command(name = "webdiet", version, about, max_term_width = 100)]
@@ -141,6 +143,16 @@ enum Sub {
         #[arg(long)]
         force: bool,
     },
+    /// Audit every site of a list (or one shard of it: --shard, a Slurm array task, a
+    /// Kubernetes Indexed Job), one report per site, skipping sites already done.
+    ///
+    /// Exit codes: 0 every unit of the shard is done, 1 some unit failed (or failed a budget of
+    /// its site's webdiet.toml), 2 usage or fatal.
+    Batch(batch::BatchArgs),
+    /// Merge the per-site reports of `batch` into one report for the whole collection.
+    ///
+    /// Exit codes: 0 merged, 1 some unit has no report (without --allow-partial), 2 usage.
+    Merge(batch::MergeArgs),
 }
 
 // ---- replay (begin) ----
@@ -847,6 +859,8 @@ impl Cli {
                     original, rewritten, pages, json, out, force,
                 )?)
             }
+            Sub::Batch(args) => args.into_command()?,
+            Sub::Merge(args) => args.into_command()?,
         };
         Ok(Config {
             command,

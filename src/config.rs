@@ -141,6 +141,8 @@ pub enum Command {
     Verify(VerifyConfig),
     Replay(Box<ReplayConfig>),
     Links(LinksConfig),
+    Batch(Box<crate::batch::BatchConfig>),
+    Merge(crate::merge::MergeConfig),
     /// The hidden namespace child of `replay` (`webdiet __replay-child`).
     ReplayChild,
     /// A command whose stage has not landed yet; its arguments were checked.

@@ -6,6 +6,7 @@
 
 pub mod app;
 pub mod audit;
+pub mod batch;
 pub mod budget;
 pub mod chromium;
 pub mod cli;
@@ -18,6 +19,7 @@ pub mod image;
 pub mod input;
 pub mod inventory;
 pub mod markup;
+pub mod merge;
 pub mod output;
 pub mod replay;
 pub mod report;

@@ -27,8 +27,8 @@ use std::path::{Component, Path, PathBuf};
 
 use crate::error::{shown, Error, Result};
 pub use interrupt::create_dir_all;
-use marker::{Found, Liveness, Partial, EVERYTHING, PARTIAL_MARKER};
-pub use marker::{Marker, MARKER};
+pub use marker::{Found, Marker, MARKER};
+use marker::{Liveness, Partial, EVERYTHING, PARTIAL_MARKER};
 
 /// The rewritten copy of the site, `DIR/site/`.
 pub const SITE: &str = "site";

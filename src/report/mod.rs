@@ -1,7 +1,7 @@
 //! Exporters: each turns a stage's result (plain serde data) into one output format.
 
 pub mod browser;
-mod figures;
+pub(crate) mod figures;
 pub mod headers;
 pub mod html;
 pub mod json;

@@ -1,0 +1,308 @@
+//! One shard of a batch: check `--out` once, then audit each of the shard's units in turn,
+//! writing each unit's record through a temporary name and a rename, skipping units already
+//! done, recording a failed unit and going on.
+//!
+//! Shards of one batch run at the same time into the same `--out`, so nothing here is a
+//! staging directory of the whole run: every file a shard writes (`batch.json`, the marker,
+//! a unit's record) is complete when it appears, and two shards writing the same file write
+//! the same bytes.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use super::{record::UNIT_KIND, BatchConfig, Manifest, SiteRow, UnitRecord, UnitStatus};
+use super::{Unit, MANIFEST, SCHEMA_VERSION, UNITS};
+use crate::error::{Error, Result};
+use crate::output::{Marker, Plan, MARKER};
+
+/// What a shard did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// Units of the shard.
+    pub units: usize,
+    /// Audited now.
+    pub done: usize,
+    /// Complete already (an earlier or requeued run).
+    pub skipped: usize,
+    /// Failed now, each with its unit and reason.
+    pub failed: Vec<(String, String)>,
+    /// What ran other than asked, per unit: a link that could not run and why, a replay on
+    /// the host's loopback because no private namespace could be made.
+    pub notes: Vec<(String, String)>,
+    /// Done units with a budget of their own (the site's `webdiet.toml`) that failed: the unit
+    /// and the budgets' names.
+    pub over_budget: Vec<(String, String)>,
+}
+
+/// Progress of a shard, for a person.
+pub trait Progress {
+    /// Called after each unit: units finished, of the shard's units, bytes read so far.
+    fn unit(&self, finished: usize, of: usize, bytes: u64, unit: &str);
+    fn done(&self);
+}
+
+/// Runs the shard. `Err` only when `--out` cannot be used at all; a unit's failure is a record.
+pub fn run(cfg: &BatchConfig, progress: &dyn Progress) -> Result<Outcome> {
+    let manifest = Manifest::new(&cfg.units, &cfg.settings, cfg.sample.as_ref());
+    prepare(&cfg.out, &cfg.units, &manifest)?;
+    let units_dir = cfg.out.join(UNITS);
+    let mine: Vec<(&Unit, &super::ManifestUnit)> = cfg
+        .units
+        .iter()
+        .zip(&manifest.units)
+        .filter(|(u, _)| cfg.shard.runs(u))
+        .collect();
+    let mut outcome = Outcome {
+        units: mine.len(),
+        ..Outcome::default()
+    };
+    let mut bytes = 0u64;
+    for (n, (unit, entry)) in mine.iter().enumerate() {
+        let path = units_dir.join(format!("{}.json", entry.digest));
+        match existing(&path, &entry.digest) {
+            Existing::Done(read) => {
+                outcome.skipped += 1;
+                bytes += read;
+                progress.unit(n + 1, mine.len(), bytes, &unit.spec);
+                continue;
+            }
+            Existing::Foreign(why) => {
+                outcome.failed.push((unit.spec.clone(), why));
+                progress.unit(n + 1, mine.len(), bytes, &unit.spec);
+                continue;
+            }
+            Existing::Retry => {}
+        }
+        let started = Instant::now();
+        let record = match audit_unit(cfg, unit, entry, &units_dir, started) {
+            Ok((row, report)) => {
+                bytes += row.bytes;
+                outcome
+                    .notes
+                    .extend(notes(&report).into_iter().map(|n| (unit.spec.clone(), n)));
+                let failed: Vec<&str> = report
+                    .budgets
+                    .iter()
+                    .filter(|b| !b.passed)
+                    .map(|b| b.name.as_str())
+                    .collect();
+                if !failed.is_empty() {
+                    outcome
+                        .over_budget
+                        .push((unit.spec.clone(), failed.join(", ")));
+                }
+                UnitRecord {
+                    status: UnitStatus::Done,
+                    row: Some(row),
+                    error: None,
+                    report: Some(Box::new(report)),
+                    ..record(entry, &manifest.fingerprint)
+                }
+            }
+            Err(e) => {
+                outcome.failed.push((unit.spec.clone(), e.to_string()));
+                UnitRecord {
+                    status: UnitStatus::Failed,
+                    row: None,
+                    error: Some(e.to_string()),
+                    report: None,
+                    ..record(entry, &manifest.fingerprint)
+                }
+            }
+        };
+        let json = crate::report::json::to_string(&record);
+        match write_atomic(&path, json.as_bytes()) {
+            Ok(()) if record.status == UnitStatus::Done => outcome.done += 1,
+            Ok(()) => {}
+            Err(e) => outcome.failed.push((unit.spec.clone(), e.to_string())),
+        }
+        progress.unit(n + 1, mine.len(), bytes, &unit.spec);
+    }
+    progress.done();
+    Ok(outcome)
+}
+
+/// What a unit's replay could not do as asked.
+fn notes(report: &crate::report::Report) -> Vec<String> {
+    let mut notes: Vec<String> = report
+        .replay_links
+        .iter()
+        .filter_map(|l| {
+            Some(format!(
+                "link {} not replayed: {}",
+                l.name,
+                l.unavailable.as_ref()?
+            ))
+        })
+        .collect();
+    if let Some(method) = report
+        .replay_method
+        .as_ref()
+        .filter(|m| m.contains("namespace unavailable"))
+    {
+        notes.push(format!("replayed on {method}"));
+    }
+    notes
+}
+
+fn record(entry: &super::ManifestUnit, fingerprint: &str) -> UnitRecord {
+    UnitRecord {
+        schema_version: SCHEMA_VERSION,
+        kind: UNIT_KIND.into(),
+        digest: entry.digest.clone(),
+        unit: entry.unit.clone(),
+        fingerprint: fingerprint.into(),
+        status: UnitStatus::Failed,
+        row: None,
+        error: None,
+        report: None,
+    }
+}
+
+/// Checks `--out` with the rules of [`crate::output::check`] (outside every unit, and
+/// `batch.json` and `units/` absent or webdiet's), refuses a `batch.json` of another list or
+/// other options, and writes the marker and `batch.json`.
+fn prepare(out: &Path, units: &[Unit], manifest: &Manifest) -> Result<()> {
+    let plan = Plan {
+        command: "batch",
+        writes: vec![MANIFEST, UNITS],
+        supersedes: Vec::new(),
+    };
+    // A unit that is not there fails on its own, later; it holds nothing to protect.
+    let inputs: Vec<&Path> = units
+        .iter()
+        .flat_map(|u| u.source.inputs())
+        .filter(|p| p.exists())
+        .collect();
+    let paths = crate::output::OutputPaths {
+        dir: out.to_path_buf(),
+        force: false,
+    };
+    crate::output::check(&paths, &plan, &inputs)?;
+    if out.join(MANIFEST).exists() {
+        let old = Manifest::read(out)?;
+        if old != *manifest {
+            return Err(Error::Usage {
+                message: format!(
+                    "{} describes another list or other options (its {} units, settings {}); \
+                     a batch's shards must share LIST and options: use another --out",
+                    crate::error::shown(&out.join(MANIFEST)),
+                    old.units.len(),
+                    &old.fingerprint[..12]
+                ),
+            });
+        }
+    }
+    crate::output::create_dir_all(&out.join(UNITS)).map_err(|e| Error::io(out.join(UNITS), e))?;
+    let mut entries: std::collections::BTreeSet<String> = match Marker::find(out) {
+        crate::output::Found::Ours(m) => m.entries,
+        _ => Default::default(),
+    };
+    entries.extend([MANIFEST.to_string(), UNITS.to_string()]);
+    write_atomic(
+        &out.join(MARKER),
+        Marker::new("batch", entries).to_json().as_bytes(),
+    )?;
+    write_atomic(
+        &out.join(MANIFEST),
+        crate::report::json::to_string(manifest).as_bytes(),
+    )
+}
+
+enum Existing {
+    /// A complete record: the unit's bytes.
+    Done(u64),
+    /// Nothing, a failed record or one of other settings: run the unit.
+    Retry,
+    /// Something webdiet did not write: left alone, the unit fails.
+    Foreign(String),
+}
+
+fn existing(path: &Path, digest: &str) -> Existing {
+    let bytes = match std::fs::read(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Existing::Retry,
+        Err(e) => return Existing::Foreign(format!("{}: {e}", crate::error::shown(path))),
+        Ok(bytes) => bytes,
+    };
+    match serde_json::from_slice::<UnitRecord>(&bytes) {
+        Ok(r) if r.kind == UNIT_KIND && r.digest == digest => match (r.status, r.row) {
+            (UnitStatus::Done, Some(row)) => Existing::Done(row.bytes),
+            _ => Existing::Retry,
+        },
+        _ => Existing::Foreign(format!(
+            "{} exists and is not a unit record webdiet wrote; left alone",
+            crate::error::shown(path)
+        )),
+    }
+}
+
+/// Audits one unit as `audit --dry-run` would: the rewritten tree goes to a scratch directory
+/// under `DIR/units/` that is removed afterwards.
+fn audit_unit(
+    cfg: &BatchConfig,
+    unit: &Unit,
+    entry: &super::ManifestUnit,
+    units_dir: &Path,
+    started: Instant,
+) -> Result<(SiteRow, crate::report::Report)> {
+    let super::Source::Site(dir) = &unit.source;
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => return Err(Error::NotADirectory { path: dir.clone() }),
+        Err(_) => return Err(Error::NotFound { path: dir.clone() }),
+    }
+    let scratch =
+        Scratch(units_dir.join(format!(".scratch-{}-{}", entry.digest, std::process::id())));
+    let mut opts = cfg.audit.clone();
+    opts.site = dir.clone();
+    opts.dry_run = true;
+    opts.rewrite.out_site = scratch.0.join("site");
+    opts.budgets = crate::budget::load(dir)?.overridden_by(opts.budgets.clone());
+    let sample_link = match (&cfg.sample_replay, &cfg.sample) {
+        (Some(replay), Some(sample)) if entry.sampled => {
+            opts.replay = Some(replay.clone());
+            Some(sample.link.as_str())
+        }
+        _ => None,
+    };
+    let report = crate::audit::audit(&opts, &Quiet)?;
+    let row = SiteRow::of(
+        &unit.spec,
+        &report,
+        sample_link,
+        started.elapsed().as_secs_f64(),
+    );
+    Ok((row, report))
+}
+
+/// A unit's scratch tree, removed when the unit is over (also on an error).
+struct Scratch(PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+struct Quiet;
+
+impl crate::audit::Progress for Quiet {
+    fn stage(&self, _: usize, _: usize, _: &str) {}
+    fn done(&self) {}
+}
+
+/// Writes `path` through `.NAME.partial-PID` beside it and a rename: a reader sees the old
+/// file or the new one, never half of one.
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.partial-{}", std::process::id()));
+    std::fs::write(&tmp, bytes)
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            Error::io(path, e)
+        })
+}

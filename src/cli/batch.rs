@@ -1,0 +1,190 @@
+//! The command line of `batch` and `merge` (clap types, converted to their configurations
+//! here and nowhere else). A child of `cli` so that `batch` takes the same image options as
+//! `rewrite` and `audit`.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::ImageArgs;
+use crate::batch::{BatchConfig, SampleSpec, Settings, Shard};
+use crate::config::Command;
+use crate::error::{Error, Result};
+use crate::inventory::AnalyzeOptions;
+use crate::output::OutputPaths;
+use crate::replay::{Link, Mode, ReplayOptions, Test};
+
+/// `webdiet batch`.
+#[derive(Debug, Args)]
+pub(super) struct BatchArgs {
+    /// A text file with one unit per line: a site directory, relative to the file's own
+    /// directory unless absolute. Blank lines and lines starting with `#` are skipped.
+    list: PathBuf,
+    /// Where the reports go: DIR/batch.json and one DIR/units/DIGEST.json per unit. Every
+    /// shard of a batch writes into the same DIR. Must not be inside a site.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Run shard I of N: the units whose place in the list (from 0) is I modulo N
+    /// [default: I from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX, else the whole list].
+    #[arg(long, value_name = "I/N", value_parser = Shard::parse)]
+    shard: Option<Shard>,
+    /// The number of shards, with the index from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX
+    /// [default: SLURM_ARRAY_TASK_COUNT]. Give it when rerunning one index of an array.
+    #[arg(long, value_name = "N", conflicts_with = "shard",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    shards: Option<u64>,
+    /// Skip the loopback replay: rewrite and deflate estimates only (the sample is still
+    /// replayed).
+    #[arg(long)]
+    no_replay: bool,
+    /// Also replay N units, picked at random with --seed, over --sample-link; the merged
+    /// report estimates the whole collection's time saved from them, with a 95% interval.
+    #[arg(long, value_name = "N", requires = "seed",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    measure_sample: Option<u64>,
+    /// The seed of the sample (recorded in batch.json and the merged report).
+    #[arg(long, value_name = "S", requires = "measure_sample")]
+    seed: Option<u64>,
+    /// The emulated link the sample is replayed over (a profile of `webdiet links`, or a
+    /// custom link).
+    #[arg(
+        long,
+        value_name = "LINK",
+        default_value = "Cable",
+        requires = "measure_sample"
+    )]
+    sample_link: String,
+    /// Runs of each sampled unit over --sample-link, 1–1000; the time is their median.
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "measure_sample",
+          value_parser = clap::value_parser!(u32).range(1..=1000))]
+    sample_runs: u32,
+    #[command(flatten)]
+    image: ImageArgs,
+}
+
+/// `webdiet merge`.
+#[derive(Debug, Args)]
+pub(super) struct MergeArgs {
+    /// Output directories of `webdiet batch` (or of an earlier `merge`).
+    #[arg(required = true, value_name = "DIR")]
+    dirs: Vec<PathBuf>,
+    /// Where the collection's report goes: REPORT/collection.{json,md,html}. webdiet replaces
+    /// only what it wrote there itself.
+    #[arg(long, value_name = "REPORT")]
+    out: PathBuf,
+    /// Merge even though some units have no complete report; the report names them.
+    #[arg(long)]
+    allow_partial: bool,
+}
+
+impl BatchArgs {
+    pub(super) fn into_command(self) -> Result<Command> {
+        let units = crate::batch::read_list(&self.list)?;
+        let shards = self
+            .shards
+            .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
+        let shard = Shard::from_env(self.shard, shards, &|name| std::env::var(name).ok())?;
+        let usage = |e: crate::replay::link::SpecError| Error::Usage {
+            message: format!("--sample-link: {e}"),
+        };
+        let loopback = ReplayOptions {
+            links: vec![Link::Loopback],
+            modes: vec![Mode::named("pipelined").expect("a mode of the table")],
+            tests: vec![Test::First],
+            runs: 1,
+            ..ReplayOptions::default()
+        };
+        let sample = match (self.measure_sample, self.seed) {
+            (Some(size), Some(seed)) => Some(SampleSpec {
+                size: usize::try_from(size).unwrap_or(usize::MAX),
+                seed,
+                link: self.sample_link.clone(),
+            }),
+            _ => None,
+        };
+        let sample_replay = match &sample {
+            None => None,
+            Some(s) => {
+                let links = crate::replay::link::parse(&s.link).map_err(usage)?;
+                let [link @ Link::Emulated(_)] = links.as_slice() else {
+                    return Err(Error::Usage {
+                        message: format!(
+                            "--sample-link {}: name one emulated link (a profile such as \
+                             Cable, or down=…,up=…,rtt=…)",
+                            s.link
+                        ),
+                    });
+                };
+                Some(ReplayOptions {
+                    links: vec![Link::Loopback, link.clone()],
+                    runs_on: vec![(link.name().to_string(), self.sample_runs as usize)],
+                    ..loopback.clone()
+                })
+            }
+        };
+        let mut settings = Settings::default();
+        let mut set = |k: &str, v: String| settings.0.insert(k.to_string(), v);
+        set("image", format!("{:?}", self.image));
+        set(
+            "replay",
+            if self.no_replay {
+                "none".into()
+            } else {
+                "loopback pipelined first ×1".into()
+            },
+        );
+        if let Some(s) = &sample {
+            set(
+                "sample",
+                format!(
+                    "{} units, seed {}, over {} ×{}",
+                    s.size, s.seed, s.link, self.sample_runs
+                ),
+            );
+        }
+        let analyze = AnalyzeOptions {
+            site_url: None,
+            max_parse_bytes: 16 << 20,
+        };
+        let scratch = OutputPaths {
+            dir: self.out.join(crate::batch::UNITS),
+            force: false,
+        };
+        let audit = crate::audit::AuditOptions {
+            site: PathBuf::new(),
+            crawl: crate::site::CrawlOptions::default(),
+            analyze: analyze.clone(),
+            rewrite: self.image.rewrite_options(&scratch, analyze),
+            dry_run: true,
+            replay: (!self.no_replay).then_some(loopback),
+            worth: crate::deflate::WorthRule::default(),
+            budgets: crate::budget::Budgets::default(),
+        };
+        Ok(Command::Batch(Box::new(BatchConfig {
+            list: self.list,
+            units,
+            out: self.out,
+            shard,
+            settings,
+            sample,
+            audit,
+            sample_replay,
+        })))
+    }
+}
+
+impl MergeArgs {
+    pub(super) fn into_command(self) -> Result<Command> {
+        for dir in &self.dirs {
+            super::require_dir(dir)?;
+        }
+        Ok(Command::Merge(crate::merge::MergeConfig {
+            dirs: self.dirs,
+            out: OutputPaths {
+                dir: self.out,
+                force: false,
+            },
+            allow_partial: self.allow_partial,
+        }))
+    }
+}

@@ -1,0 +1,310 @@
+//! `webdiet batch` and `webdiet merge` end to end: shards of one list merge to what one
+//! process makes (the Kubernetes Indexed Job contract: `JOB_COMPLETION_INDEX`), a failed unit
+//! fails alone and a rerun completes the collection, and the output rules hold.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{microscape, seeded_gif, webdiet, write_site};
+use predicates::prelude::*;
+use webdiet::merge::Collection;
+
+/// Five small sites of our own, plus the default corpus: the list's units.
+fn sites(root: &Path) -> PathBuf {
+    let mut lines = Vec::new();
+    for i in 0..5 {
+        let name = format!("site-{i}");
+        let gif = seeded_gif(i);
+        let page = format!(
+            "<html><body bgcolor=\"#ffffff\"><center><font color=red size=+{}>site {i}</font>\
+             </center><img src=\"pic.gif\" width=64 height=48></body></html>\n",
+            i % 3
+        );
+        write_site(
+            &root.join(&name),
+            &[("index.html", page.as_bytes()), ("pic.gif", &gif)],
+        );
+        lines.push(name);
+    }
+    lines.push(microscape().display().to_string());
+    let list = root.join("sites.txt");
+    std::fs::write(&list, lines.join("\n") + "\n").unwrap();
+    list
+}
+
+fn batch(list: &Path, out: &Path) -> assert_cmd::Command {
+    let mut cmd = webdiet();
+    cmd.arg("batch").arg(list).arg("--out").arg(out);
+    cmd.env_remove("SLURM_ARRAY_TASK_ID")
+        .env_remove("SLURM_ARRAY_TASK_COUNT")
+        .env_remove("JOB_COMPLETION_INDEX");
+    cmd
+}
+
+fn merge(dirs: &[&Path], out: &Path) -> assert_cmd::Command {
+    let mut cmd = webdiet();
+    cmd.arg("merge").args(dirs).arg("--out").arg(out);
+    cmd
+}
+
+fn collection(out: &Path) -> Collection {
+    serde_json::from_slice(&std::fs::read(out.join("collection.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn shards_from_job_completion_index_merge_to_the_report_of_one_process() {
+    let tmp = tempfile::tempdir().unwrap();
+    let list = sites(tmp.path());
+    let (whole, sharded) = (tmp.path().join("whole"), tmp.path().join("sharded"));
+    batch(&list, &whole).assert().success();
+    for index in 0..3 {
+        batch(&list, &sharded)
+            .args(["--shards", "3"])
+            .env("JOB_COMPLETION_INDEX", index.to_string())
+            .assert()
+            .success()
+            .stderr(predicate::str::contains(format!(
+                "shard {index}/3: 2 units"
+            )));
+    }
+    let units = std::fs::read_dir(sharded.join("units")).unwrap().count();
+    assert_eq!(units, 6, "one report per unit, nothing else left in units/");
+    let (one, three) = (tmp.path().join("m1"), tmp.path().join("m3"));
+    merge(&[&whole], &one).assert().success();
+    merge(&[&sharded], &three).assert().success();
+    let (one, three) = (collection(&one), collection(&three));
+    assert_eq!(one.rows.len(), 6);
+    assert!(one.summary.packets.sites == 6 && one.summary.packets.before > 0);
+    assert_eq!(one.without_timings(), three.without_timings());
+}
+
+#[test]
+fn a_failed_unit_fails_alone_merge_names_it_and_a_rerun_completes_the_collection() {
+    let tmp = tempfile::tempdir().unwrap();
+    let list = sites(tmp.path());
+    let text = std::fs::read_to_string(&list).unwrap();
+    std::fs::write(&list, format!("{text}later\n")).unwrap();
+    let out = tmp.path().join("out");
+    batch(&list, &out)
+        .arg("--no-replay")
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("unit later:"))
+        .stderr(predicate::str::contains("6 done now"));
+    let merged = tmp.path().join("merged");
+    merge(&[&out], &merged)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("unit later:"))
+        .stderr(predicate::str::contains("--allow-partial"));
+    assert!(!merged.exists(), "a refused merge writes nothing");
+    merge(&[&out], &merged)
+        .arg("--allow-partial")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("later"));
+    let md = std::fs::read_to_string(merged.join("collection.md")).unwrap();
+    assert!(md.contains("`later`"), "{md}");
+
+    write_site(
+        &tmp.path().join("later"),
+        &[("index.html", b"<html><center>late</center></html>")],
+    );
+    batch(&list, &out)
+        .arg("--no-replay")
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "1 done now, 6 done before, 0 failed",
+        ));
+    merge(&[&out], &merged).assert().success();
+    let all = collection(&merged);
+    assert!(all.missing().is_empty());
+    assert_eq!(all.rows.len(), 7);
+}
+
+#[test]
+fn batch_refuses_an_output_inside_a_site_and_another_list_in_the_same_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let list = sites(tmp.path());
+    batch(&list, &tmp.path().join("site-0/out"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("site-0"));
+    let out = tmp.path().join("out");
+    let short = tmp.path().join("short.txt");
+    std::fs::write(&short, "site-0\n").unwrap();
+    batch(&short, &out).arg("--no-replay").assert().success();
+    batch(&list, &out)
+        .arg("--no-replay")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("another list or other options"));
+    batch(&short, &out)
+        .args(["--no-replay", "--effort", "fast"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn merge_refuses_results_of_other_options() {
+    let tmp = tempfile::tempdir().unwrap();
+    let list = tmp.path().join("list");
+    write_site(
+        &tmp.path().join("a"),
+        &[("index.html", b"<html><p>a</p></html>")],
+    );
+    std::fs::write(&list, "a\n").unwrap();
+    let (fast, max) = (tmp.path().join("fast"), tmp.path().join("max"));
+    batch(&list, &fast)
+        .args(["--no-replay", "--effort", "fast"])
+        .assert()
+        .success();
+    batch(&list, &max)
+        .args(["--no-replay", "--effort", "max"])
+        .assert()
+        .success();
+    merge(&[&fast, &max], &tmp.path().join("m"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("other options"));
+}
+
+#[test]
+fn the_sample_is_recorded_with_its_seed_and_names_the_same_units_from_every_shard() {
+    let tmp = tempfile::tempdir().unwrap();
+    let list = sites(tmp.path());
+    let manifest = |out: &Path| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(out.join("batch.json")).unwrap()).unwrap()
+    };
+    let sampled = |m: &serde_json::Value| -> Vec<String> {
+        m["units"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|u| u["sampled"] == true)
+            .map(|u| u["unit"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // Two shards of six, one unit each: the sample they record is the same (it does not
+    // depend on the shard), with its seed.
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    for (out, shard) in [(&a, "0/6"), (&b, "1/6")] {
+        batch(&list, out)
+            .args(["--no-replay", "--shard", shard])
+            .args([
+                "--measure-sample",
+                "2",
+                "--seed",
+                "42",
+                "--sample-link",
+                "Cable",
+            ])
+            .assert()
+            .code(predicate::in_iter([0, 1]));
+    }
+    let (ma, mb) = (manifest(&a), manifest(&b));
+    assert_eq!(ma["sample"]["seed"], 42);
+    assert_eq!(sampled(&ma).len(), 2);
+    assert_eq!(sampled(&ma), sampled(&mb));
+    webdiet()
+        .args(["batch", "--measure-sample", "2"])
+        .arg(&list)
+        .arg("--out")
+        .arg(tmp.path().join("c"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--seed"));
+}
+
+#[test]
+fn the_kubernetes_manifest_runs_the_contract_above() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("contrib/k8s");
+    let job = std::fs::read_to_string(dir.join("indexed-job.yaml")).unwrap();
+    let value = |key: &str| -> String {
+        job.lines()
+            .find_map(|l| l.trim().strip_prefix(key))
+            .unwrap_or_else(|| panic!("indexed-job.yaml has no {key}"))
+            .trim()
+            .to_string()
+    };
+    assert_eq!(value("completionMode:"), "Indexed");
+    assert_eq!(value("restartPolicy:"), "Never");
+    assert!(value("backoffLimitPerIndex:").parse::<u32>().is_ok());
+    let args: Vec<&str> = job
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("- "))
+        .map(|a| a.trim_matches('"'))
+        .collect();
+    let at = |arg: &str| args.iter().position(|a| *a == arg).unwrap();
+    assert_eq!(
+        &args[at("webdiet")..at("webdiet") + 2],
+        ["webdiet", "batch"]
+    );
+    assert_eq!(args[at("--shards") + 1], value("completions:"));
+    assert!(job.contains("/dev/net/tun") && job.contains("ReadWriteMany"));
+    let merge = std::fs::read_to_string(dir.join("merge-job.yaml")).unwrap();
+    assert!(merge.contains("- merge") && merge.contains(args[at("--out") + 1]));
+}
+
+#[test]
+fn a_unit_over_its_own_budget_is_done_and_makes_the_shard_exit_1() {
+    let tmp = tempfile::tempdir().unwrap();
+    write_site(
+        &tmp.path().join("a"),
+        &[
+            ("index.html", b"<html><p>a</p></html>"),
+            ("webdiet.toml", b"[budgets]\nmax-requests = 0\n"),
+        ],
+    );
+    write_site(
+        &tmp.path().join("b"),
+        &[("index.html", b"<html><p>b</p></html>")],
+    );
+    let list = tmp.path().join("list");
+    std::fs::write(&list, "a\nb\n").unwrap();
+    let out = tmp.path().join("out");
+    batch(&list, &out)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "unit a: budget failed: max-requests",
+        ))
+        .stderr(predicate::str::contains("unit b").not());
+    merge(&[&out], &tmp.path().join("m")).assert().success();
+}
+
+#[test]
+fn merging_an_earlier_merge_with_the_rest_equals_merging_everything_at_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let list = tmp.path().join("list");
+    for name in ["a", "b", "c"] {
+        let page = format!("<html><center><font color=red>{name}</font></center></html>");
+        write_site(&tmp.path().join(name), &[("index.html", page.as_bytes())]);
+    }
+    std::fs::write(&list, "a\nb\nc\n").unwrap();
+    let (even, odd) = (tmp.path().join("even"), tmp.path().join("odd"));
+    batch(&list, &even)
+        .args(["--no-replay", "--shard", "0/2"])
+        .assert()
+        .success();
+    batch(&list, &odd)
+        .args(["--no-replay", "--shard", "1/2"])
+        .assert()
+        .success();
+    let (first, then, at_once) = (
+        tmp.path().join("first"),
+        tmp.path().join("then"),
+        tmp.path().join("at-once"),
+    );
+    merge(&[&even], &first)
+        .arg("--allow-partial")
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("unit b:"));
+    merge(&[&first, &odd], &then).assert().success();
+    merge(&[&odd, &even], &at_once).assert().success();
+    assert_eq!(collection(&then), collection(&at_once));
+    assert_eq!(collection(&then).rows.len(), 3);
+}
