@@ -248,7 +248,12 @@ fn audit_unit(
     let super::Source::Site(dir) = &unit.source;
     match std::fs::metadata(dir) {
         Ok(m) if m.is_dir() => {}
-        Ok(_) => return Err(Error::NotADirectory { path: dir.clone() }),
+        Ok(m) => {
+            return Err(Error::NotADirectory {
+                path: dir.clone(),
+                what: crate::input::kind_of(&m),
+            })
+        }
         Err(_) => return Err(Error::NotFound { path: dir.clone() }),
     }
     let scratch =
