@@ -131,7 +131,7 @@ fn by_magic(head: &[u8]) -> Option<FileKind> {
     }
 }
 
-/// The MIME sniffing standard's "binary data byte" test on a file's first [`SNIFF_LEN`]
+/// The MIME sniffing standard's "binary data byte" test on a file's first 512
 /// bytes. UTF-16 text (with its byte order mark) is text.
 pub fn looks_binary(head: &[u8]) -> bool {
     let head = &head[..head.len().min(SNIFF_LEN)];
