@@ -95,7 +95,22 @@ fn run_rewrite(cfg: &RewriteConfig, config: &Config) -> Result<Status> {
         &cfg.out.report_json(),
         &config.text_style(),
     ))?;
-    Ok(Status::Success)
+    Ok(broken_by_rewrite(&report))
+}
+
+/// A reference that worked in the original and not in the rewritten site fails the run (1),
+/// whatever the budgets: the rewrite broke the site.
+fn broken_by_rewrite(report: &report::Report) -> Status {
+    let broken = report.rewrite.broken_by_rewrite.len();
+    if broken == 0 {
+        return Status::Success;
+    }
+    eprintln!(
+        "webdiet: error: the rewrite broke {broken} reference{} that worked in the original \
+         (listed in report.json → rewrite.broken_by_rewrite)",
+        if broken == 1 { "" } else { "s" }
+    );
+    Status::Failed
 }
 
 /// `webdiet audit`: 0 when every budget holds, 1 when one does not. The rewritten site and
@@ -150,10 +165,10 @@ fn run_audit(cfg: &AuditConfig, config: &Config) -> Result<Status> {
         );
         return Ok(Status::Fatal);
     }
-    Ok(if report.budgets.iter().all(|b| b.passed) {
-        Status::Success
-    } else {
+    Ok(if !report.budgets.iter().all(|b| b.passed) {
         Status::Failed
+    } else {
+        broken_by_rewrite(&report)
     })
 }
 
@@ -380,4 +395,25 @@ fn run_links(cfg: &LinksConfig) -> Result<Status> {
         listing::table(&links)
     })?;
     Ok(Status::Success)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reference_broken_by_the_rewrite_fails_the_run() {
+        let mut report = report::Report::default();
+        assert_eq!(broken_by_rewrite(&report), Status::Success);
+        report
+            .rewrite
+            .broken_by_rewrite
+            .push(crate::inventory::BrokenReference {
+                page: "index.html".to_string(),
+                reference: "webdiet.css".to_string(),
+                kind: crate::html::RefKind::Stylesheet,
+                reason: "sub/webdiet.css does not exist".to_string(),
+            });
+        assert_eq!(broken_by_rewrite(&report), Status::Failed);
+    }
 }

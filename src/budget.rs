@@ -12,7 +12,6 @@ use std::path::Path;
 use serde::Deserialize;
 
 use crate::error::{Error, Result};
-use crate::image::Outcome;
 use crate::replay::ReplayRow;
 use crate::report::{BudgetResult, Report};
 
@@ -183,11 +182,7 @@ pub fn check(budgets: &Budgets, report: &Report) -> Vec<BudgetResult> {
         );
     }
     if budgets.no_verify_failures {
-        let failed = report
-            .images
-            .iter()
-            .filter(|r| r.outcome == Outcome::VerifyFailed)
-            .count();
+        let failed = report.images.iter().filter(|r| r.failed_a_check()).count();
         limit(
             "no-verify-failures".to_string(),
             0.0,
@@ -220,6 +215,41 @@ mod tests {
             ],
             ..Report::default()
         }
+    }
+
+    #[test]
+    fn a_webp_that_failed_its_check_counts_against_no_verify_failures_even_when_the_png_won() {
+        let image = |reason: &str| crate::report::ImageRow {
+            path: "a.gif".into(),
+            from_bytes: 2000,
+            to_path: "a.png".into(),
+            to_bytes: 1000,
+            png_bytes: Some(1000),
+            webp_bytes: None,
+            frames: 1,
+            outcome: crate::image::Outcome::Converted,
+            reason: reason.into(),
+            original_kept: false,
+            millis: 1.0,
+            cpu_millis: 1.0,
+            effort: Default::default(),
+            format: crate::report::ImageFormat::Png,
+        };
+        let budgets = Budgets {
+            no_verify_failures: true,
+            ..Budgets::default()
+        };
+        let with = |reason: &str| Report {
+            images: vec![image(reason)],
+            ..report()
+        };
+        let clean = with("converted(png -1000 B; webp -900 B)");
+        assert!(check(&budgets, &clean)[0].passed);
+        let webp_failed =
+            with("converted(png -1000 B; webp not verified: frame 1: pixel 3 differs)");
+        let result = check(&budgets, &webp_failed).remove(0);
+        assert!(!result.passed);
+        assert_eq!(result.actual, Some(1.0));
     }
 
     #[test]

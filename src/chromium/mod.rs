@@ -15,7 +15,11 @@
 //! set the image animation policy to `none` (GIF/APNG/WebP show their first frame and never
 //! advance), CSS animations and transitions are paused at their start with
 //! `Animation.setPlaybackRate 0`, the device scale factor is 1, the colour profile sRGB, and
-//! scrollbars are hidden. Each page gets a new tab. Network ([`Network::Loopback`]): host names
+//! scrollbars are hidden. Scripts run on virtual time (`Emulation.setVirtualTimePolicy`): the
+//! clock starts at the same moment for every page and advances only while nothing is being
+//! fetched, so timers fire in the same order and the page is shot at the same virtual
+//! moment, [`RenderOptions::virtual_time`] after navigation, however loaded the machine is.
+//! Each page gets a new tab. Network ([`Network::Loopback`]): host names
 //! never resolve, 127.0.0.1 (where `verify` serves the two trees) is the only address reachable
 //! directly (Chromium never proxies loopback), and every other HTTP(S) request goes to a closed
 //! loopback proxy port. For the replay ([`Network::Replay`]) one host name resolves to the
@@ -35,6 +39,24 @@ use crate::error::{Error, Result};
 
 pub mod page_load;
 
+/// Where a page's virtual clock starts: 2000-01-01 00:00:00 UTC, in seconds since the epoch.
+const VIRTUAL_EPOCH: f64 = 946_684_800.0;
+
+/// Run in every document before its own scripts: what virtual time leaves to chance made the
+/// same in every render. `Math.random` becomes a fixed-seed generator (Park–Miller),
+/// `performance.now()` reads the virtual clock (Chromium jitters the real one by up to 0.1 ms),
+/// and the text caret, which blinks on the real clock, is transparent (an adopted sheet: not
+/// in `document.styleSheets`, no node in the tree).
+const SAME_EVERY_TIME: &str = "(function () {\
+    var seed = 1;\
+    Math.random = function () { seed = seed * 16807 % 2147483647; return (seed - 1) / 2147483646; };\
+    var start = Date.now();\
+    performance.now = function () { return Date.now() - start; };\
+    var caret = new CSSStyleSheet();\
+    caret.replaceSync('* { caret-color: transparent !important }');\
+    document.adoptedStyleSheets = document.adoptedStyleSheets.concat([caret]);\
+})();";
+
 /// The environment variable that names the Chromium binary, overriding the search.
 pub const CHROMIUM_ENV: &str = "WEBDIET_CHROMIUM";
 
@@ -53,6 +75,10 @@ pub struct RenderOptions {
     pub max_size: u32,
     /// How long one page may take to load and be captured. Default: 30 s.
     pub timeout: Duration,
+    /// How much virtual time a page's scripts get before the shot: timers up to this far
+    /// ahead fire, in order, whatever the machine's load (the clock stands still while a
+    /// fetch is pending). Default: 5 s.
+    pub virtual_time: Duration,
     /// What the browser may reach. Default: [`Network::Loopback`].
     pub network: Network,
     /// The profile directory: `None` for a fresh one, removed when the browser goes; a
@@ -88,6 +114,7 @@ impl Default for RenderOptions {
             window_height: 768,
             max_size: 16384,
             timeout: Duration::from_secs(30),
+            virtual_time: Duration::from_secs(5),
             network: Network::Loopback,
             profile: None,
             freeze_animations: true,
@@ -370,6 +397,12 @@ impl Browser {
         let s = Some(session.as_str());
         let (width, height) = (self.opts.window_width, self.opts.window_height);
         self.call("Page.enable", json!({}), s, deadline)?;
+        self.call(
+            "Page.addScriptToEvaluateOnNewDocument",
+            json!({ "source": SAME_EVERY_TIME }),
+            s,
+            deadline,
+        )?;
         self.call("Animation.enable", json!({}), s, deadline)?;
         self.call(
             "Animation.setPlaybackRate",
@@ -383,12 +416,33 @@ impl Browser {
             s,
             deadline,
         )?;
+        // Virtual time: the page's clock stands still until it is let go, starts at a fixed
+        // moment (so `Date.now()` reads the same in every render), and then runs only while
+        // no fetch is pending, timers firing in order, until the budget is spent. A page whose
+        // scripts add to it on timers is shot in the same state every time.
+        self.call(
+            "Emulation.setVirtualTimePolicy",
+            json!({ "policy": "pause", "initialVirtualTime": VIRTUAL_EPOCH }),
+            s,
+            deadline,
+        )?;
         let navigated = self.call("Page.navigate", json!({ "url": url }), s, deadline)?;
         if let Some(error) = navigated["errorText"].as_str() {
             return Err(RenderError::new("protocol", format!("navigation: {error}")));
         }
+        self.call(
+            "Emulation.setVirtualTimePolicy",
+            json!({
+                "policy": "pauseIfNetworkFetchesPending",
+                "budget": self.opts.virtual_time.as_millis() as u64,
+            }),
+            s,
+            deadline,
+        )?;
+        self.wait_event("Emulation.virtualTimeBudgetExpired", s, deadline)?;
         self.wait_event("Page.loadEventFired", s, deadline)?;
-        // Web fonts and two frames, so late layout and paint have happened.
+        // Web fonts and two frames, so late layout and paint have happened (the clock stays
+        // paused: frames are drawn, timers do not fire).
         self.call(
             "Runtime.evaluate",
             json!({
@@ -478,7 +532,7 @@ impl Browser {
         Ok(id)
     }
 
-    /// Waits for an event of a session.
+    /// Waits for an event of a session; other events seen meanwhile are kept for a later wait.
     fn wait_event(
         &mut self,
         method: &str,
@@ -496,6 +550,9 @@ impl Browser {
             let event = self.receive(method, deadline)?;
             if matches(&event) {
                 return Ok(event);
+            }
+            if event.get("method").is_some() {
+                self.pending.push_back(event);
             }
         }
     }

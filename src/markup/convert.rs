@@ -22,6 +22,9 @@ pub(super) struct Converter<'a> {
     pub(super) page: &'a Page<'a>,
     pub(super) quirks: bool,
     pub(super) has_base: bool,
+    /// The site directory (`a/sub/`, or `` for the root) that relative URLs of the page
+    /// resolve against: the page's own, or its `<base href>`'s.
+    pub(super) base_dir: String,
     pub(super) styles: Vec<(Handle, Style)>,
     /// Tables whose `border` became CSS, with the style of the 1px border their cells need
     /// (`inset`, or `solid` with `bordercolor`).
@@ -65,19 +68,39 @@ pub fn convert_page(bytes: &[u8], opts: &MarkupOptions) -> PageMarkup {
     if uses_private_characters(document) {
         return unchanged("private-use-characters");
     }
-    if crate::site::media_type(&opts.page_path) == "application/xhtml+xml" {
-        // Served as application/xhtml+xml, the page is parsed as XML: unquoted attributes
-        // would be a well-formedness error.
+    let media_type = crate::site::media_type(&opts.page_path);
+    if media_type.ends_with("+xml") || media_type.ends_with("/xml") {
+        // Served as XML (`application/xhtml+xml`, …), the page is parsed as XML: HTML
+        // serialisation (unquoted attributes, an unclosed `<link>`) would be a
+        // well-formedness error.
         return unchanged("xhtml-syntax");
+    }
+    let spacers = constructs_before.contains_key("spacer-gif");
+    let phrase = opts.phrase_elements;
+    if super::scripts::touching_word(document, &opts.scripts, spacers, phrase).is_some() {
+        // A script may read or write what the conversion changes (`markup::scripts`).
+        return unchanged("script-touches-markup");
     }
     if has_author_css(document) {
         // Author rules beat presentational hints whatever their specificity; classes would
         // change that order.
         return unchanged("author-css");
     }
+    // The shared sheet's `<link>` is resolved by the browser against the page's base.
+    let base_href = edit::elements(document)
+        .into_iter()
+        .filter(|e| edit::tag(e) == Some("base") && edit::is_html(e))
+        .find_map(|e| edit::attr(&e, "href"));
+    let base_dir = match base_dir(&opts.page_path, base_href.as_deref()) {
+        Some(dir) => dir,
+        None if opts.css == CssMode::SiteSheet => return unchanged("base-href"),
+        // Per-page and inline styles insert no URL.
+        None => String::new(),
+    };
     let mut c = Converter {
         opts,
         page: &page,
+        base_dir,
         quirks: page.is_quirks(),
         has_base: edit::find(document, "base").is_some(),
         styles: Vec::new(),
@@ -374,10 +397,8 @@ impl Converter<'_> {
         if let Some(head) = head {
             match self.opts.css {
                 CssMode::SiteSheet if !rules.is_empty() => {
-                    self.page.append(
-                        &head,
-                        sheet_link(&self.opts.page_path, &self.opts.sheet_name),
-                    );
+                    self.page
+                        .append(&head, sheet_link(&self.base_dir, &self.opts.sheet_name));
                 }
                 CssMode::PerPage if !rules.is_empty() => {
                     let names = sheet::class_names(&rules.iter().cloned().collect());
@@ -392,9 +413,42 @@ impl Converter<'_> {
     }
 }
 
-/// The `<link>` to the shared sheet that a page in site-sheet mode gets.
-pub(super) fn sheet_link(page_path: &str, sheet_name: &str) -> Handle {
-    let href = format!("{}{sheet_name}", to_root(page_path));
+/// The directory, as a site path ending in `/` (`` for the root), that a page's relative URLs
+/// resolve against: the page's own directory, or the one its `<base href>` names. `None` when
+/// the base leads where the site's layout cannot say: an absolute URL, a path from the server
+/// root, or a path that climbs above the site root.
+pub(super) fn base_dir(page_path: &str, base_href: Option<&str>) -> Option<String> {
+    let mut dir: Vec<&str> = page_path.split('/').collect();
+    dir.pop();
+    let href = base_href
+        .map(|h| h.trim_matches(|c: char| c.is_ascii_whitespace()))
+        .unwrap_or("");
+    let path = &href[..href.find(['?', '#']).unwrap_or(href.len())];
+    let scheme = path.find(':').is_some_and(|i| !path[..i].contains('/'));
+    if scheme || path.starts_with('/') || path.contains('\\') {
+        return None;
+    }
+    let Some((base, _file)) = path.rsplit_once('/') else {
+        return Some(dir.iter().map(|d| format!("{d}/")).collect());
+    };
+    for segment in base.split('/') {
+        match segment {
+            "." => {}
+            // `sub//`: a server may fold it, a browser does not.
+            "" => return None,
+            ".." => {
+                dir.pop()?;
+            }
+            name => dir.push(name),
+        }
+    }
+    Some(dir.iter().map(|d| format!("{d}/")).collect())
+}
+
+/// The `<link>` to the shared sheet that a page in site-sheet mode gets; `base_dir` is where
+/// the page's relative URLs resolve ([`base_dir`]).
+pub(super) fn sheet_link(base_dir: &str, sheet_name: &str) -> Handle {
+    let href = format!("{}{sheet_name}", to_root(base_dir));
     edit::new_element("link", &[("rel", "stylesheet"), ("href", &href)])
 }
 

@@ -13,6 +13,7 @@ mod color;
 mod constructs;
 mod convert;
 pub mod rules;
+pub mod scripts;
 mod spacer;
 mod style;
 
@@ -67,6 +68,9 @@ pub struct MarkupOptions {
     /// The page's encoding, as `site::charset::detect` decides it (the edits are written in
     /// it, and everything else stays as it was). Default: UTF-8.
     pub encoding: &'static Encoding,
+    /// The text of the external scripts the page loads (`<script src>`): with the page's own
+    /// scripts, what the script check reads ([`scripts`]). Default: empty.
+    pub scripts: String,
 }
 
 impl Default for MarkupOptions {
@@ -78,6 +82,7 @@ impl Default for MarkupOptions {
             phrase_elements: true,
             images: BTreeMap::new(),
             atomic_classes: false,
+            scripts: String::new(),
             encoding: encoding_rs::UTF_8,
         }
     }

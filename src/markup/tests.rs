@@ -370,3 +370,58 @@ fn the_shared_sheet_is_ascii_and_utf16_pages_get_a_byte_order_mark_on_it() {
     let sheet = build_sheet([&page, &page16]).unwrap();
     assert!(sheet.css.starts_with('\u{feff}'));
 }
+
+#[test]
+fn the_shared_sheet_s_link_is_written_against_the_page_s_base() {
+    let page = |base: &str| {
+        format!(
+            "<html><head><base href=\"{base}\"></head><body bgcolor=\"#ffffff\">\
+             <font color=red>Hi</font></body></html>"
+        )
+    };
+    let opts = MarkupOptions {
+        page_path: "doc/page.html".to_string(),
+        ..MarkupOptions::default()
+    };
+    // `doc/sub/` is two directories below the root: the link climbs two.
+    let text = page("sub/");
+    let converted = convert(&text, &opts);
+    assert!(converted.changed);
+    let html = output(&converted, &text, None);
+    assert!(html.contains("href=../../webdiet.css"), "{html}");
+    // A base the site's layout cannot place: left as written, with the reason.
+    for base in ["http://example.com/x/", "/docs/", "../../../", "a//b/"] {
+        let text = page(base);
+        let converted = convert(&text, &opts);
+        assert!(!converted.changed, "{base}");
+        assert_eq!(output(&converted, &text, None), text);
+        assert!(
+            converted
+                .left_as_is
+                .iter()
+                .all(|(_, why)| why == "base-href"),
+            "{base}: {:?}",
+            converted.left_as_is
+        );
+    }
+}
+
+#[test]
+fn a_base_directory_is_the_page_s_unless_its_base_names_another_inside_the_site() {
+    use super::convert::base_dir;
+    assert_eq!(base_dir("a/b.html", None).as_deref(), Some("a/"));
+    assert_eq!(base_dir("b.html", Some("")).as_deref(), Some(""));
+    assert_eq!(
+        base_dir("a/b.html", Some("sub/")).as_deref(),
+        Some("a/sub/")
+    );
+    assert_eq!(
+        base_dir("a/b.html", Some("sub/x.html?q#f")).as_deref(),
+        Some("a/sub/")
+    );
+    assert_eq!(base_dir("a/b.html", Some("../c/")).as_deref(), Some("c/"));
+    assert_eq!(base_dir("a/b.html", Some("sub")).as_deref(), Some("a/"));
+    assert_eq!(base_dir("b.html", Some("../")), None);
+    assert_eq!(base_dir("b.html", Some("https://example.com/")), None);
+    assert_eq!(base_dir("b.html", Some("//example.com/")), None);
+}

@@ -202,6 +202,7 @@ fn kind_of(path: &str) -> FileKind {
         "image/gif" => FileKind::Gif,
         "image/png" => FileKind::Png,
         "image/jpeg" => FileKind::Jpeg,
+        "image/webp" => FileKind::Webp,
         _ => FileKind::Other,
     }
 }

@@ -319,15 +319,18 @@ pub fn images_cost_line(report: &Report) -> String {
     } else {
         String::new()
     };
+    let served = match formats.is_empty() {
+        true => "no image to serve".to_string(),
+        false => format!("served as {}", formats.join(", ")),
+    };
     format!(
-        "images: {} bytes saved for {cpu:.2} CPU s at --effort {}{per_second}; served as {}",
+        "images: {} bytes saved for {cpu:.2} CPU s at --effort {}{per_second}; {served}",
         signed(saved),
         if efforts.is_empty() {
             "-".to_string()
         } else {
             efforts.into_iter().collect::<Vec<_>>().join("/")
         },
-        formats.join(", ")
     )
 }
 

@@ -236,6 +236,16 @@ pub struct ImageRow {
     pub format: ImageFormat,
 }
 
+impl ImageRow {
+    /// Whether a conversion of this GIF failed its pixel check: the one made
+    /// (`kept:verify-failed`), or, with `--image-format best`, either candidate, also when
+    /// the other one won (`converted(png -1234 B; webp not verified: …)`).
+    pub fn failed_a_check(&self) -> bool {
+        self.outcome == crate::image::Outcome::VerifyFailed
+            || self.reason.contains(" not verified: ")
+    }
+}
+
 /// The format an image is served in after the rewrite.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -171,7 +171,7 @@ pub fn rewrite(report: &super::Report, json: &std::path::Path, style: &TextStyle
     if kept_originals > 0 {
         let _ = writeln!(
             out,
-            "  {kept_originals} converted GIF{} also copied (still named by scripts or unparsed text)",
+            "  {kept_originals} converted GIF{} also copied (still named by scripts, templates or other text)",
             plural(kept_originals)
         );
     }

@@ -4,9 +4,12 @@
 //! 1. every rewritten page and style sheet is parsed again (html5ever / the CSS tokenizer) and
 //!    its references resolved as in the original: one that still reaches a converted GIF (the
 //!    span scanner missed it, or could not edit it) keeps that GIF;
-//! 2. a textual scan of scripts (`.js` files, `<script>` blocks, `on…` attributes,
-//!    `javascript:` URLs) and of pages too large to parse, for `name.gif`, keeps GIFs that
-//!    rollovers (`new Image().src = "…"`) and such name.
+//! 2. a textual scan for `name.gif` keeps GIFs that rollovers (`new Image().src = "…"`) and
+//!    such name: of scripts (`.js` files, `<script>` blocks, `on…` attributes, `javascript:`
+//!    URLs), of pages too large to parse, and of every other file that is text: templates
+//!    (JSP, PHP, ASP…, code blocks included), XML, plain text, anything not binary by the
+//!    MIME sniffing standard's test. A file webdiet does not read as a page may still be
+//!    served as one; whatever it names stays.
 
 use std::collections::BTreeMap;
 
@@ -52,8 +55,9 @@ pub(super) fn still_referenced(
 }
 
 /// Converted GIFs whose file name (`name.gif`, any case) appears in the scripts of the
-/// rewritten tree, or anywhere in a page larger than `max_parse_bytes`.
-pub(super) fn named_in_scripts(
+/// rewritten tree, anywhere in a page larger than `max_parse_bytes`, or anywhere in a text
+/// file that is neither a page nor a style sheet.
+pub(super) fn named_in_text(
     site: &Site,
     converted: &BTreeMap<String, Rename>,
     staging: &Staging,
@@ -73,7 +77,10 @@ pub(super) fn named_in_scripts(
     }
     let mut found = Vec::new();
     for file in &site.files {
-        if !matches!(file.kind, FileKind::Html | FileKind::Js) {
+        if matches!(
+            file.kind,
+            FileKind::Css | FileKind::Gif | FileKind::Png | FileKind::Jpeg | FileKind::Webp
+        ) {
             continue;
         }
         let staged = staging.path(&file.path);
@@ -84,6 +91,9 @@ pub(super) fn named_in_scripts(
                 Err(_) => continue,
             },
         };
+        if file.kind == FileKind::Other && crate::site::looks_binary(&bytes) {
+            continue;
+        }
         let encoding = charset::detect(&bytes).encoding;
         let parsed = file.kind == FileKind::Html
             && file.bytes <= max_parse_bytes

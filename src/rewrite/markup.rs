@@ -168,6 +168,8 @@ struct Staged {
     text: String,
     /// The images its `<img src>` values name, keyed by `src` as written.
     images: BTreeMap<String, FoundImage>,
+    /// The text of the site's scripts it loads (`<script src>`), for the script check.
+    scripts: String,
 }
 
 /// An image a page shows, as the rewritten site serves it.
@@ -193,6 +195,23 @@ impl<'a> ImageLookup<'a> {
             resolver: Resolver::new(staged_site, site_url),
             cache: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The text of the site's own scripts a page loads with `<script src>`, one after the
+    /// other (a script elsewhere, or one that cannot be read, adds nothing).
+    fn scripts(&self, page: &str, text: &str) -> String {
+        let refs = html::references(text);
+        let base = self.resolver.base_url(page, refs.base_href.as_deref());
+        let mut out = String::new();
+        for r in refs.refs.iter().filter(|r| r.kind == RefKind::Script) {
+            if let Target::Local { path, .. } = self.resolver.resolve(&base, &r.value) {
+                if let Ok(bytes) = self.site.read(&path) {
+                    out.push_str(&String::from_utf8_lossy(&bytes));
+                    out.push('\n');
+                }
+            }
+        }
+        out
     }
 
     /// Every `<img>` of a page whose file is a GIF or PNG small enough to read, by `src`.
@@ -281,6 +300,7 @@ pub(super) fn run(
                 original,
                 before,
                 images: lookup.page(&f.path, &decoded.text),
+                scripts: lookup.scripts(&f.path, &decoded.text),
                 text: decoded.text,
             })
         })
@@ -298,6 +318,7 @@ pub(super) fn run(
                 // Renamed with a class, `<center>`, `<tt>`… only ever grow the page.
                 phrase_elements: false,
                 encoding: p.encoding,
+                scripts: p.scripts.clone(),
             },
         )
     };

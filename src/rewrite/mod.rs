@@ -16,6 +16,7 @@ mod output;
 pub mod pages;
 mod precompress;
 pub mod spans;
+mod templates;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -127,7 +128,7 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
     let docs: Vec<DocResult> = site
         .files
         .par_iter()
-        .filter(|f| matches!(f.kind, FileKind::Html | FileKind::Css))
+        .filter(|f| is_document(f))
         .map(|file| rewrite_document(site, file, &resolver, &converted, opts, &staging))
         .collect();
     let mut still_named: BTreeSet<String> = BTreeSet::new();
@@ -141,7 +142,7 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
         still_named.extend(doc.still_named);
         problems.extend(doc.problem);
     }
-    still_named.extend(leftovers::named_in_scripts(
+    still_named.extend(leftovers::named_in_text(
         site,
         &converted,
         &staging,
@@ -153,7 +154,7 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
     let copy_results: Vec<Option<Problem>> = site
         .files
         .par_iter()
-        .filter(|f| !matches!(f.kind, FileKind::Html | FileKind::Css))
+        .filter(|f| !is_document(f))
         .filter(|f| {
             !converted.contains_key(&f.path) || opts.keep_originals || still_named.contains(&f.path)
         })
@@ -233,6 +234,12 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
         markup,
         problems,
     })
+}
+
+/// A file whose references are edited: a page, a style sheet, or a template whose HTML is
+/// edited like a page's ([`templates`]).
+fn is_document(file: &SiteFile) -> bool {
+    matches!(file.kind, FileKind::Html | FileKind::Css) || templates::editable(&file.path)
 }
 
 /// A GIF by content, or a file named `.gif` (which is then checked by decoding).
@@ -436,12 +443,18 @@ fn rewrite_document<'f>(
         Ok(bytes) => bytes,
         Err(err) => return fail("unreadable", &err.reason()),
     };
-    let encoding = match file.kind {
+    // A template is edited as the page it becomes, its code blocks left as written.
+    let template = templates::editable(&file.path);
+    let kind = match template {
+        true => FileKind::Html,
+        false => file.kind,
+    };
+    let encoding = match kind {
         FileKind::Html => charset::detect(&bytes).encoding,
         _ => encoding_rs::UTF_8,
     };
     let text = spans::byte_preserving(&bytes, encoding);
-    let (occurrences, base, encoding) = match file.kind {
+    let (occurrences, base, encoding) = match kind {
         FileKind::Html => {
             if !encoding.is_ascii_compatible() {
                 // UTF-16: not edited in place here; whatever GIF it names stays.
@@ -449,7 +462,7 @@ fn rewrite_document<'f>(
                 let base_href = crate::html::references(&text).base_href;
                 let base = resolver.base_url(&file.path, base_href.as_deref());
                 return copy(leftovers::still_referenced(
-                    &bytes, file.kind, resolver, &base, converted,
+                    &bytes, kind, resolver, &base, converted,
                 ));
             }
             let base_href = crate::html::references(&text).base_href;
@@ -471,10 +484,12 @@ fn rewrite_document<'f>(
         encoding,
         renames: converted,
     };
-    let edits = pages::reference_edits(&bytes, &occurrences, &cx);
+    let mut edits = pages::reference_edits(&bytes, &occurrences, &cx);
+    if template {
+        edits = templates::outside_code(edits, &templates::code_blocks(&bytes));
+    }
     let new_bytes = pages::apply(&bytes, &edits);
-    let still_named =
-        leftovers::still_referenced(&new_bytes, file.kind, resolver, &base, converted);
+    let still_named = leftovers::still_referenced(&new_bytes, kind, resolver, &base, converted);
     if edits.is_empty() {
         return copy(still_named);
     }

@@ -18,7 +18,7 @@ use serde::Serialize;
 use walkdir::WalkDir;
 
 use crate::error::{Error, Problem, Result};
-pub use sniff::{media_type, FileKind};
+pub use sniff::{looks_binary, media_type, FileKind};
 
 /// Options for [`crawl`].
 #[derive(Debug, Clone)]

@@ -1,11 +1,14 @@
 //! Decides what a file is from its first bytes and its name.
 //!
-//! Magic numbers win over extensions (a GIF named `.html` is a GIF, and is reported as
-//! misnamed); text is classified by extension, or as HTML when it starts like HTML, following
-//! the WHATWG MIME sniffing rules for the few types webdiet cares about. A file named `.html`
-//! is a page whatever bytes it holds (a server sends it as `text/html`, and browsers render
-//! UTF-16 and pages with NUL bytes); the binary test only decides for style sheets, scripts and
-//! files without a known extension.
+//! A file is a page the way a server and a browser would take it: by its extension first (the
+//! server's MIME map: `.html`, `.htm`, `.shtml` and `.xhtml` are pages, whatever bytes they
+//! hold, since a server sends them as `text/html` or XHTML and browsers render UTF-16 and NUL
+//! bytes); a file with any other extension is never a page, whatever it starts with (a `.dtd`,
+//! a `build.xml` or a `.xml.txt` beginning with `<!--` is XML or text, and a browser shows it
+//! as such); only a file without an extension is sniffed, with the WHATWG MIME sniffing rules'
+//! HTML patterns. Magic numbers win over extensions (a GIF named `.html` is a GIF, and is
+//! reported as misnamed); the binary test only decides for style sheets, scripts and files
+//! without an extension.
 
 use serde::Serialize;
 
@@ -21,17 +24,19 @@ pub enum FileKind {
     Gif,
     Png,
     Jpeg,
+    Webp,
     Js,
     Other,
 }
 
 impl FileKind {
-    pub const ALL: [FileKind; 7] = [
+    pub const ALL: [FileKind; 8] = [
         FileKind::Html,
         FileKind::Css,
         FileKind::Gif,
         FileKind::Png,
         FileKind::Jpeg,
+        FileKind::Webp,
         FileKind::Js,
         FileKind::Other,
     ];
@@ -43,6 +48,7 @@ impl FileKind {
             FileKind::Gif => "gif",
             FileKind::Png => "png",
             FileKind::Jpeg => "jpeg",
+            FileKind::Webp => "webp",
             FileKind::Js => "js",
             FileKind::Other => "other",
         }
@@ -63,6 +69,7 @@ pub fn classify(name: &str, head: &[u8]) -> (FileKind, Option<String>) {
         "gif" => Some(FileKind::Gif),
         "png" => Some(FileKind::Png),
         "jpg" | "jpeg" | "jpe" => Some(FileKind::Jpeg),
+        "webp" => Some(FileKind::Webp),
         "js" | "mjs" => Some(FileKind::Js),
         _ => None,
     };
@@ -80,7 +87,7 @@ pub fn classify(name: &str, head: &[u8]) -> (FileKind, Option<String>) {
     let binary = looks_binary(head);
     match by_ext {
         // The extension claims an image but the magic number is missing: not that image.
-        Some(kind @ (FileKind::Gif | FileKind::Png | FileKind::Jpeg)) => (
+        Some(kind @ (FileKind::Gif | FileKind::Png | FileKind::Jpeg | FileKind::Webp)) => (
             FileKind::Other,
             Some(format!(
                 "named as {} but the content is not {}",
@@ -96,6 +103,8 @@ pub fn classify(name: &str, head: &[u8]) -> (FileKind, Option<String>) {
             )),
         ),
         Some(kind) => (kind, None),
+        // Served by its extension (`.xml`, `.dtd`, `.txt`, `.jsp`…): not sniffed.
+        None if !ext.is_empty() => (FileKind::Other, None),
         None if !binary && starts_like_html(head) => (FileKind::Html, None),
         None => (FileKind::Other, None),
     }
@@ -115,14 +124,17 @@ fn by_magic(head: &[u8]) -> Option<FileKind> {
         Some(FileKind::Png)
     } else if head.starts_with(b"\xff\xd8\xff") {
         Some(FileKind::Jpeg)
+    } else if head.len() >= 12 && head.starts_with(b"RIFF") && &head[8..12] == b"WEBP" {
+        Some(FileKind::Webp)
     } else {
         None
     }
 }
 
-/// The MIME sniffing standard's "binary data byte" test. UTF-16 text (with its byte order
-/// mark) is text.
-fn looks_binary(head: &[u8]) -> bool {
+/// The MIME sniffing standard's "binary data byte" test on a file's first 512
+/// bytes. UTF-16 text (with its byte order mark) is text.
+pub fn looks_binary(head: &[u8]) -> bool {
+    let head = &head[..head.len().min(SNIFF_LEN)];
     let body = match ascii_view(head) {
         std::borrow::Cow::Borrowed(body) => body,
         std::borrow::Cow::Owned(_) => return false,
@@ -259,6 +271,14 @@ mod tests {
     }
 
     #[test]
+    fn a_webp_is_typed_webp_by_its_magic_number() {
+        let webp = b"RIFF\x1a\x00\x00\x00WEBPVP8L\x0d\x00\x00\x00";
+        assert_eq!(classify("photo.webp", webp), (FileKind::Webp, None));
+        assert_eq!(classify("photo", webp).0, FileKind::Webp);
+        assert_eq!(classify("photo.webp", b"not a webp").0, FileKind::Other);
+    }
+
+    #[test]
     fn gif_extension_without_magic_is_not_a_gif() {
         assert_eq!(classify("a.gif", b"<html>").0, FileKind::Other);
     }
@@ -274,6 +294,22 @@ mod tests {
         assert_eq!(media_type("a/page.XHTML"), "application/xhtml+xml");
         assert_eq!(media_type("v1.2/readme"), "application/octet-stream");
         assert_eq!(media_type("img/logo.gif"), "image/gif");
+    }
+
+    #[test]
+    fn a_file_with_an_extension_that_is_not_a_page_s_is_never_sniffed_as_html() {
+        let html_like = b"<!-- c -->\n<html><body bgcolor=red><font color=red>x</font>";
+        for name in [
+            "site.dtd",
+            "build.xml",
+            "notes.xml.txt",
+            "page.jsp",
+            "index.php",
+        ] {
+            assert_eq!(classify(name, html_like), (FileKind::Other, None), "{name}");
+        }
+        assert_eq!(classify("README", html_like).0, FileKind::Html);
+        assert_eq!(classify("page.shtml", html_like).0, FileKind::Html);
     }
 
     #[test]

@@ -330,3 +330,115 @@ fn words_split_by_tags_without_effect_render_pixel_identical() {
     common::write_site(&out.join("site"), &[("words.html", &after)]);
     assert_eq!(verify_trees(&site, &out.join("site"), tmp.path(), None), 1);
 }
+
+/// Presentational markup whose conversion pays on any page (the pass must save bytes): a
+/// `<font>` that becomes a class, and lines after `<basefont>` tags, which go.
+fn fonts() -> String {
+    let lines: String = (0..300)
+        .map(|i| format!("<basefont size={}><p>line {i}\n", i % 7 + 1))
+        .collect();
+    format!("<p><font color=\"#990000\" face=\"Arial\" size=\"+1\">Some words</font></p>{lines}")
+}
+
+#[test]
+fn pages_with_a_base_href_render_pixel_identical_and_nothing_breaks() {
+    if !chromium_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("site");
+    let page = |base: &str, img: &str| {
+        format!(
+            "<html><head><title>t</title><base href=\"{base}\"></head>\
+             <body bgcolor=\"#ffffcc\" text=\"#003300\"><img src=\"{img}\" width=64 height=48>{}\
+             </body></html>",
+            fonts()
+        )
+    };
+    common::write_site(
+        &site,
+        &[
+            ("index.html", page("sub/", "logo.gif").as_bytes()),
+            ("doc/deep.html", page("../sub/", "logo.gif").as_bytes()),
+            ("doc/here.html", page("./", "../sub/logo.gif").as_bytes()),
+            ("sub/logo.gif", &common::seeded_gif(7)),
+        ],
+    );
+    let report = rewrite_and_verify_with(&site, None, &["--css", "site-sheet"]);
+    assert_eq!(
+        report["rewrite"]["broken_by_rewrite"],
+        serde_json::json!([])
+    );
+    assert!(
+        report["markup"]["pages_changed"].as_u64().unwrap() > 0,
+        "the pages are converted: {}",
+        report["markup"]
+    );
+}
+
+#[test]
+fn pages_whose_scripts_set_presentational_attributes_render_pixel_identical() {
+    if !chromium_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("site");
+    let page = |body_attrs: &str, body: &str| {
+        format!(
+            "<html><head><title>t</title></head><body bgcolor=\"#ffffff\" {body_attrs}>{body}{}\
+             </body></html>",
+            fonts()
+        )
+    };
+    let pages = [
+        ("document-bgcolor.html", page("onload=\"document.bgColor = '#ff0000'\"", "")),
+        (
+            "set-attribute.html",
+            page(
+                "",
+                "<table bgcolor=\"#ffffff\"><tr><td id=c bgcolor=\"#eeeeee\">cell</td></tr></table>\
+                 <script>document.getElementById('c').setAttribute('bgcolor', '#ff0000')</script>",
+            ),
+        ),
+        (
+            "font-color.html",
+            page(
+                "",
+                "<font id=f color=\"#000099\">blue</font>\
+                 <script>document.getElementById('f').color = '#00ff00'</script>",
+            ),
+        ),
+        (
+            "align.html",
+            page(
+                "",
+                "<p align=left id=p>moved</p>\
+                 <script>setTimeout(function () { document.getElementById('p').align = 'right' }, 20)</script>",
+            ),
+        ),
+        (
+            "jquery-attr.html",
+            page("", "<div id=d align=left>x</div><script src=\"js/attr.js\"></script>"),
+        ),
+        ("plain.html", page("", "<script>var n = 1 + 1;</script>")),
+    ];
+    let mut files: Vec<(&str, &[u8])> = pages.iter().map(|(p, t)| (*p, t.as_bytes())).collect();
+    // A jQuery-style helper in a script file of its own.
+    let attr_js = b"var $ = function (id) { var el = document.getElementById(id); \
+        return { attr: function (n, v) { el.setAttribute(n, v); return this; } }; };\n\
+        $('d').attr('align', 'right');";
+    files.push(("js/attr.js", attr_js));
+    common::write_site(&site, &files);
+    let report = rewrite_and_verify_with(&site, None, &[]);
+    // Each page whose script names what the pass converts keeps its markup, with the reason.
+    for page in report["markup"]["pages"].as_array().unwrap() {
+        let path = page["path"].as_str().unwrap();
+        let reason = &page["left_as_is"]["script-touches-markup"];
+        if path == "plain.html" {
+            assert!(reason.is_null(), "{page}");
+        } else {
+            assert!(!page["changed"].as_bool().unwrap(), "{page}");
+            assert!(reason.as_u64().unwrap() > 0, "{page}");
+        }
+    }
+}

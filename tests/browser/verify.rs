@@ -523,3 +523,55 @@ fn pages_are_rendered_as_a_server_sends_them_so_an_extensionless_image_loads() {
         report.pages[0]
     );
 }
+
+/// A page whose script adds entries on timers, each saying when (by `Date.now()` and
+/// `performance.now()`) and with a `Math.random()` draw, as a documentation site's navigation
+/// script does.
+fn timer_driven_page(n: usize) -> String {
+    format!(
+        "<html><body><h1>Page {n}</h1><ul id=nav></ul><script>\
+         var start = Date.now(), count = 0;\
+         function add() {{\
+           var li = document.createElement('li');\
+           li.textContent = 'entry ' + count + ' at ' + (Date.now() - start) + ' ms, ' +\
+             performance.now().toFixed(3) + ', ' + Math.random() + ', ' + new Date();\
+           document.getElementById('nav').appendChild(li);\
+           if (++count < 25) setTimeout(add, 1 + count % 7);\
+         }}\
+         setTimeout(add, {delay});\
+         setInterval(function () {{ document.title = Date.now(); }}, 10);\
+         </script></body></html>",
+        delay = 5 + n * 3
+    )
+}
+
+#[test]
+fn a_tree_of_timer_driven_pages_compared_with_itself_is_identical() {
+    if !chromium_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (tree, _, out) = trees(dir.path());
+    for n in 0..6 {
+        write(&tree, &format!("page{n}.html"), timer_driven_page(n));
+    }
+    let report = verify::verify(&tree, &tree, &options(&out)).unwrap();
+    assert_eq!(report.pages.len(), 6);
+    let differing: Vec<_> = report
+        .pages
+        .iter()
+        .filter(|p| p.differing_pixels != 0)
+        .map(|p| (&p.page, p.differing_pixels))
+        .collect();
+    assert!(differing.is_empty(), "differing: {differing:?}");
+    assert!(report.all_identical(), "{report:?}");
+    webdiet()
+        .arg("verify")
+        .arg(&tree)
+        .arg(&tree)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .code(0)
+        .stdout(contains("6 pixel-identical"));
+}

@@ -606,3 +606,194 @@ fn pages_changed_only_by_the_markup_pass_count_as_edited() {
     assert_eq!(report["rewrite"]["documents_copied"], 3 - edited);
     assert_eq!(report["markup"]["pages_changed"], edited);
 }
+
+/// Runs `webdiet rewrite` on `input` into `out` and returns the command's assertion.
+fn rewrite_command(input: &Path, out: &Path) -> assert_cmd::assert::Assert {
+    rewrite_command_with(input, out, &[])
+}
+
+fn rewrite_command_with(input: &Path, out: &Path, args: &[&str]) -> assert_cmd::assert::Assert {
+    Command::cargo_bin("webdiet")
+        .unwrap()
+        .arg("rewrite")
+        .args(args)
+        .arg(input)
+        .arg("--out")
+        .arg(out)
+        .assert()
+}
+
+#[test]
+fn a_gif_named_by_a_jsp_is_renamed_in_its_html_and_kept_while_its_code_or_other_text_names_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("in");
+    let jsp = r#"<%@ page contentType="text/html" %><html><body><img src="images/logo.gif"></body></html>"#;
+    let code = r#"<html><body><% String icon = "images/icon.gif"; %><img src="<%= icon %>"></body></html>"#;
+    common::write_site(
+        &input,
+        &[
+            ("images/logo.gif", &common::seeded_gif(1)),
+            ("images/icon.gif", &common::seeded_gif(2)),
+            ("images/note.gif", &common::seeded_gif(3)),
+            (
+                "index.html",
+                b"<html><body><img src=\"images/logo.gif\"><img src=\"images/icon.gif\">\
+                  <img src=\"images/note.gif\"></body></html>",
+            ),
+            ("hello.jsp", jsp.as_bytes()),
+            ("code.php", code.as_bytes()),
+            (
+                "legacy.asp",
+                b"<html><body><img src=\"images/note.gif\"></body></html>",
+            ),
+        ],
+    );
+    let out = tmp.path().join("out");
+    rewrite_command(&input, &out)
+        .success()
+        .stdout(predicates::str::contains(
+            "references broken by the rewrite: none",
+        ));
+    let site = out.join("site");
+    let read = |p: &str| std::fs::read_to_string(site.join(p)).unwrap();
+    // The JSP's HTML is edited like a page's; its directive keeps every byte.
+    assert_eq!(read("hello.jsp"), jsp.replace("logo.gif", "logo.png"));
+    assert!(!site.join("images/logo.gif").exists());
+    // A name inside a code block is left as written, so its GIF stays beside the PNG.
+    assert_eq!(read("code.php"), code);
+    assert!(site.join("images/icon.gif").is_file());
+    // A template webdiet does not edit is scanned: what it names stays.
+    assert_eq!(
+        read("legacy.asp"),
+        "<html><body><img src=\"images/note.gif\"></body></html>"
+    );
+    assert!(site.join("images/note.gif").is_file());
+    for png in ["logo", "icon", "note"] {
+        assert!(site.join(format!("images/{png}.png")).is_file(), "{png}");
+    }
+}
+
+#[test]
+fn xml_dtd_and_text_files_that_begin_like_html_are_not_pages_and_keep_every_byte() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("in");
+    let fonts = paying_markup();
+    let html_like = format!("<!-- c -->\n<html><body bgcolor=\"#ffffff\">{fonts}</body></html>");
+    let not_pages: [(&str, String); 4] = [
+        ("doc/page.xml", html_like.clone()),
+        (
+            "doc/site.dtd",
+            "<!-- a DTD -->\n<!ELEMENT font ANY>".to_string(),
+        ),
+        (
+            "build.xml",
+            format!("<!-- build -->\n<project>{fonts}</project>"),
+        ),
+        ("notes.xml.txt", html_like.clone()),
+    ];
+    let index = format!("<html><body bgcolor=\"#ffffff\">{fonts}</body></html>");
+    let mut files: Vec<(&str, &[u8])> = vec![("index.html", index.as_bytes())];
+    files.extend(not_pages.iter().map(|(p, t)| (*p, t.as_bytes())));
+    common::write_site(&input, &files);
+    assert_eq!(common::analyze_json(&input)["pages"], 1);
+    let out = tmp.path().join("out");
+    rewrite_command(&input, &out).success();
+    let site = out.join("site");
+    assert_ne!(
+        std::fs::read_to_string(site.join("index.html")).unwrap(),
+        index,
+        "the page itself is converted"
+    );
+    for (path, text) in &not_pages {
+        assert_eq!(
+            &std::fs::read_to_string(site.join(path)).unwrap(),
+            text,
+            "{path}"
+        );
+    }
+}
+
+#[test]
+fn pages_with_a_base_href_keep_every_reference_and_the_rewrite_exits_0() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("in");
+    let fonts = paying_markup();
+    let page_with = |base: &str, img: &str| {
+        format!(
+            "<html><head><title>t</title><base href=\"{base}\"></head>\
+             <body bgcolor=\"#ffffff\"><img src=\"{img}\">{fonts}</body></html>"
+        )
+    };
+    let page = |base: &str| page_with(base, "logo.gif");
+    // Pages enough that each one's share of the sheet's request is paid for.
+    common::write_site(
+        &input,
+        &[
+            ("index.html", page("sub/").as_bytes()),
+            ("doc/deep.html", page("../sub/").as_bytes()),
+            (
+                "doc/here.html",
+                page_with("./", "../sub/logo.gif").as_bytes(),
+            ),
+            ("abs.html", page("http://example.com/sub/").as_bytes()),
+            ("sub/logo.gif", &common::seeded_gif(4)),
+        ],
+    );
+    let out = tmp.path().join("out");
+    rewrite_command_with(&input, &out, &["--css", "site-sheet"])
+        .code(0)
+        .stdout(predicates::str::contains(
+            "references broken by the rewrite: none",
+        ));
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+    assert_eq!(
+        report["rewrite"]["broken_by_rewrite"],
+        serde_json::json!([])
+    );
+    // `sub/` is one directory down: the sheet's link climbs one.
+    let index = std::fs::read_to_string(out.join("site/index.html")).unwrap();
+    assert!(
+        index.contains("<link rel=stylesheet href=../webdiet.css>"),
+        "{index}"
+    );
+    // An absolute base cannot be placed: that page keeps its markup.
+    let abs = std::fs::read_to_string(out.join("site/abs.html")).unwrap();
+    assert_eq!(abs, page("http://example.com/sub/"));
+}
+
+/// Presentational markup whose conversion pays on any page: a `<font>` that becomes a class,
+/// and lines after `<basefont>` tags, which go.
+fn paying_markup() -> String {
+    let lines: String = (0..300)
+        .map(|i| format!("<basefont size={}><p>line {i}\n", i % 7 + 1))
+        .collect();
+    format!("<font color=\"#990000\" face=\"Arial\">x</font>{lines}")
+}
+
+#[test]
+fn a_site_without_gifs_says_it_has_no_image_to_serve_and_a_webp_is_typed_webp() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("in");
+    let webp = b"RIFF\x1a\x00\x00\x00WEBPVP8L\x0d\x00\x00\x00\x2f\x00\x00\x00\x10\x07\x10\x11\x11\x88\x88\xfe\x07\x00";
+    common::write_site(
+        &input,
+        &[
+            (
+                "index.html",
+                b"<html><body><img src=\"a.webp\"></body></html>",
+            ),
+            ("a.webp", webp),
+        ],
+    );
+    let inv = common::analyze_json(&input);
+    assert_eq!(inv["by_type"]["webp"]["count"], 1, "{inv}");
+    assert!(inv["by_type"].get("other").is_none(), "{inv}");
+    let out = tmp.path().join("out");
+    let assert = rewrite_command(&input, &out).success();
+    let stdout = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
+    assert!(
+        stdout.lines().all(|l| !l.trim_end().ends_with("served as")),
+        "{stdout}"
+    );
+}
