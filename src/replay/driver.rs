@@ -3,7 +3,10 @@
 //! visits is the same: the server's and TLS options stretched to the link's patience, the
 //! certificates made once, then for each run a fresh emulated link with the run's seed (the
 //! calling thread in its client namespace), for each mode a server with the mode's server
-//! half, the visits, the server stopped, the link stopped; and one progress estimate.
+//! half, the visits, the server stopped, the link stopped; and one progress estimate. The
+//! listening socket is bound once and held by the driver while the servers of every mode
+//! (and, on loopback, every run) take turns on it: another program binding the same
+//! `--port` never finds it free.
 //!
 //! A client is a [`Visitor`]: it says what it [`Needs`] and visits one mode of one run at a
 //! time ([`Visitor::run_mode`]), given a [`ModeRun`] — the run, the mode, the server's
@@ -15,7 +18,7 @@
 //! and progress lines as the others.
 
 use std::cell::Cell;
-use std::net::SocketAddr;
+use std::net::{SocketAddr, TcpListener};
 use std::path::Path;
 use std::time::Instant;
 
@@ -171,6 +174,17 @@ pub fn drive(
     };
     driven.chain_bytes = tls.as_ref().map(|t| t.chain_bytes.clone());
     let cx = ServeContext::new(site, resolver, &server_opts);
+    let listen = |netns: Option<&link::Netns>| {
+        server::listen(&server_opts, netns)
+            .map_err(|e| fail(format!("cannot start the server: {e}")))
+    };
+    // One socket listens for every server of the replay, so that no other program can take
+    // its port between two of them; over an emulated link, one per run (a fresh namespace).
+    let held = match needs {
+        Needs::Nothing => None,
+        _ if spec.is_some() => None,
+        _ => Some(listen(None)?),
+    };
     let runs = opts.runs.max(1);
     let progress = Progress {
         say: progress,
@@ -201,6 +215,10 @@ pub fn drive(
             }
             None => None,
         };
+        let per_run = match &emulator {
+            Some(emulator) => Some(listen(Some(emulator.server()))?),
+            None => None,
+        };
         let _capture = match (capture, &emulator) {
             (Some(file), Some(_)) if run == 0 => Some(Capture::start(file, link::CLIENT_DEVICE)?),
             _ => None,
@@ -213,11 +231,12 @@ pub fn drive(
                 handshake_timeout: tls_opts.handshake_timeout,
                 tls: tls.as_ref(),
                 emulator: emulator.as_ref(),
-                needs,
+                listener: per_run.as_ref().or(held.as_ref()),
             };
             end.run_mode(visitor, run, mode, mode_index, over, &progress)
                 .map_err(fail)?;
         }
+        drop(per_run);
         if let Some(emulator) = emulator {
             emulator
                 .stop()
@@ -254,12 +273,13 @@ struct End<'a> {
     handshake_timeout: std::time::Duration,
     tls: Option<&'a TlsSetup>,
     emulator: Option<&'a Emulator>,
-    needs: Needs,
+    /// The socket the mode's server accepts on; `None` for a visitor that needs none.
+    listener: Option<&'a TcpListener>,
 }
 
 impl End<'_> {
-    /// One mode of one run: the mode's server (unless the visitor needs none), the visits,
-    /// the server stopped.
+    /// One mode of one run: the mode's server on the held socket (unless the visitor needs
+    /// none), the visits, the server stopped.
     fn run_mode(
         &self,
         visitor: &mut dyn Visitor,
@@ -269,7 +289,7 @@ impl End<'_> {
         over: &Link,
         progress: &Progress<'_>,
     ) -> std::result::Result<(), String> {
-        if self.needs == Needs::Nothing {
+        let Some(listener) = self.listener else {
             return visitor.run_mode(&mut ModeRun {
                 run,
                 mode,
@@ -281,20 +301,20 @@ impl End<'_> {
                 tls: None,
                 progress,
             });
-        }
+        };
         let server_tls = self
             .tls
             .filter(|_| mode.is_tls())
             .map(|t| visitor.server_tls(t, mode, self.handshake_timeout));
         let control = server::Control::default();
         std::thread::scope(|scope| {
-            let server = Server::start_in(
+            let server = Server::start_on(
                 scope,
                 self.cx,
                 &control,
                 mode.spec().server,
                 server_tls.as_ref(),
-                self.emulator.map(|e| e.server()),
+                listener,
             )
             .map_err(|e| format!("cannot start the server: {e}"))?;
             let outcome = visitor.run_mode(&mut ModeRun {
@@ -336,6 +356,7 @@ fn start_link(spec: &LinkSpec, seed: u64) -> std::result::Result<Emulator, Strin
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::{AtomicBool, Ordering};
 
     /// A visitor that needs no network, as a simulator would be: it notes what it was given.
     struct Notes {
@@ -407,5 +428,102 @@ mod tests {
         let lines = lines.into_inner().unwrap();
         assert_eq!(lines.len(), 6);
         assert!(lines[5].contains("6 of 6 simulated visits"), "{lines:?}");
+    }
+
+    /// A visitor that checks each mode's server is on the port and accepts, and ends the
+    /// squatter's watch at its last mode (the port still held).
+    struct OnThePort<'a> {
+        modes: Vec<Mode>,
+        port: u16,
+        runs: usize,
+        stop: &'a AtomicBool,
+        accepted: u64,
+    }
+
+    impl Visitor for OnThePort<'_> {
+        fn needs(&self) -> Needs {
+            Needs::Server
+        }
+        fn modes(&self) -> &[Mode] {
+            &self.modes
+        }
+        fn visits_per_mode(&self) -> usize {
+            1
+        }
+        fn noun(&self) -> &'static str {
+            "connections"
+        }
+        fn server_tls(&self, setup: &TlsSetup, _: Mode, timeout: std::time::Duration) -> ServerTls {
+            ServerTls {
+                config: setup.server.clone(),
+                handshake_timeout: timeout,
+            }
+        }
+        fn run_mode(&mut self, run: &mut ModeRun<'_>) -> std::result::Result<(), String> {
+            let server = run.server.as_ref().ok_or("no server")?;
+            if server.addr.port() != self.port {
+                return Err(format!("the server is on {}", server.addr));
+            }
+            let before = server.control.accepted_connections();
+            let stream = std::net::TcpStream::connect(server.addr).map_err(|e| e.to_string())?;
+            while server.control.accepted_connections() == before {
+                std::thread::yield_now();
+            }
+            drop(stream);
+            self.accepted += 1;
+            if run.run + 1 == self.runs && run.mode_index + 1 == self.modes.len() {
+                self.stop.store(true, Ordering::SeqCst);
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_port_is_held_across_every_mode_and_run_so_a_squatter_never_gets_it() {
+        let site = super::super::tests::site();
+        let resolver = Resolver::new(&site.site, None);
+        let port = super::super::tests::free_port();
+        let opts = ReplayOptions {
+            runs: 3,
+            server: ServerOptions {
+                port,
+                ..ServerOptions::default()
+            },
+            ..ReplayOptions::default()
+        };
+        let modes: Vec<Mode> = ["http10", "persistent", "pipelined", "h2c"]
+            .iter()
+            .map(|m| m.parse().unwrap())
+            .collect();
+        let stop = AtomicBool::new(false);
+        let mut visitor = OnThePort {
+            modes,
+            port,
+            runs: 3,
+            stop: &stop,
+            accepted: 0,
+        };
+        let (driven, taken) = std::thread::scope(|s| {
+            let squatter =
+                s.spawn(|| super::super::tests::squat(([127, 0, 0, 1], port).into(), &stop));
+            let driven = drive(
+                &site,
+                &resolver,
+                &opts,
+                &Link::Loopback,
+                &mut visitor,
+                None,
+                &|_| {},
+            );
+            stop.store(true, Ordering::SeqCst);
+            (driven, squatter.join().unwrap())
+        });
+        driven.expect("the replay completes");
+        assert_eq!(
+            visitor.accepted,
+            3 * 4,
+            "every mode of every run was served"
+        );
+        assert_eq!(taken, 0, "the squatter got the port");
     }
 }

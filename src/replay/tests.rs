@@ -453,3 +453,70 @@ fn rows_hold_deterministic_figures_and_the_kernels_spread() {
         assert!(t.first_byte_ms.median <= t.complete_ms.median, "{row:?}");
     }
 }
+
+/// Another program on the machine, trying all along to listen on `addr` with SO_REUSEADDR
+/// once the replay has it (until then it only binds, which with SO_REUSEADDR on both sides
+/// does not stand in the replay's way), until `stop`; counts the times it got the port
+/// before `stop` was set.
+pub(super) fn squat(addr: SocketAddr, stop: &std::sync::atomic::AtomicBool) -> usize {
+    use std::sync::atomic::Ordering;
+    let mut replay_listens = false;
+    let mut taken = 0;
+    while !stop.load(Ordering::SeqCst) {
+        let squatter =
+            socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+        squatter.set_reuse_address(true).unwrap();
+        let bound = squatter.bind(&addr.into()).is_ok();
+        replay_listens |= !bound;
+        if bound && replay_listens && squatter.listen(8).is_ok() && !stop.load(Ordering::SeqCst) {
+            taken += 1;
+            // Holds it a while, as a server would.
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    taken
+}
+
+/// A port nobody listens on now.
+pub(super) fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port()
+}
+
+#[test]
+fn a_port_squatter_does_not_stop_a_replay_of_several_modes_and_runs() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let site = site();
+    let port = free_port();
+    let opts = ReplayOptions {
+        runs: 3,
+        modes: vec![
+            mode("http10"),
+            mode("persistent"),
+            mode("pipelined"),
+            mode("h2c"),
+        ],
+        netns: false,
+        server: ServerOptions {
+            port,
+            ..ServerOptions::default()
+        },
+        ..ReplayOptions::default()
+    };
+    let method = Method {
+        name: "tcp-maxseg".into(),
+        detail: String::new(),
+        tcp_maxseg: Some(1460 + 12),
+    };
+    let stop = AtomicBool::new(false);
+    let outcome = std::thread::scope(|s| {
+        s.spawn(|| squat(([127, 0, 0, 1], port).into(), &stop));
+        let outcome = run_here(&site, &opts, method, &super::Link::Loopback, &|_| {});
+        stop.store(true, Ordering::SeqCst);
+        outcome
+    });
+    let replay = outcome.expect("the replay completes");
+    assert_eq!(replay.rows.len(), 2 * 4);
+}
