@@ -22,8 +22,7 @@ use std::net::{SocketAddr, TcpListener};
 use std::path::Path;
 use std::time::Instant;
 
-use super::link::{self, Emulator, Link, LinkSpec};
-use super::netns::Capture;
+use super::link::{self, Capture, Emulator, Link};
 use super::protocol::Mode;
 use super::server::{self, Control, ServeContext, Server, ServerOptions};
 use super::transport::tls::TlsSetup;
@@ -203,7 +202,7 @@ pub fn drive(
             Some(spec) => {
                 let seed = opts.seed.wrapping_add(run as u64);
                 driven.seeds.push(seed);
-                let emulator = start_link(spec, seed).map_err(fail)?;
+                let emulator = link::start_run(spec, seed).map_err(fail)?;
                 if run == 0 {
                     driven.link_method = Some(Method {
                         name: "link".into(),
@@ -335,22 +334,6 @@ impl End<'_> {
             outcome
         })
     }
-}
-
-/// A fresh emulated link for one run, with the calling thread (and every client thread it
-/// starts) in the link's client namespace from here on.
-fn start_link(spec: &LinkSpec, seed: u64) -> std::result::Result<Emulator, String> {
-    let options = link::EmulatorOptions {
-        seed,
-        ..link::EmulatorOptions::default()
-    };
-    let emulator =
-        Emulator::start(spec, &options).map_err(|e| format!("emulated link {}: {e}", spec.name))?;
-    emulator
-        .client()
-        .enter()
-        .map_err(|e| format!("emulated link {}: {e}", spec.name))?;
-    Ok(emulator)
 }
 
 #[cfg(test)]

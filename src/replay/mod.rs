@@ -1,18 +1,26 @@
 //! The replay stage: re-runs the 1997 W3C experiment on a site. An embedded server serves the
-//! site, an embedded client (the libwww "robot") visits it in every mode of the table —
-//! HTTP/1.0 with parallel connections, HTTP/1.1 persistent, pipelined, pipelined with deflate —
-//! for a first visit and a cache validation, and one meter says what each cost in bytes and
-//! packets, with Ethernet-like segmentation (MSS 1460) rather than loopback's.
+//! site and a client visits it in every mode of the table ([`protocol::MODES`]) — HTTP/1.0
+//! with parallel connections, HTTP/1.1 persistent, pipelined and pipelined with deflate; the
+//! same over TLS (`https*`); HTTP/2 in cleartext (`h2c`, `h2c-deflate`) and over TLS (`h2`);
+//! and, when asked for, HTTP/2 with push or preload hints — for a first visit and a cache
+//! validation, and one meter says what each cost in bytes and packets, with Ethernet-like
+//! segmentation (MSS 1460) rather than loopback's. The client is webdiet's robot (the libwww
+//! robot's rules, [`robot_visitor`]), Chromium ([`chromium`]), or both.
 //!
 //! One picture, three layers:
-//! - the *link* carries the packets: a private network namespace whose loopback behaves like
-//!   Ethernet ([`netns`]), or, where namespaces are unavailable, the host loopback with
-//!   `TCP_MAXSEG` clamped;
-//! - the *transport* on top ([`transport`]: TCP, or TLS over TCP for the `https*` modes);
-//! - the *protocols* ([`protocol`]: HTTP/1.x), each a client half and a server half; the table
-//!   [`protocol::MODES`] names the modes.
+//! - the *link* carries the packets ([`link`], one entry point for all of them): a private
+//!   network namespace whose loopback behaves like Ethernet, the host loopback with
+//!   `TCP_MAXSEG` clamped where namespaces are unavailable, or an emulated link (rate, delay,
+//!   loss, queue) between two namespaces;
+//! - the *transport* on top ([`transport`]: TCP, or TLS over TCP for the `https*` and `h2`
+//!   modes);
+//! - the *protocols* ([`protocol`]: HTTP/1.x and HTTP/2), each a client half and a server
+//!   half; the table [`protocol::MODES`] names the modes.
 //!
-//! All of them share one meter ([`meter`]) and one row type ([`row::ReplayRow`]).
+//! One [`driver`] runs every client over a link: the runs, a server per mode on the one
+//! listening socket, the progress estimate. All of them share one meter ([`meter`]); the
+//! robot's rows are [`row::ReplayRow`], the browser's [`BrowserRow`], aggregated over the
+//! runs the same way ([`row::Runs`]).
 //! `replay(&ServedSite, &ReplayOptions) -> Replay`.
 
 pub mod chromium;
@@ -20,7 +28,6 @@ pub mod driver;
 pub mod headers;
 pub mod link;
 pub mod meter;
-pub mod netns;
 pub mod protocol;
 pub mod robot;
 pub mod robot_visitor;
@@ -224,49 +231,28 @@ pub fn replay_with(
     for link in &opts.links {
         let mut o = opts.clone();
         o.runs = opts.runs_for(link);
-        let outcome = match link {
-            Link::Loopback => Some(replay_loopback(site, &o)?),
-            Link::Emulated(spec) => {
-                o.mss = spec.mtu - 40;
-                if !opts.netns {
-                    links.push(LinkRun {
-                        name: link.name().into(),
-                        method: None,
-                        unavailable: Some(
-                            "--no-netns: an emulated link needs network namespaces".into(),
-                        ),
-                    });
-                    None
-                } else {
-                    match netns::run_in_child(site, &o, link, progress) {
-                        Ok(replay) => Some(replay),
-                        Err(netns::ChildError::Unavailable(reason)) => {
-                            links.push(LinkRun {
-                                name: link.name().into(),
-                                method: None,
-                                unavailable: Some(reason),
-                            });
-                            None
-                        }
-                        Err(netns::ChildError::Failed(message)) => {
-                            return Err(child_failed(site, message))
-                        }
-                    }
+        if let Link::Emulated(spec) = link {
+            o.mss = spec.mtu - 40;
+        }
+        match link::replay_over(site, &o, link, progress)? {
+            link::Over::Ran(replay) => {
+                links.push(LinkRun {
+                    name: link.name().into(),
+                    method: Some(replay.method.clone()),
+                    unavailable: None,
+                });
+                if method.is_none() {
+                    mss = replay.mss;
+                    method = Some(replay.method);
                 }
+                rows.extend(replay.rows);
+                browser.extend(replay.browser);
             }
-        };
-        if let Some(replay) = outcome {
-            links.push(LinkRun {
+            link::Over::Unavailable(reason) => links.push(LinkRun {
                 name: link.name().into(),
-                method: Some(replay.method.clone()),
-                unavailable: None,
-            });
-            if method.is_none() {
-                mss = replay.mss;
-                method = Some(replay.method);
-            }
-            rows.extend(replay.rows);
-            browser.extend(replay.browser);
+                method: None,
+                unavailable: Some(reason),
+            }),
         }
     }
     // No link could run: the loopback results still come, with what was missing said.
@@ -274,65 +260,28 @@ pub fn replay_with(
         let mut o = opts.clone();
         o.links = loopback_only();
         o.runs = opts.runs_for(&Link::Loopback);
-        let replay = replay_loopback(site, &o)?;
-        links.push(LinkRun {
-            name: "loopback".into(),
-            method: Some(replay.method.clone()),
-            unavailable: None,
-        });
-        mss = replay.mss;
-        method = Some(replay.method);
-        rows.extend(replay.rows);
+        if let link::Over::Ran(replay) = link::replay_over(site, &o, &Link::Loopback, &|_| {})? {
+            links.push(LinkRun {
+                name: "loopback".into(),
+                method: Some(replay.method.clone()),
+                unavailable: None,
+            });
+            mss = replay.mss;
+            method = Some(replay.method);
+            rows.extend(replay.rows);
+        }
     }
+    let method = method.ok_or_else(|| Error::Invalid {
+        path: site.site.root.clone(),
+        message: "no link could run, not even the host loopback".into(),
+    })?;
     Ok(Replay {
-        method: method.expect("a link ran"),
+        method,
         mss,
         rows,
         links,
         browser,
     })
-}
-
-fn child_failed(site: &ServedSite, message: String) -> Error {
-    // The child's message already starts with the site's path.
-    let prefix = format!("{}: ", site.site.root.display());
-    Error::Invalid {
-        path: site.site.root.clone(),
-        message: message
-            .strip_prefix(&prefix)
-            .unwrap_or(&message)
-            .to_string(),
-    }
-}
-
-/// Replays `site` on loopback: in a private network namespace when possible.
-fn replay_loopback(site: &ServedSite, opts: &ReplayOptions) -> Result<Replay> {
-    let fallback = if opts.netns {
-        match netns::run_in_child(site, opts, &Link::Loopback, &|_| {}) {
-            Ok(replay) => return Ok(replay),
-            Err(netns::ChildError::Unavailable(reason)) => Some(reason),
-            Err(netns::ChildError::Failed(message)) => return Err(child_failed(site, message)),
-        }
-    } else {
-        None
-    };
-    let timestamps = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_timestamps")
-        .map(|s| s.trim() != "0")
-        .unwrap_or(true);
-    // With timestamps, 12 bytes of every segment are TCP options: ask for 12 more.
-    let maxseg = opts.mss + if timestamps { 12 } else { 0 };
-    let detail = match fallback {
-        Some(reason) => {
-            format!("host loopback, TCP_MAXSEG {maxseg}; namespace unavailable: {reason}")
-        }
-        None => format!("current network namespace (--no-netns), TCP_MAXSEG {maxseg}"),
-    };
-    let method = Method {
-        name: "tcp-maxseg".into(),
-        detail,
-        tcp_maxseg: Some(maxseg),
-    };
-    run_here(site, opts, method, &Link::Loopback, &|_| {})
 }
 
 /// How long a read or write may wait over `link` before the visit counts as timed out: the
