@@ -138,7 +138,8 @@ impl Control {
         Some(id)
     }
 
-    /// Connections accepted so far, the replay's own and others.
+    /// Connections admitted so far, the replay's own and others (one refused for
+    /// `max_connections` is not counted): what a test waits on to order connections.
     pub fn accepted_connections(&self) -> u64 {
         self.next_id.load(Ordering::SeqCst)
     }

@@ -335,7 +335,7 @@ fn connections_held_by_others_never_refuse_the_replays_own_client() {
             let held: Vec<TcpStream> = (0..4)
                 .map(|_| TcpStream::connect(server.addr).unwrap())
                 .collect();
-            std::thread::sleep(Duration::from_millis(100));
+            admitted(server.control, 4);
             // One more from elsewhere is refused…
             let mut refused = TcpStream::connect(server.addr).unwrap();
             refused
@@ -475,6 +475,20 @@ pub(super) fn squat(addr: SocketAddr, stop: &std::sync::atomic::AtomicBool) -> u
         }
     }
     taken
+}
+
+/// Waits until the server of `control` has admitted `n` connections: the order a test needs
+/// (these before the next), not a time. Panics after 10 s.
+pub(super) fn admitted(control: &Control, n: u64) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while control.accepted_connections() < n {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server admitted {} of {n} connections",
+            control.accepted_connections()
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
 }
 
 /// A port nobody listens on now.
