@@ -32,8 +32,8 @@ pub struct ServerOptions {
     /// answered as they are parsed, so the pipeline depth the server holds is bounded by one
     /// 16 KiB read plus this buffer. Default: 64 KiB.
     pub buffer: usize,
-    /// How long the rest of a partly received pipelined request may keep the response buffer
-    /// waiting. Default: 50 ms (libwww's flush timer).
+    /// How long the rest of a partly received pipelined request (HTTP/1: its head; HTTP/2:
+    /// its frame) may keep the response buffer waiting. Default: 50 ms (libwww's flush timer).
     pub partial_wait: Duration,
     /// Longest request head accepted. Default: 8 KiB.
     pub max_request_head: usize,
