@@ -54,13 +54,19 @@ pub trait Visitor {
     fn noun(&self) -> &'static str;
     /// Adapts the server's and TLS options (already stretched to the link) to this client.
     fn configure(&self, _server: &mut ServerOptions, _tls: &mut TlsOptions) {}
-    /// The TLS the server of `mode` (a mode over TLS) speaks.
+    /// The TLS the server of `mode` (a mode over TLS) speaks. Default: the set-up's server
+    /// config as it is.
     fn server_tls(
         &self,
         setup: &TlsSetup,
-        mode: Mode,
+        _mode: Mode,
         handshake_timeout: std::time::Duration,
-    ) -> ServerTls;
+    ) -> ServerTls {
+        ServerTls {
+            config: setup.server.clone(),
+            handshake_timeout,
+        }
+    }
     /// Visits the site in `run.mode` once per test; an error stops the replay.
     fn run_mode(&mut self, run: &mut ModeRun<'_>) -> std::result::Result<(), String>;
 }
@@ -360,12 +366,6 @@ mod tests {
         fn noun(&self) -> &'static str {
             "simulated visits"
         }
-        fn server_tls(&self, setup: &TlsSetup, _: Mode, timeout: std::time::Duration) -> ServerTls {
-            ServerTls {
-                config: setup.server.clone(),
-                handshake_timeout: timeout,
-            }
-        }
         fn run_mode(&mut self, run: &mut ModeRun<'_>) -> std::result::Result<(), String> {
             let seen = (
                 run.run,
@@ -435,12 +435,6 @@ mod tests {
         }
         fn noun(&self) -> &'static str {
             "connections"
-        }
-        fn server_tls(&self, setup: &TlsSetup, _: Mode, timeout: std::time::Duration) -> ServerTls {
-            ServerTls {
-                config: setup.server.clone(),
-                handshake_timeout: timeout,
-            }
         }
         fn run_mode(&mut self, run: &mut ModeRun<'_>) -> std::result::Result<(), String> {
             let server = run.server.as_ref().ok_or("no server")?;

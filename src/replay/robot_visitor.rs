@@ -8,8 +8,7 @@ use super::protocol::{self, Mode};
 use super::robot::{self, ClientOptions, Robot, Test, Visit};
 use super::row::{self, ReplayRow};
 use super::server::ServerOptions;
-use super::transport::tls::TlsSetup;
-use super::transport::{Connector, ServerTls, TlsOptions};
+use super::transport::{Connector, TlsOptions};
 use super::{patience, Link, Method, Pages, Replay, ReplayOptions, ServedSite};
 use crate::error::{Error, Result};
 use crate::site::resolve::Resolver;
@@ -215,18 +214,6 @@ impl Visitor for RobotVisitor<'_> {
 
     fn configure(&self, server: &mut ServerOptions, _tls: &mut TlsOptions) {
         server.tcp.tcp_maxseg = self.tcp_maxseg;
-    }
-
-    fn server_tls(
-        &self,
-        setup: &TlsSetup,
-        _mode: Mode,
-        handshake_timeout: std::time::Duration,
-    ) -> ServerTls {
-        ServerTls {
-            config: setup.server.clone(),
-            handshake_timeout,
-        }
     }
 
     fn run_mode(&mut self, run: &mut ModeRun<'_>) -> std::result::Result<(), String> {
