@@ -1,28 +1,36 @@
 //! The replay stage: re-runs the 1997 W3C experiment on a site. An embedded server serves the
-//! site, an embedded client (the libwww "robot") visits it in every mode of the table —
-//! HTTP/1.0 with parallel connections, HTTP/1.1 persistent, pipelined, pipelined with deflate —
-//! for a first visit and a cache validation, and one meter says what each cost in bytes and
-//! packets, with Ethernet-like segmentation (MSS 1460) rather than loopback's.
+//! site and a client visits it in every mode of the table ([`protocol::MODES`]) — HTTP/1.0
+//! with parallel connections, HTTP/1.1 persistent, pipelined and pipelined with deflate; the
+//! same over TLS (`https*`); HTTP/2 in cleartext (`h2c`, `h2c-deflate`) and over TLS (`h2`);
+//! and, when asked for, HTTP/2 with push or preload hints — for a first visit and a cache
+//! validation, and one meter says what each cost in bytes and packets, with Ethernet-like
+//! segmentation (MSS 1460) rather than loopback's. The client is webdiet's robot (the libwww
+//! robot's rules, [`robot_visitor`]), Chromium ([`chromium`]), or both.
 //!
 //! One picture, three layers:
-//! - the *link* carries the packets: a private network namespace whose loopback behaves like
-//!   Ethernet ([`netns`]), or, where namespaces are unavailable, the host loopback with
-//!   `TCP_MAXSEG` clamped;
-//! - the *transport* on top ([`transport`]: TCP, or TLS over TCP for the `https*` modes);
-//! - the *protocols* ([`protocol`]: HTTP/1.x), each a client half and a server half; the table
-//!   [`protocol::MODES`] names the modes.
+//! - the *link* carries the packets ([`link`], one entry point for all of them): a private
+//!   network namespace whose loopback behaves like Ethernet, the host loopback with
+//!   `TCP_MAXSEG` clamped where namespaces are unavailable, or an emulated link (rate, delay,
+//!   loss, queue) between two namespaces;
+//! - the *transport* on top ([`transport`]: TCP, or TLS over TCP for the `https*` and `h2`
+//!   modes);
+//! - the *protocols* ([`protocol`]: HTTP/1.x and HTTP/2), each a client half and a server
+//!   half; the table [`protocol::MODES`] names the modes.
 //!
-//! All of them share one meter ([`meter`]) and one row type ([`row::ReplayRow`]).
+//! One [`driver`] runs every client over a link: the runs, a server per mode on the one
+//! listening socket, the progress estimate. All of them share one meter ([`meter`]); the
+//! robot's rows are [`row::ReplayRow`], the browser's [`BrowserRow`], aggregated over the
+//! runs the same way ([`row::Runs`]).
 //! `replay(&ServedSite, &ReplayOptions) -> Replay`.
 
-pub mod capture;
 pub mod chromium;
+pub mod driver;
 pub mod headers;
 pub mod link;
 pub mod meter;
-pub mod netns;
 pub mod protocol;
 pub mod robot;
+pub mod robot_visitor;
 pub mod row;
 pub mod served;
 pub mod server;
@@ -49,9 +57,6 @@ pub use transport::{Cipher, TlsOptions, TlsVersion};
 use crate::error::{Error, Result};
 use crate::site::resolve::Resolver;
 use crate::site::FileKind;
-use meter::{Framing, Model};
-use transport::tls::TlsSetup;
-use transport::{Connector, ServerTls};
 
 /// Which pages the robot visits.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -220,7 +225,12 @@ pub fn replay_with(
         chromium::check(&opts.chromium)?;
     }
     if let Some(file) = &opts.capture {
-        crate::output::check_named_file(file, "--capture", &site.site.root, &capture::is_ours)?;
+        crate::output::check_named_file(
+            file,
+            "--capture",
+            &site.site.root,
+            &link::capture::is_ours,
+        )?;
     }
     let mut rows = Vec::new();
     let mut browser = Vec::new();
@@ -230,49 +240,28 @@ pub fn replay_with(
     for link in &opts.links {
         let mut o = opts.clone();
         o.runs = opts.runs_for(link);
-        let outcome = match link {
-            Link::Loopback => Some(replay_loopback(site, &o)?),
-            Link::Emulated(spec) => {
-                o.mss = spec.mtu - 40;
-                if !opts.netns {
-                    links.push(LinkRun {
-                        name: link.name().into(),
-                        method: None,
-                        unavailable: Some(
-                            "--no-netns: an emulated link needs network namespaces".into(),
-                        ),
-                    });
-                    None
-                } else {
-                    match netns::run_in_child(site, &o, link, progress) {
-                        Ok(replay) => Some(replay),
-                        Err(netns::ChildError::Unavailable(reason)) => {
-                            links.push(LinkRun {
-                                name: link.name().into(),
-                                method: None,
-                                unavailable: Some(reason),
-                            });
-                            None
-                        }
-                        Err(netns::ChildError::Failed(message)) => {
-                            return Err(child_failed(site, message))
-                        }
-                    }
+        if let Link::Emulated(spec) = link {
+            o.mss = spec.mtu - 40;
+        }
+        match link::replay_over(site, &o, link, progress)? {
+            link::Over::Ran(replay) => {
+                links.push(LinkRun {
+                    name: link.name().into(),
+                    method: Some(replay.method.clone()),
+                    unavailable: None,
+                });
+                if method.is_none() {
+                    mss = replay.mss;
+                    method = Some(replay.method);
                 }
+                rows.extend(replay.rows);
+                browser.extend(replay.browser);
             }
-        };
-        if let Some(replay) = outcome {
-            links.push(LinkRun {
+            link::Over::Unavailable(reason) => links.push(LinkRun {
                 name: link.name().into(),
-                method: Some(replay.method.clone()),
-                unavailable: None,
-            });
-            if method.is_none() {
-                mss = replay.mss;
-                method = Some(replay.method);
-            }
-            rows.extend(replay.rows);
-            browser.extend(replay.browser);
+                method: None,
+                unavailable: Some(reason),
+            }),
         }
     }
     // No link could run: the loopback results still come, with what was missing said.
@@ -280,65 +269,28 @@ pub fn replay_with(
         let mut o = opts.clone();
         o.links = loopback_only();
         o.runs = opts.runs_for(&Link::Loopback);
-        let replay = replay_loopback(site, &o)?;
-        links.push(LinkRun {
-            name: "loopback".into(),
-            method: Some(replay.method.clone()),
-            unavailable: None,
-        });
-        mss = replay.mss;
-        method = Some(replay.method);
-        rows.extend(replay.rows);
+        if let link::Over::Ran(replay) = link::replay_over(site, &o, &Link::Loopback, &|_| {})? {
+            links.push(LinkRun {
+                name: "loopback".into(),
+                method: Some(replay.method.clone()),
+                unavailable: None,
+            });
+            mss = replay.mss;
+            method = Some(replay.method);
+            rows.extend(replay.rows);
+        }
     }
+    let method = method.ok_or_else(|| Error::Invalid {
+        path: site.site.root.clone(),
+        message: "no link could run, not even the host loopback".into(),
+    })?;
     Ok(Replay {
-        method: method.expect("a link ran"),
+        method,
         mss,
         rows,
         links,
         browser,
     })
-}
-
-fn child_failed(site: &ServedSite, message: String) -> Error {
-    // The child's message already starts with the site's path.
-    let prefix = format!("{}: ", site.site.root.display());
-    Error::Invalid {
-        path: site.site.root.clone(),
-        message: message
-            .strip_prefix(&prefix)
-            .unwrap_or(&message)
-            .to_string(),
-    }
-}
-
-/// Replays `site` on loopback: in a private network namespace when possible.
-fn replay_loopback(site: &ServedSite, opts: &ReplayOptions) -> Result<Replay> {
-    let fallback = if opts.netns {
-        match netns::run_in_child(site, opts, &Link::Loopback, &|_| {}) {
-            Ok(replay) => return Ok(replay),
-            Err(netns::ChildError::Unavailable(reason)) => Some(reason),
-            Err(netns::ChildError::Failed(message)) => return Err(child_failed(site, message)),
-        }
-    } else {
-        None
-    };
-    let timestamps = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_timestamps")
-        .map(|s| s.trim() != "0")
-        .unwrap_or(true);
-    // With timestamps, 12 bytes of every segment are TCP options: ask for 12 more.
-    let maxseg = opts.mss + if timestamps { 12 } else { 0 };
-    let detail = match fallback {
-        Some(reason) => {
-            format!("host loopback, TCP_MAXSEG {maxseg}; namespace unavailable: {reason}")
-        }
-        None => format!("current network namespace (--no-netns), TCP_MAXSEG {maxseg}"),
-    };
-    let method = Method {
-        name: "tcp-maxseg".into(),
-        detail,
-        tcp_maxseg: Some(maxseg),
-    };
-    run_here(site, opts, method, &Link::Loopback, &|_| {})
 }
 
 /// How long a read or write may wait over `link` before the visit counts as timed out: the
@@ -362,13 +314,9 @@ pub fn patience(link: &Link, base: std::time::Duration) -> std::time::Duration {
         + spec.down.delay * 2
 }
 
-/// What a run over an emulated link needs from its emulator: the namespaces to run in.
-struct Ends<'a> {
-    server: Option<&'a link::Netns>,
-}
-
-/// Runs the replay's clients in this process: webdiet's robot (`run_robot`) and, over an
-/// emulated link, Chromium ([`chromium::run_here`]), as `opts.clients` asks.
+/// Runs the replay's clients in this process, each through the one [`driver`]: webdiet's
+/// robot ([`robot_visitor`]) and, over an emulated link, Chromium ([`chromium`]), as
+/// `opts.clients` asks.
 pub fn run_here(
     site: &ServedSite,
     opts: &ReplayOptions,
@@ -377,7 +325,7 @@ pub fn run_here(
     progress: &dyn Fn(&str),
 ) -> Result<Replay> {
     let mut replay = if opts.clients.contains(&ClientKind::Webdiet) {
-        run_robot(site, opts, method, over, progress)?
+        robot_visitor::run(site, opts, method, over, progress)?
     } else {
         Replay {
             method,
@@ -388,7 +336,7 @@ pub fn run_here(
         }
     };
     if opts.clients.contains(&ClientKind::Chromium) {
-        let (rows, link_method) = chromium::run_here(site, opts, over, progress)?;
+        let (rows, link_method) = chromium::run(site, opts, over, progress)?;
         replay.browser = rows;
         if let (Some(m), false) = (link_method, opts.clients.contains(&ClientKind::Webdiet)) {
             replay.method = m;
@@ -397,305 +345,11 @@ pub fn run_here(
     Ok(replay)
 }
 
-/// Runs server and client in this process and network namespace (or, over an emulated link,
-/// the server in the link's server namespace and the client in its client namespace): for
-/// each run (a fresh link with the run's seed), each mode, a server with the mode's server
-/// half and one visit of every page by its client half.
-fn run_robot(
+pub(crate) fn pages(
     site: &ServedSite,
-    opts: &ReplayOptions,
-    method: Method,
-    over: &Link,
-    progress: &dyn Fn(&str),
-) -> Result<Replay> {
-    let fail = |message: String| Error::Invalid {
-        path: site.site.root.clone(),
-        message,
-    };
-    let resolver = Resolver::new(&site.site, None);
-    let pages = pages(site, &resolver, &opts.pages).map_err(fail)?;
-    let emulated = matches!(over, Link::Emulated(_));
-    let mut server_opts = opts.server.clone();
-    server_opts.tcp.tcp_maxseg = method.tcp_maxseg;
-    let mut client_opts = opts.client.clone();
-    client_opts.tcp.tcp_maxseg = method.tcp_maxseg;
-    let mut tls_opts = opts.tls;
-    if emulated {
-        server_opts.ip = link::SERVER_ADDR.into();
-        let wait = patience(over, client_opts.timeout);
-        client_opts.timeout = wait;
-        server_opts.idle_timeout = patience(over, server_opts.idle_timeout);
-        server_opts.request_timeout = patience(over, server_opts.request_timeout);
-        server_opts.write_timeout = patience(over, server_opts.write_timeout);
-        tls_opts.handshake_timeout = patience(over, tls_opts.handshake_timeout);
-    }
-    // Certificates and configs for this run only, in memory, when a mode needs them.
-    let tls = if opts.modes.iter().any(|m| m.is_tls()) {
-        Some(TlsSetup::new(&tls_opts).map_err(fail)?)
-    } else {
-        None
-    };
-    let server_tls = tls.as_ref().map(|t| ServerTls {
-        config: t.server.clone(),
-        handshake_timeout: tls_opts.handshake_timeout,
-    });
-    let robot = robot::Robot::new(site, &resolver, &client_opts);
-    let cx = server::ServeContext::new(site, &resolver, &server_opts);
-    let runs = opts.runs.max(1);
-    // The pages each row sums: all of them in one row, or one row per page.
-    let groups: Vec<(String, Vec<String>)> = match &opts.pages {
-        Pages::All => vec![(format!("{} pages", pages.len()), pages.clone())],
-        Pages::Each => pages.iter().map(|p| (p.clone(), vec![p.clone()])).collect(),
-        _ => vec![(pages[0].clone(), pages.clone())],
-    };
-    // measured[mode][group][test] = one visit (summed over the group's pages) per run.
-    let mut measured: Vec<Vec<Vec<Vec<Visit>>>> =
-        vec![vec![vec![Vec::new(); Test::ALL.len()]; groups.len()]; opts.modes.len()];
-    let mut seeds = Vec::new();
-    let mut method = method;
-    let visits_per_run = opts.modes.len() * groups.len() * opts.tests.len().max(1);
-    let total = runs * visits_per_run;
-    let started = std::time::Instant::now();
-    let mut done = 0usize;
-    for run in 0..runs {
-        let emulator = match over {
-            Link::Loopback => None,
-            Link::Emulated(spec) => {
-                let seed = opts.seed.wrapping_add(run as u64);
-                seeds.push(seed);
-                let emulator = start_link(spec, seed).map_err(fail)?;
-                if run == 0 {
-                    method = Method {
-                        name: "link".into(),
-                        detail: emulator.describe(),
-                        tcp_maxseg: None,
-                    };
-                }
-                Some(emulator)
-            }
-        };
-        let capture = match (&opts.capture, &emulator) {
-            (Some(file), Some(_)) if run == 0 => {
-                Some(capture::Capture::start(file, link::CLIENT_DEVICE)?)
-            }
-            _ => None,
-        };
-        let ends = Ends {
-            server: emulator.as_ref().map(|e| e.server()),
-        };
-        for (m, &mode) in opts.modes.iter().enumerate() {
-            let spec = mode.spec();
-            let mode_tls = match (mode.is_tls(), &tls) {
-                (true, Some(t)) => Some((t.client.with_alpn(spec.client.alpn()), &server_tls)),
-                _ => None,
-            };
-            let (client_tls, mode_server_tls) = match &mode_tls {
-                Some((client, server)) => (Some(client), server.as_ref()),
-                None => (None, None),
-            };
-            let model = Model {
-                mss: u64::from(opts.mss),
-                server_buffer: server_opts.buffer as u64,
-                framing: client_tls.map_or(Framing::NONE, |t| t.framing),
-            };
-            let control = server::Control::default();
-            std::thread::scope(|scope| -> Result<()> {
-                let server = server::Server::start_in(
-                    scope,
-                    &cx,
-                    &control,
-                    spec.server,
-                    mode_server_tls,
-                    ends.server,
-                )
-                .map_err(|e| fail(format!("cannot start the server: {e}")))?;
-                let connector = Connector {
-                    addr: server.addr,
-                    tcp: client_opts.tcp,
-                    timeout: client_opts.timeout,
-                    model,
-                    own: &control.own,
-                    tls: client_tls,
-                    visit: Default::default(),
-                };
-                let outcome = (|| {
-                    for (g, (_, pages)) in groups.iter().enumerate() {
-                        let mut per_test = vec![Visit::default(); Test::ALL.len()];
-                        let mut ran = [false; 2];
-                        for page in pages {
-                            let mut cache = robot::Cache::default();
-                            let mut first_timed_out = false;
-                            for (i, test) in Test::ALL.into_iter().enumerate() {
-                                // A validation needs the first visit; a first visit nothing.
-                                if !opts.tests.contains(&test) && test != Test::First {
-                                    continue;
-                                }
-                                let what = format!("{} {} {}", mode.as_str(), test.as_str(), page);
-                                let visit = if first_timed_out {
-                                    // Nothing to validate: this run's validation timed out
-                                    // with its first visit (counted, with no time).
-                                    None
-                                } else {
-                                    let visit = visit_once(
-                                        spec.client,
-                                        &robot,
-                                        &connector,
-                                        page,
-                                        test,
-                                        &mut cache,
-                                        emulated,
-                                    )
-                                    .map_err(|e| format!("{what}: {e}"))?;
-                                    first_timed_out = visit.timed_out && test == Test::First;
-                                    Some(visit)
-                                };
-                                ran[i] = true;
-                                add_visit(&mut per_test[i], visit, pages.len() == 1);
-                                if emulated {
-                                    done += 1;
-                                    let left = started.elapsed().as_secs_f64() / done as f64
-                                        * total.saturating_sub(done) as f64;
-                                    progress(&format!(
-                                        "{} ({}): run {}/{runs}, {what} done — {done} of {total} \
-                                         visits, about {left:.0} s left",
-                                        over.name(),
-                                        opts.label,
-                                        run + 1
-                                    ));
-                                }
-                            }
-                        }
-                        for (i, visit) in per_test.into_iter().enumerate() {
-                            if ran[i] {
-                                measured[m][g][i].push(visit);
-                            }
-                        }
-                    }
-                    Ok(())
-                })();
-                server.stop();
-                outcome.map_err(fail)
-            })?;
-        }
-        capture.map_or(Ok(()), capture::Capture::finish)?;
-        if let Some(emulator) = emulator {
-            emulator
-                .stop()
-                .map_err(|e| fail(format!("emulated link {}: {e}", over.name())))?;
-        }
-    }
-    let row_link = row::RowLink::new(over, seeds);
-    let label = tls.as_ref().map(|t| row::TlsLabel {
-        version: opts.tls.version.as_str().to_string(),
-        // Both ends allow this suite only: it is the negotiated one.
-        suite: opts.tls.suite_name(),
-        resumption: opts.tls.resumption,
-        chain_bytes: t.chain_bytes.clone(),
-    });
-    let mut rows = Vec::new();
-    for (m, &mode) in opts.modes.iter().enumerate() {
-        for ((page_label, _), measured) in groups.iter().zip(&measured[m]) {
-            for (i, test) in Test::ALL.into_iter().enumerate() {
-                if opts.tests.contains(&test) {
-                    rows.push(ReplayRow::from_runs(
-                        &opts.label,
-                        page_label,
-                        mode,
-                        test,
-                        &measured[i],
-                        client_opts.headers,
-                        &method.name,
-                        opts.mss,
-                        label.as_ref().filter(|_| mode.is_tls()),
-                        &row_link,
-                    ));
-                }
-            }
-        }
-    }
-    Ok(Replay {
-        method,
-        mss: opts.mss,
-        rows,
-        links: Vec::new(),
-        browser: Vec::new(),
-    })
-}
-
-/// A fresh emulated link for one run, with the calling thread (and every client thread it
-/// starts) in the link's client namespace from here on.
-fn start_link(spec: &link::LinkSpec, seed: u64) -> Result<link::Emulator, String> {
-    let options = link::EmulatorOptions {
-        seed,
-        ..link::EmulatorOptions::default()
-    };
-    let emulator = link::Emulator::start(spec, &options)
-        .map_err(|e| format!("emulated link {}: {e}", spec.name))?;
-    emulator
-        .client()
-        .enter()
-        .map_err(|e| format!("emulated link {}: {e}", spec.name))?;
-    Ok(emulator)
-}
-
-/// One visit of `page` by a mode's client half, as a new browser session (its first TLS
-/// connection makes a full handshake). Over an emulated link a visit that gave up waiting is
-/// a timed-out visit, its times those at which it was abandoned; anything else is an error.
-#[allow(clippy::too_many_arguments)]
-fn visit_once(
-    client: &dyn protocol::ClientHalf,
-    robot: &robot::Robot<'_>,
-    connector: &Connector<'_>,
-    page: &str,
-    test: Test,
-    cache: &mut robot::Cache,
-    emulated: bool,
-) -> Result<Visit, String> {
-    connector
-        .new_visit()
-        .map_err(|e| format!("a session to resume: {e}"))?;
-    match client.visit(robot, connector, page, test, cache) {
-        Ok(visit) => Ok(visit),
-        Err(e) => {
-            let marks = connector.visit.marks();
-            if !(emulated && marks.timed_out) {
-                return Err(e);
-            }
-            let at = marks.first_syn.map(|t| t.elapsed()).unwrap_or_default();
-            Ok(Visit {
-                timed_out: true,
-                timing: robot::Timing {
-                    first_byte: at,
-                    complete: at,
-                    last_packet: at,
-                    requests: Vec::new(),
-                },
-                ..Visit::default()
-            })
-        }
-    }
-}
-
-/// Adds one page's visit to a row's sum over its pages (`None`: not made, counted as timed
-/// out). The waterfall is kept for a row of one page only.
-fn add_visit(sum: &mut Visit, visit: Option<Visit>, one_page: bool) {
-    let Some(visit) = visit else {
-        sum.timed_out = true;
-        return;
-    };
-    sum.counters += visit.counters;
-    sum.timing.first_byte += visit.timing.first_byte;
-    sum.timing.complete += visit.timing.complete;
-    sum.timing.last_packet += visit.timing.last_packet;
-    sum.timing.requests = if one_page {
-        visit.timing.requests
-    } else {
-        Vec::new()
-    };
-    sum.timed_out |= visit.timed_out;
-}
-
-fn pages(site: &ServedSite, resolver: &Resolver, which: &Pages) -> Result<Vec<String>, String> {
+    resolver: &Resolver,
+    which: &Pages,
+) -> Result<Vec<String>, String> {
     let html: Vec<String> = site
         .site
         .files

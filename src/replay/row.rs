@@ -72,6 +72,11 @@ impl Spread {
         }
     }
 
+    /// `Some` when at least one run had the figure.
+    pub fn reached_by_any(self) -> Option<Spread> {
+        (self.runs > 0).then_some(self)
+    }
+
     /// The range the report shows: the interquartile range with 5 runs or more, else min–max.
     pub fn range(&self) -> (f64, f64) {
         if self.runs >= 5 {
@@ -86,6 +91,96 @@ impl Spread {
         let (a0, a1) = self.range();
         let (b0, b1) = other.range();
         a0 <= b1 && b0 <= a1
+    }
+}
+
+/// One run's outcome, as the aggregation over runs ([`Runs`]) sees it.
+pub trait RunOutcome {
+    /// The run gave up waiting (a slow or lossy link): in the figures it reached only.
+    fn timed_out(&self) -> bool;
+    /// Nothing was measured (the client failed): in no figure.
+    fn failed(&self) -> bool {
+        false
+    }
+}
+
+/// The runs of one mode × test, for a row — whoever the client — and the one way their
+/// figures are aggregated: counts from the completed runs, medians as the lower middle (so
+/// always a measured value), spreads over the runs that have the figure.
+pub struct Runs<'a, V> {
+    all: &'a [V],
+    completed: Vec<&'a V>,
+}
+
+impl<'a, V: RunOutcome> Runs<'a, V> {
+    pub fn new(all: &'a [V]) -> Self {
+        Runs {
+            all,
+            completed: all
+                .iter()
+                .filter(|v| !v.timed_out() && !v.failed())
+                .collect(),
+        }
+    }
+
+    /// Every run, completed or not.
+    pub fn len(&self) -> usize {
+        self.all.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.all.is_empty()
+    }
+
+    pub fn timed_out(&self) -> usize {
+        self.all.iter().filter(|v| v.timed_out()).count()
+    }
+
+    pub fn failed(&self) -> usize {
+        self.all.iter().filter(|v| v.failed()).count()
+    }
+
+    /// The runs that completed.
+    pub fn completed(&self) -> &[&'a V] {
+        &self.completed
+    }
+
+    /// A deterministic count's median over the completed runs (0 without any).
+    pub fn median(&self, f: impl Fn(&V) -> u64) -> u64 {
+        let mut v: Vec<u64> = self.completed.iter().map(|r| f(r)).collect();
+        v.sort_unstable();
+        v.get((v.len().max(1) - 1) / 2).copied().unwrap_or(0)
+    }
+
+    /// A measured figure's spread over the completed runs.
+    pub fn spread(&self, f: impl Fn(&V) -> f64) -> Spread {
+        Spread::of(self.completed.iter().map(|r| f(r)))
+    }
+
+    /// A figure's spread over the completed runs that have it.
+    pub fn spread_some(&self, f: impl Fn(&V) -> Option<f64>) -> Spread {
+        Spread::of(self.completed.iter().filter_map(|r| f(r)))
+    }
+
+    /// A figure's spread over every run that reached it, completed or not.
+    pub fn reached(&self, f: impl Fn(&V) -> Option<f64>) -> Spread {
+        Spread::of(self.all.iter().filter_map(f))
+    }
+
+    /// The completed run whose figure `f` is `median` (the run a waterfall shows), else the
+    /// first completed run.
+    pub fn median_run(&self, median: f64, f: impl Fn(&V) -> Option<f64>) -> Option<&'a V> {
+        self.completed
+            .iter()
+            .find(|r| f(r) == Some(median))
+            .or(self.completed.first())
+            .copied()
+    }
+}
+
+impl RunOutcome for Visit {
+    fn timed_out(&self) -> bool {
+        self.timed_out
     }
 }
 
@@ -264,29 +359,21 @@ impl ReplayRow {
         tls: Option<&TlsLabel>,
         link: &RowLink,
     ) -> ReplayRow {
-        let timed = runs;
-        let completed: Vec<Visit> = runs.iter().filter(|r| !r.timed_out).cloned().collect();
-        let runs = &completed[..];
-        let median_of = |f: &dyn Fn(&Counters) -> u64| {
-            let mut v: Vec<u64> = runs.iter().map(|r| f(&r.counters)).collect();
-            v.sort_unstable();
-            v.get((v.len().max(1) - 1) / 2).copied().unwrap_or(0)
-        };
-        let spread = |f: &dyn Fn(&Visit) -> f64| Spread::of(runs.iter().map(f));
+        let runs = Runs::new(runs);
+        let median_of = |f: &dyn Fn(&Counters) -> u64| runs.median(|r| f(&r.counters));
+        let spread = |f: &dyn Fn(&Visit) -> f64| runs.spread(f);
         // A validation not made because its run's first visit timed out has no time at all.
         let time = |f: &dyn Fn(&Visit) -> std::time::Duration| {
-            Spread::of(
-                timed
-                    .iter()
-                    .filter(|r| !(r.timed_out && r.timing.last_packet.is_zero()))
-                    .map(|r| f(r).as_secs_f64() * 1000.0),
-            )
+            runs.reached(|r| {
+                (!(r.timed_out && r.timing.last_packet.is_zero()))
+                    .then(|| f(r).as_secs_f64() * 1000.0)
+            })
         };
         let last_packet = time(&|r| r.timing.last_packet);
         let waterfall = runs
-            .iter()
-            .find(|r| r.timing.last_packet.as_secs_f64() * 1000.0 == last_packet.median)
-            .or_else(|| runs.first())
+            .median_run(last_packet.median, |r| {
+                Some(r.timing.last_packet.as_secs_f64() * 1000.0)
+            })
             .map(|r| r.timing.requests.clone())
             .unwrap_or_default();
         let packets = median_of(&|c| c.model.total());
@@ -299,8 +386,8 @@ impl ReplayRow {
             mode: mode.as_str().to_string(),
             test: test.as_str().to_string(),
             link: link.clone(),
-            runs: timed.len(),
-            timed_out_runs: timed.len() - runs.len(),
+            runs: runs.len(),
+            timed_out_runs: runs.timed_out(),
             requests: median_of(&|c| c.requests),
             connections: median_of(&|c| c.connections),
             bytes_up,
@@ -352,15 +439,19 @@ impl ReplayRow {
                     let c = r.counters.connections.max(1) as f64;
                     r.counters.connect.as_secs_f64() * 1000.0 / c
                 }),
-                after_connect_ms: runs.iter().all(|r| r.counters.connections == 1).then(|| {
-                    spread(&|r| {
-                        r.timing
-                            .complete
-                            .saturating_sub(r.counters.connect)
-                            .as_secs_f64()
-                            * 1000.0
-                    })
-                }),
+                after_connect_ms: runs
+                    .completed()
+                    .iter()
+                    .all(|r| r.counters.connections == 1)
+                    .then(|| {
+                        spread(&|r| {
+                            r.timing
+                                .complete
+                                .saturating_sub(r.counters.connect)
+                                .as_secs_f64()
+                                * 1000.0
+                        })
+                    }),
             },
             method: method.to_string(),
             mss,

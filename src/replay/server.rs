@@ -1,11 +1,14 @@
-//! The replay's server, whatever protocol it speaks: binds, accepts, admits, and hands each
+//! The replay's server, whatever protocol it speaks: listens (or serves on a socket the
+//! replay holds for all its servers, [`Server::start_on`]), accepts, admits, and hands each
 //! connection to the mode's server half on a thread of its own (bounded), so a slow or hostile
 //! client holds only its own thread, never the others. The replay's own client is always
 //! admitted; others beyond `max_connections` get the protocol's refusal (503).
 
-use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpStream};
+use std::io::Write;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::os::fd::AsFd;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::thread::Scope;
 use std::time::Duration;
 
@@ -14,6 +17,7 @@ use super::served::{Resource, ServedSite};
 use super::transport::tcp::{self, Wire};
 use super::transport::{OwnClients, ServerTls, TcpOptions};
 use crate::site::resolve::{Resolver, Target};
+use crate::sys;
 
 /// How the server behaves.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -28,8 +32,8 @@ pub struct ServerOptions {
     /// answered as they are parsed, so the pipeline depth the server holds is bounded by one
     /// 16 KiB read plus this buffer. Default: 64 KiB.
     pub buffer: usize,
-    /// How long the rest of a partly received pipelined request may keep the response buffer
-    /// waiting. Default: 50 ms (libwww's flush timer).
+    /// How long the rest of a partly received pipelined request (HTTP/1: its head; HTTP/2:
+    /// its frame) may keep the response buffer waiting. Default: 50 ms (libwww's flush timer).
     pub partial_wait: Duration,
     /// Longest request head accepted. Default: 8 KiB.
     pub max_request_head: usize,
@@ -134,7 +138,8 @@ impl Control {
         Some(id)
     }
 
-    /// Connections accepted so far, the replay's own and others.
+    /// Connections admitted so far, the replay's own and others (one refused for
+    /// `max_connections` is not counted): what a test waits on to order connections.
     pub fn accepted_connections(&self) -> u64 {
         self.next_id.load(Ordering::SeqCst)
     }
@@ -155,8 +160,8 @@ impl Control {
 pub struct Server<'env> {
     pub addr: SocketAddr,
     control: &'env Control,
-    /// A handle on the listening socket: shutting it down wakes the accept loop.
-    listener: Option<std::net::TcpListener>,
+    /// Wakes the accept loop when written to.
+    waker: Arc<std::fs::File>,
 }
 
 impl Drop for Server<'_> {
@@ -181,7 +186,8 @@ impl Server<'_> {
     }
 
     /// [`Server::start`], listening in the network namespace `netns` (an emulated link's
-    /// server end) when given; the connections it accepts live there too.
+    /// server end) when given; the connections it accepts live there too. The socket is the
+    /// server's own: it closes when the server stops.
     pub fn start_in<'scope, 'env>(
         scope: &'scope Scope<'scope, 'env>,
         cx: &'env ServeContext<'env>,
@@ -190,64 +196,55 @@ impl Server<'_> {
         tls: Option<&'env ServerTls>,
         netns: Option<&crate::replay::link::Netns>,
     ) -> std::io::Result<Server<'env>> {
-        let opts = cx.opts;
-        let addr = (opts.ip, opts.port).into();
-        let listener = match netns {
-            None => tcp::listen(addr, &opts.tcp)?,
-            // A socket belongs to the namespace of the thread that made it.
-            Some(netns) => std::thread::scope(|s| {
-                s.spawn(|| {
-                    netns.enter().map_err(std::io::Error::other)?;
-                    tcp::listen(addr, &opts.tcp)
-                })
-                .join()
-                .unwrap_or_else(|_| Err(std::io::Error::other("listener thread panicked")))
-            })?,
-        };
+        let listener = listen(cx.opts, netns)?;
+        Server::start_on(scope, cx, control, half, tls, &listener)
+    }
+
+    /// [`Server::start`] on a socket already listening ([`listen`]), which the caller holds
+    /// across servers: stopping leaves it listening, so that between one server and the next
+    /// no other program can take its port (`--port`).
+    pub fn start_on<'scope, 'env>(
+        scope: &'scope Scope<'scope, 'env>,
+        cx: &'env ServeContext<'env>,
+        control: &'env Control,
+        half: &'static dyn ServerHalf,
+        tls: Option<&'env ServerTls>,
+        listener: &TcpListener,
+    ) -> std::io::Result<Server<'env>> {
         let addr = listener.local_addr()?;
-        let waker = listener.try_clone().ok();
+        // The accept loop waits for a connection or for `stop`'s wake-up, whichever first.
+        let listener = listener.try_clone()?;
+        listener.set_nonblocking(true)?;
+        let waker = Arc::new(sys::eventfd()?);
+        let woken = waker.clone();
         scope.spawn(move || {
-            for stream in listener.incoming() {
-                if control.stop.load(Ordering::SeqCst) {
+            let mut ready = Vec::new();
+            loop {
+                let polled = sys::poll_readable(&[listener.as_fd(), woken.as_fd()], &mut ready);
+                if polled.is_err() || control.stop.load(Ordering::SeqCst) {
                     break;
                 }
-                let Ok(stream) = stream else { continue };
-                let own = stream
-                    .peer_addr()
-                    .is_ok_and(|peer| control.own.contains(peer));
-                if !own && control.others.fetch_add(1, Ordering::SeqCst) >= opts.max_connections {
-                    control.others.fetch_sub(1, Ordering::SeqCst);
-                    if tls.is_none() {
-                        half.refuse(stream);
-                    }
+                if !ready.first().copied().unwrap_or(false) {
                     continue;
                 }
-                let id = control.track(&stream);
-                scope.spawn(move || {
-                    if let Ok(wire) = Wire::new(
-                        stream,
-                        &opts.tcp,
-                        opts.idle_timeout,
-                        opts.write_timeout,
-                        tls,
-                    ) {
-                        half.serve(wire, cx);
-                    }
-                    control.untrack(id);
-                    if !own {
-                        control.others.fetch_sub(1, Ordering::SeqCst);
-                    }
-                });
+                // Gone between the poll and the accept (or would block): wait again.
+                let Ok((stream, _)) = listener.accept() else {
+                    continue;
+                };
+                if stream.set_nonblocking(false).is_err() {
+                    continue;
+                }
+                admit(scope, cx, control, half, tls, stream);
             }
         });
         Ok(Server {
             addr,
             control,
-            listener: waker,
+            waker,
         })
     }
 
-    /// Stops: no new connection is accepted (the accept loop is woken with one), and every
+    /// Stops: no new connection is accepted (the accept loop is woken), and every
     /// connection still open — an idle one from elsewhere, say — is shut down. Dropping the
     /// server stops it too, so that a caller that panics inside the thread scope does not wait
     /// for the accept loop forever.
@@ -255,21 +252,72 @@ impl Server<'_> {
         if self.control.stop.swap(true, Ordering::SeqCst) {
             return;
         }
-        // Shutting a listening socket down makes a blocked accept return (Linux); a
-        // connection wakes it where that does not work. Over an emulated link the connection
-        // would cross the link, where it may be lost: the shutdown needs no packet.
-        let woken = self.listener.as_ref().is_some_and(|l| {
-            socket2::SockRef::from(l)
-                .shutdown(std::net::Shutdown::Read)
-                .is_ok()
-        });
-        if !woken {
-            let _ = TcpStream::connect_timeout(&self.addr, Duration::from_secs(1));
-        }
+        // Wakes the accept loop; the listening socket itself is left as it is.
+        let _ = (&*self.waker).write_all(&1u64.to_ne_bytes());
         if let Ok(open) = self.control.open.lock() {
             for (_, stream) in open.iter() {
                 let _ = stream.shutdown(std::net::Shutdown::Both);
             }
         }
     }
+}
+
+/// A socket listening on the server's address (in the network namespace `netns` when
+/// given), for [`Server::start_on`].
+pub fn listen(
+    opts: &ServerOptions,
+    netns: Option<&crate::replay::link::Netns>,
+) -> std::io::Result<TcpListener> {
+    let addr = (opts.ip, opts.port).into();
+    match netns {
+        None => tcp::listen(addr, &opts.tcp),
+        // A socket belongs to the namespace of the thread that made it.
+        Some(netns) => std::thread::scope(|s| {
+            s.spawn(|| {
+                netns.enter().map_err(std::io::Error::other)?;
+                tcp::listen(addr, &opts.tcp)
+            })
+            .join()
+            .unwrap_or_else(|_| Err(std::io::Error::other("listener thread panicked")))
+        }),
+    }
+}
+
+/// Admits one accepted connection: the replay's own always, others up to `max_connections`
+/// (beyond, the protocol's refusal); each served on a thread of its own.
+fn admit<'scope, 'env>(
+    scope: &'scope Scope<'scope, 'env>,
+    cx: &'env ServeContext<'env>,
+    control: &'env Control,
+    half: &'static dyn ServerHalf,
+    tls: Option<&'env ServerTls>,
+    stream: TcpStream,
+) {
+    let opts = cx.opts;
+    let own = stream
+        .peer_addr()
+        .is_ok_and(|peer| control.own.contains(peer));
+    if !own && control.others.fetch_add(1, Ordering::SeqCst) >= opts.max_connections {
+        control.others.fetch_sub(1, Ordering::SeqCst);
+        if tls.is_none() {
+            half.refuse(stream);
+        }
+        return;
+    }
+    let id = control.track(&stream);
+    scope.spawn(move || {
+        if let Ok(wire) = Wire::new(
+            stream,
+            &opts.tcp,
+            opts.idle_timeout,
+            opts.write_timeout,
+            tls,
+        ) {
+            half.serve(wire, cx);
+        }
+        control.untrack(id);
+        if !own {
+            control.others.fetch_sub(1, Ordering::SeqCst);
+        }
+    });
 }

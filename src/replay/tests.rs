@@ -335,7 +335,7 @@ fn connections_held_by_others_never_refuse_the_replays_own_client() {
             let held: Vec<TcpStream> = (0..4)
                 .map(|_| TcpStream::connect(server.addr).unwrap())
                 .collect();
-            std::thread::sleep(Duration::from_millis(100));
+            admitted(server.control, 4);
             // One more from elsewhere is refused…
             let mut refused = TcpStream::connect(server.addr).unwrap();
             refused
@@ -452,4 +452,85 @@ fn rows_hold_deterministic_figures_and_the_kernels_spread() {
         let t = &row.time;
         assert!(t.first_byte_ms.median <= t.complete_ms.median, "{row:?}");
     }
+}
+
+/// Another program on the machine, trying all along to listen on `addr` with SO_REUSEADDR
+/// once the replay has it (until then it only binds, which with SO_REUSEADDR on both sides
+/// does not stand in the replay's way), until `stop`; counts the times it got the port
+/// before `stop` was set.
+pub(super) fn squat(addr: SocketAddr, stop: &std::sync::atomic::AtomicBool) -> usize {
+    use std::sync::atomic::Ordering;
+    let mut replay_listens = false;
+    let mut taken = 0;
+    while !stop.load(Ordering::SeqCst) {
+        let squatter =
+            socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+        squatter.set_reuse_address(true).unwrap();
+        let bound = squatter.bind(&addr.into()).is_ok();
+        replay_listens |= !bound;
+        if bound && replay_listens && squatter.listen(8).is_ok() && !stop.load(Ordering::SeqCst) {
+            taken += 1;
+            // Holds it a while, as a server would.
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    taken
+}
+
+/// Waits until the server of `control` has admitted `n` connections: the order a test needs
+/// (these before the next), not a time. Panics after 10 s.
+pub(super) fn admitted(control: &Control, n: u64) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while control.accepted_connections() < n {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server admitted {} of {n} connections",
+            control.accepted_connections()
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// A port nobody listens on now.
+pub(super) fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port()
+}
+
+#[test]
+fn a_port_squatter_does_not_stop_a_replay_of_several_modes_and_runs() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let site = site();
+    let port = free_port();
+    let opts = ReplayOptions {
+        runs: 3,
+        modes: vec![
+            mode("http10"),
+            mode("persistent"),
+            mode("pipelined"),
+            mode("h2c"),
+        ],
+        netns: false,
+        server: ServerOptions {
+            port,
+            ..ServerOptions::default()
+        },
+        ..ReplayOptions::default()
+    };
+    let method = Method {
+        name: "tcp-maxseg".into(),
+        detail: String::new(),
+        tcp_maxseg: Some(1460 + 12),
+    };
+    let stop = AtomicBool::new(false);
+    let outcome = std::thread::scope(|s| {
+        s.spawn(|| squat(([127, 0, 0, 1], port).into(), &stop));
+        let outcome = run_here(&site, &opts, method, &super::Link::Loopback, &|_| {});
+        stop.store(true, Ordering::SeqCst);
+        outcome
+    });
+    let replay = outcome.expect("the replay completes");
+    assert_eq!(replay.rows.len(), 2 * 4);
 }

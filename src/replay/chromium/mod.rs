@@ -14,22 +14,25 @@
 //!
 //! Faults: a page that does not finish within the timeout is reported with it and the other
 //! runs go on; a browser that crashes or does not start is reported and the visit tried once
-//! more. Driving Chromium is [`crate::chromium`]'s job; this module orders visits.
+//! more. Driving Chromium is [`crate::chromium`]'s job; this module is Chromium's
+//! visitor of the replay [`driver`], which starts the link and the servers around it.
 
 pub mod row;
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::driver::{self, ModeRun, Needs, Visitor};
 use super::link::{self, Link, LinkCounters};
 use super::protocol::{Mode, Transport};
 use super::robot::Test;
-use super::server::{self, ServeContext};
+use super::row::RowLink;
+use super::server::{self, ServerOptions};
 use super::transport::tls::{KeyType, TlsSetup, HOST};
-use super::transport::ServerTls;
-use super::{Method, ReplayOptions, ServedSite};
+use super::transport::{ServerTls, TlsOptions};
+use super::{Method, Pages, ReplayOptions, ServedSite};
 use crate::chromium::page_load::{LoadOptions, PageLoad};
 use crate::chromium::{self as browser, Browser, Network, RenderOptions};
 use crate::error::{Error, Result};
@@ -113,261 +116,268 @@ pub struct BrowserVisit {
     pub failed: bool,
 }
 
-/// Loads `site` in Chromium over the emulated link `over`, `opts.runs` times, in every mode
-/// of `opts.modes` a browser speaks; one row per mode and test. Returns the rows, the notes
-/// (crashes retried, timeouts) and how the link was set up.
-pub fn run_here(
+/// Loads `site` in Chromium over the emulated link `over` through the replay [`driver`],
+/// `opts.runs` times, in every mode of `opts.modes` a browser speaks; one row per mode and
+/// test. Returns the rows and how the link was set up (`None` on loopback, where the
+/// browser does not run).
+pub fn run(
     site: &ServedSite,
     opts: &ReplayOptions,
     over: &Link,
     progress: &dyn Fn(&str),
 ) -> Result<(Vec<BrowserRow>, Option<Method>)> {
-    let fail = |message: String| Error::Invalid {
-        path: site.site.root.clone(),
-        message,
-    };
-    let Link::Emulated(spec) = over else {
-        return Ok((Vec::new(), None));
-    };
     let modes = browser_modes(&opts.modes);
-    if modes.is_empty() {
+    if !matches!(over, Link::Emulated(_)) || modes.is_empty() {
         return Ok((Vec::new(), None));
     }
     let resolver = Resolver::new(&site.site, None);
-    let page = super::pages(site, &resolver, &super::Pages::Index)
-        .ok()
-        .and_then(|p| p.into_iter().next());
     let page = match &opts.pages {
-        super::Pages::One(p) => p.clone(),
-        _ => page.ok_or_else(|| fail("the site has no page for the browser to load".into()))?,
+        Pages::One(p) => p.clone(),
+        _ => super::pages(site, &resolver, &Pages::Index)
+            .ok()
+            .and_then(|p| p.into_iter().next())
+            .ok_or_else(|| Error::Invalid {
+                path: site.site.root.clone(),
+                message: "the site has no page for the browser to load".into(),
+            })?,
     };
-    let mut server_opts = opts.server.clone();
-    server_opts.ip = link::SERVER_ADDR.into();
-    server_opts.revalidate = true;
-    server_opts.idle_timeout = super::patience(over, server_opts.idle_timeout);
-    server_opts.request_timeout = super::patience(over, server_opts.request_timeout);
-    server_opts.write_timeout = super::patience(over, server_opts.write_timeout);
-    let mut tls_opts = opts.tls;
-    tls_opts.key = KeyType::EcdsaP256;
-    tls_opts.handshake_timeout = super::patience(over, tls_opts.handshake_timeout);
-    let tls = if modes.iter().any(|m| m.is_tls()) {
-        Some(TlsSetup::new(&tls_opts).map_err(fail)?)
-    } else {
-        None
-    };
-    let spki = tls
-        .as_ref()
-        .map(|t| browser::base64_encode(&t.leaf_spki_sha256));
-    let cx = ServeContext::new(site, &resolver, &server_opts);
-    let page_timeout = super::patience(over, opts.chromium.timeout);
-    let rtt = spec.up.delay + spec.down.delay;
-    let runs = opts.runs.max(1);
-    let tests: Vec<Test> = Test::ALL
-        .into_iter()
-        .filter(|t| *t == Test::First || opts.tests.contains(t))
-        .collect();
-    // visits[mode][test] = one visit per run.
-    let mut visits: Vec<Vec<Vec<BrowserVisit>>> = vec![vec![Vec::new(); tests.len()]; modes.len()];
-    let mut notes = Vec::new();
-    let mut method = None;
-    let mut launches = 0usize;
-    let total = runs * modes.len() * tests.len();
-    let started = Instant::now();
-    let mut done = 0usize;
-    for run in 0..runs {
-        let seed = opts.seed.wrapping_add(run as u64);
-        let options = link::EmulatorOptions {
-            seed,
-            ..link::EmulatorOptions::default()
+    let mut visitor = ChromiumVisitor::new(opts, over, modes, page);
+    let driven = driver::drive(site, &resolver, opts, over, &mut visitor, None, progress)?;
+    let rows = visitor.rows(opts, &driven, over);
+    Ok((rows, driven.link_method))
+}
+
+/// Chromium's visits, as they are measured.
+struct ChromiumVisitor<'a> {
+    chromium: &'a ChromiumOptions,
+    link_name: String,
+    modes: Vec<Mode>,
+    /// The tests made: a first visit, and a validation when asked for.
+    tests: Vec<Test>,
+    page: String,
+    page_timeout: Duration,
+    rtt: Duration,
+    /// `visits[mode][test]`: one visit per run.
+    visits: Vec<Vec<Vec<BrowserVisit>>>,
+    /// Crashes retried, timeouts: (mode, test, what happened).
+    notes: Vec<(usize, usize, String)>,
+    /// Browsers launched so far (the NetLog files are numbered by it).
+    launches: usize,
+}
+
+impl<'a> ChromiumVisitor<'a> {
+    fn new(opts: &'a ReplayOptions, over: &Link, modes: Vec<Mode>, page: String) -> Self {
+        let rtt = match over {
+            Link::Emulated(spec) => spec.up.delay + spec.down.delay,
+            Link::Loopback => Duration::ZERO,
         };
-        let emulator = link::Emulator::start(spec, &options)
-            .map_err(|e| fail(format!("emulated link {}: {e}", spec.name)))?;
-        // This thread, and the browsers it starts, live in the client's namespace from here.
-        emulator
-            .client()
-            .enter()
-            .map_err(|e| fail(format!("emulated link {}: {e}", spec.name)))?;
-        if method.is_none() {
-            method = Some(Method {
-                name: "link".into(),
-                detail: emulator.describe(),
-                tcp_maxseg: None,
-            });
+        let tests: Vec<Test> = Test::ALL
+            .into_iter()
+            .filter(|t| *t == Test::First || opts.tests.contains(t))
+            .collect();
+        ChromiumVisitor {
+            chromium: &opts.chromium,
+            link_name: over.name().to_string(),
+            visits: vec![vec![Vec::new(); tests.len()]; modes.len()],
+            modes,
+            tests,
+            page,
+            page_timeout: super::patience(over, opts.chromium.timeout),
+            rtt,
+            notes: Vec::new(),
+            launches: 0,
         }
-        for (m, &mode) in modes.iter().enumerate() {
-            let mode_spec = mode.spec();
-            let server_tls = tls.as_ref().filter(|_| mode.is_tls()).map(|t| {
-                let mut config = (*t.server).clone();
-                // The browser offers h2 and http/1.1: the server says which this mode is.
-                config.alpn_protocols = if mode_spec.client.alpn().is_empty() {
-                    vec![b"http/1.1".to_vec()]
-                } else {
-                    mode_spec.client.alpn().iter().map(|p| p.to_vec()).collect()
-                };
-                ServerTls {
-                    config: std::sync::Arc::new(config),
-                    handshake_timeout: tls_opts.handshake_timeout,
-                }
+    }
+
+    /// One test's visit in one mode of one run, tried once more if the browser fails.
+    fn visit_test(
+        &mut self,
+        run: &ModeRun<'_>,
+        (i, test): (usize, Test),
+        url: &str,
+        profiles: &Scratch,
+        profile: &mut PathBuf,
+    ) -> std::result::Result<BrowserVisit, String> {
+        let (Some(server), Some(emulator)) = (&run.server, run.emulator) else {
+            return Err("the browser's mode has no server over an emulated link".into());
+        };
+        let what = format!(
+            "chromium {} {} {}",
+            run.mode.as_str(),
+            test.as_str(),
+            self.page
+        );
+        let spki = run
+            .tls
+            .filter(|_| run.mode.is_tls())
+            .map(|t| browser::base64_encode(&t.leaf_spki_sha256));
+        let m = run.mode_index;
+        let here = format!("{} run {}: {what}", self.link_name, run.run + 1);
+        for attempt in 0..2 {
+            let net_log = self.chromium.net_log_dir.as_ref().map(|dir| {
+                self.launches += 1;
+                dir.join(format!("netlog-{}.json", self.launches))
             });
-            let control = server::Control::default();
-            std::thread::scope(|scope| -> Result<()> {
-                let server = server::Server::start_in(
-                    scope,
-                    &cx,
-                    &control,
-                    mode_spec.server,
-                    server_tls.as_ref(),
-                    Some(emulator.server()),
-                )
-                .map_err(|e| fail(format!("cannot start the server: {e}")))?;
-                let scheme = match mode_spec.transport {
-                    Transport::Tcp => "http",
-                    Transport::Tls => "https",
-                };
-                let url = format!("{scheme}://{HOST}:{}/{}", server.addr.port(), page);
-                let profiles = Scratch::new().map_err(|e| fail(format!("profile: {e}")))?;
-                let mut profile = profiles.0.join("profile-0");
-                let mut first_failed = false;
-                for (i, &test) in tests.iter().enumerate() {
-                    let what = format!("chromium {} {} {}", mode.as_str(), test.as_str(), page);
-                    let visit = if first_failed {
-                        // Nothing to validate: the first visit left no profile to come back to.
-                        BrowserVisit {
-                            failed: true,
-                            ..BrowserVisit::default()
-                        }
-                    } else {
-                        let mut attempt = 0;
-                        loop {
-                            let crash = opts.chromium.crash_in_run == Some(run)
-                                && m == 0
-                                && test == Test::First
-                                && attempt == 0;
-                            let net_log = opts.chromium.net_log_dir.as_ref().map(|dir| {
-                                launches += 1;
-                                dir.join(format!("netlog-{launches}.json"))
-                            });
-                            let setup = Setup {
-                                binary: opts.chromium.binary.clone(),
-                                profile: &profile,
-                                spki: spki.clone().filter(|_| mode.is_tls()),
-                                net_log,
-                                timeout: page_timeout,
-                                crash,
-                                quiet: rtt + Duration::from_millis(250),
+            let setup = Setup {
+                binary: self.chromium.binary.clone(),
+                profile,
+                spki: spki.clone(),
+                net_log,
+                timeout: self.page_timeout,
+                crash: self.chromium.crash_in_run == Some(run.run)
+                    && m == 0
+                    && test == Test::First
+                    && attempt == 0,
+                quiet: self.rtt + Duration::from_millis(250),
+            };
+            match visit(&setup, url, emulator, server.control) {
+                Ok(v) => {
+                    if v.timed_out {
+                        let load =
+                            match v.load.as_ref().is_some_and(|l| l.metrics.load_ms.is_some()) {
+                                true => "fired",
+                                false => "never fired",
                             };
-                            match visit(&setup, &url, &emulator, &control) {
-                                Ok(v) => {
-                                    if v.timed_out {
-                                        notes.push((
-                                            m,
-                                            i,
-                                            format!(
-                                                "{} run {}: {what}: not complete within the \
-                                             {:.1} s timeout (load {}), reported as timed out",
-                                                over.name(),
-                                                run + 1,
-                                                page_timeout.as_secs_f64(),
-                                                if v.load.as_ref().is_some_and(|l| {
-                                                    l.metrics.load_ms.is_some()
-                                                }) {
-                                                    "fired"
-                                                } else {
-                                                    "never fired"
-                                                }
-                                            ),
-                                        ));
-                                    }
-                                    break v;
-                                }
-                                Err(e) if attempt == 0 => {
-                                    notes.push((
-                                        m,
-                                        i,
-                                        format!(
-                                            "{} run {}: {what}: the browser failed ({e}); tried \
-                                         once more",
-                                            over.name(),
-                                            run + 1
-                                        ),
-                                    ));
-                                    attempt += 1;
-                                    if test == Test::First {
-                                        // A fresh profile: the failed visit may have filled
-                                        // the cache.
-                                        profile = profiles.0.join("profile-1");
-                                    }
-                                }
-                                Err(e) => {
-                                    notes.push((
-                                        m,
-                                        i,
-                                        format!(
-                                            "{} run {}: {what}: the browser failed again ({e}); \
-                                         the run is left out",
-                                            over.name(),
-                                            run + 1
-                                        ),
-                                    ));
-                                    first_failed |= test == Test::First;
-                                    break BrowserVisit {
-                                        failed: true,
-                                        ..BrowserVisit::default()
-                                    };
-                                }
-                            }
-                        }
-                    };
-                    visits[m][i].push(visit);
-                    done += 1;
-                    let left = started.elapsed().as_secs_f64() / done as f64
-                        * total.saturating_sub(done) as f64;
-                    progress(&format!(
-                        "{} ({}): run {}/{runs}, {what} done — {done} of {total} browser \
-                         visits, about {left:.0} s left",
-                        over.name(),
-                        opts.label,
-                        run + 1
+                        self.notes.push((
+                            m,
+                            i,
+                            format!(
+                                "{here}: not complete within the {:.1} s timeout (load {load}), \
+                                 reported as timed out",
+                                self.page_timeout.as_secs_f64(),
+                            ),
+                        ));
+                    }
+                    return Ok(v);
+                }
+                Err(e) if attempt == 0 => {
+                    self.notes.push((
+                        m,
+                        i,
+                        format!("{here}: the browser failed ({e}); tried once more"),
+                    ));
+                    if test == Test::First {
+                        // A fresh profile: the failed visit may have filled the cache.
+                        *profile = profiles.0.join("profile-1");
+                    }
+                }
+                Err(e) => {
+                    self.notes.push((
+                        m,
+                        i,
+                        format!("{here}: the browser failed again ({e}); the run is left out"),
                     ));
                 }
-                server.stop();
-                Ok(())
-            })?;
-        }
-        emulator
-            .stop()
-            .map_err(|e| fail(format!("emulated link {}: {e}", over.name())))?;
-    }
-    let row_link = super::row::RowLink::new(
-        over,
-        (0..runs as u64)
-            .map(|r| opts.seed.wrapping_add(r))
-            .collect(),
-    );
-    let mut rows = Vec::new();
-    for (m, &mode) in modes.iter().enumerate() {
-        for (i, &test) in tests.iter().enumerate() {
-            if !opts.tests.contains(&test) {
-                continue;
             }
-            let mode_notes: Vec<String> = notes
-                .iter()
-                .filter(|(nm, ni, _)| (*nm, *ni) == (m, i))
-                .map(|(_, _, text)| text.clone())
-                .collect();
-            rows.push(BrowserRow::from_runs(
-                &opts.label,
-                &page,
-                mode,
-                test,
-                &visits[m][i],
-                &row_link,
-                page_timeout,
-                mode_notes,
+        }
+        Ok(BrowserVisit {
+            failed: true,
+            ..BrowserVisit::default()
+        })
+    }
+
+    /// One row per mode and test asked for.
+    fn rows(&self, opts: &ReplayOptions, driven: &driver::Driven, over: &Link) -> Vec<BrowserRow> {
+        let row_link = RowLink::new(over, driven.seeds.clone());
+        let mut rows = Vec::new();
+        for (m, &mode) in self.modes.iter().enumerate() {
+            for (i, &test) in self.tests.iter().enumerate() {
+                if !opts.tests.contains(&test) {
+                    continue;
+                }
+                let notes: Vec<String> = self
+                    .notes
+                    .iter()
+                    .filter(|(nm, ni, _)| (*nm, *ni) == (m, i))
+                    .map(|(_, _, text)| text.clone())
+                    .collect();
+                rows.push(BrowserRow::from_runs(
+                    &opts.label,
+                    &self.page,
+                    mode,
+                    test,
+                    &self.visits[m][i],
+                    &row_link,
+                    self.page_timeout,
+                    notes,
+                ));
+            }
+        }
+        rows
+    }
+}
+
+impl Visitor for ChromiumVisitor<'_> {
+    fn needs(&self) -> Needs {
+        Needs::EmulatedServer
+    }
+
+    fn modes(&self) -> &[Mode] {
+        &self.modes
+    }
+
+    fn visits_per_mode(&self) -> usize {
+        self.tests.len()
+    }
+
+    fn noun(&self) -> &'static str {
+        "browser visits"
+    }
+
+    fn configure(&self, server: &mut ServerOptions, tls: &mut TlsOptions) {
+        server.revalidate = true;
+        tls.key = KeyType::EcdsaP256;
+    }
+
+    fn server_tls(&self, setup: &TlsSetup, mode: Mode, handshake_timeout: Duration) -> ServerTls {
+        let mut config = (*setup.server).clone();
+        let alpn = mode.spec().client.alpn();
+        // The browser offers h2 and http/1.1: the server says which this mode is.
+        config.alpn_protocols = if alpn.is_empty() {
+            vec![b"http/1.1".to_vec()]
+        } else {
+            alpn.iter().map(|p| p.to_vec()).collect()
+        };
+        ServerTls {
+            config: std::sync::Arc::new(config),
+            handshake_timeout,
+        }
+    }
+
+    fn run_mode(&mut self, run: &mut ModeRun<'_>) -> std::result::Result<(), String> {
+        let Some(server) = &run.server else {
+            return Err("the browser's mode has no server".into());
+        };
+        let scheme = match run.mode.spec().transport {
+            Transport::Tcp => "http",
+            Transport::Tls => "https",
+        };
+        let url = format!("{scheme}://{HOST}:{}/{}", server.addr.port(), self.page);
+        let profiles = Scratch::new().map_err(|e| format!("profile: {e}"))?;
+        let mut profile = profiles.0.join("profile-0");
+        let mut first_failed = false;
+        for (i, test) in self.tests.clone().into_iter().enumerate() {
+            let visit = if first_failed {
+                // Nothing to validate: the first visit left no profile to come back to.
+                BrowserVisit {
+                    failed: true,
+                    ..BrowserVisit::default()
+                }
+            } else {
+                let v = self.visit_test(run, (i, test), &url, &profiles, &mut profile)?;
+                first_failed = v.failed && test == Test::First;
+                v
+            };
+            self.visits[run.mode_index][i].push(visit);
+            run.progress.done(&format!(
+                "chromium {} {} {}",
+                run.mode.as_str(),
+                test.as_str(),
+                self.page
             ));
         }
+        Ok(())
     }
-    Ok((rows, method))
 }
 
 /// What one visit needs.

@@ -1,6 +1,7 @@
 //! The row of a browser's visits: one site version × mode × test over one link, aggregated
 //! over the runs. Everything a browser does is measured, not modelled, so every figure is a
-//! spread (median and range), and the waterfall is the median run's, as the browser saw it.
+//! spread (median and range), and the waterfall is the median run's, as the browser saw it;
+//! the runs are aggregated as the robot's are ([`Runs`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -10,7 +11,7 @@ use super::BrowserVisit;
 use crate::chromium::page_load::{BrowserRequest, PageLoad};
 use crate::replay::protocol::Mode;
 use crate::replay::robot::Test;
-use crate::replay::row::{RowLink, Spread};
+use crate::replay::row::{RowLink, RunOutcome, Runs, Spread};
 
 /// The page's metrics over the runs, ms from the navigation's start; `None` when no run got
 /// there.
@@ -80,6 +81,16 @@ pub struct BrowserRow {
     pub waterfall: Vec<BrowserRequest>,
 }
 
+impl RunOutcome for BrowserVisit {
+    fn timed_out(&self) -> bool {
+        self.timed_out
+    }
+
+    fn failed(&self) -> bool {
+        self.failed
+    }
+}
+
 impl BrowserRow {
     /// Aggregates the runs of one mode and test.
     #[allow(clippy::too_many_arguments)]
@@ -93,23 +104,18 @@ impl BrowserRow {
         timeout: std::time::Duration,
         notes: Vec<String>,
     ) -> BrowserRow {
-        let complete: Vec<&BrowserVisit> = visits
-            .iter()
-            .filter(|v| !v.failed && !v.timed_out)
-            .collect();
-        let loads: Vec<&PageLoad> = visits.iter().filter_map(|v| v.load.as_ref()).collect();
-        let spread = |f: &dyn Fn(&BrowserVisit) -> f64| Spread::of(complete.iter().map(|v| f(v)));
-        let metric = |f: &dyn Fn(&PageLoad) -> Option<f64>| {
-            let values: Vec<f64> = loads.iter().filter_map(|l| f(l)).collect();
-            (!values.is_empty()).then(|| Spread::of(values))
-        };
-        let complete_ms = Spread::of(complete.iter().filter_map(|v| v.load.as_ref()?.complete_ms));
-        let median_run = complete
-            .iter()
-            .find(|v| v.load.as_ref().and_then(|l| l.complete_ms) == Some(complete_ms.median))
-            .or(complete.first())
-            .and_then(|v| v.load.as_ref());
-        let waterfall = median_run.map(|l| l.requests.clone()).unwrap_or_default();
+        let runs = Runs::new(visits);
+        fn load(v: &BrowserVisit) -> Option<&PageLoad> {
+            v.load.as_ref()
+        }
+        let metric =
+            |f: &dyn Fn(&PageLoad) -> Option<f64>| runs.reached(|v| f(load(v)?)).reached_by_any();
+        let complete_ms = runs.spread_some(|v| load(v)?.complete_ms);
+        let waterfall = runs
+            .median_run(complete_ms.median, |v| load(v)?.complete_ms)
+            .and_then(load)
+            .map(|l| l.requests.clone())
+            .unwrap_or_default();
         let network: Vec<&BrowserRequest> = waterfall
             .iter()
             .filter(|r| !r.from_cache && r.failed.is_none() && r.url.starts_with("http"))
@@ -133,6 +139,7 @@ impl BrowserRow {
                 .min_by(f64::total_cmp)?;
             Some(l.complete_ms? - syn)
         };
+        let spread = |f: &dyn Fn(&BrowserVisit) -> f64| runs.spread(f);
         BrowserRow {
             client: "chromium".into(),
             site: site.into(),
@@ -140,9 +147,9 @@ impl BrowserRow {
             mode: mode.as_str().into(),
             test: test.as_str().into(),
             link: link.clone(),
-            runs: visits.len(),
-            timed_out_runs: visits.iter().filter(|v| v.timed_out).count(),
-            failed_runs: visits.iter().filter(|v| v.failed).count(),
+            runs: runs.len(),
+            timed_out_runs: runs.timed_out(),
+            failed_runs: runs.failed(),
             timeout_ms: timeout.as_secs_f64() * 1000.0,
             protocol,
             requests: network.len() as u64,
@@ -162,14 +169,10 @@ impl BrowserRow {
                 lcp_ms: metric(&|l| l.metrics.lcp_ms),
                 dom_content_loaded_ms: metric(&|l| l.metrics.dom_content_loaded_ms),
                 load_ms: metric(&|l| l.metrics.load_ms),
-                complete_ms: (complete_ms.runs > 0).then_some(complete_ms),
-                complete_from_first_syn_ms: {
-                    let v: Vec<f64> = complete
-                        .iter()
-                        .filter_map(|v| first_syn(v.load.as_ref()?))
-                        .collect();
-                    (!v.is_empty()).then(|| Spread::of(v))
-                },
+                complete_ms: complete_ms.reached_by_any(),
+                complete_from_first_syn_ms: runs
+                    .spread_some(|v| first_syn(load(v)?))
+                    .reached_by_any(),
             },
             notes,
             waterfall,

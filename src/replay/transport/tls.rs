@@ -1,9 +1,11 @@
-//! TLS for the replay (rustls with the *ring* provider): the HTTPS modes run the HTTP/1 halves
-//! over this, unchanged. Everything a TLS run needs is made in memory for that run and never
-//! written anywhere: a throwaway CA and a leaf certificate for [`HOST`], both Ed25519 (fixed
-//! signature size, so the handshake has the same bytes on every run), the server's config
-//! (one protocol version and one cipher suite: others are refused) and the client's, which
-//! trusts only that CA.
+//! TLS for the replay (rustls with the *ring* provider): the modes over TLS (`https*`, `h2`,
+//! `h2-push`, `h2-hints`) run their HTTP/1 or HTTP/2 halves over this, unchanged. Everything a
+//! TLS run needs is made in memory for that run and never written anywhere: a throwaway CA
+//! and a leaf certificate for [`HOST`], both Ed25519 for webdiet's robot (fixed signature
+//! size, so the handshake has the same bytes on every run) or both ECDSA P-256 for Chromium,
+//! which accepts no Ed25519 certificate ([`KeyType`]); the server's config (one protocol
+//! version and one cipher suite: others are refused) and the client's, which trusts only that
+//! CA.
 //!
 //! A [`Session`] seals what a side writes into TLS records (each write of the protocol becomes
 //! exactly one write on the socket, records and all, as over cleartext TCP) and opens what it

@@ -12,7 +12,7 @@ use crate::replay::meter::{Counters, Handshake};
 use crate::replay::robot::{Cache, Test};
 use crate::replay::server::ServerOptions;
 use crate::replay::tests::{
-    mode, site, with_mode_server, with_mode_servers, with_server, with_servers, Running,
+    admitted, mode, site, with_mode_server, with_mode_servers, with_server, with_servers, Running,
 };
 use crate::replay::Mode;
 
@@ -340,7 +340,7 @@ fn connections_held_by_others_never_refuse_the_replays_own_tls_client() {
             let held: Vec<TcpStream> = (0..4)
                 .map(|_| TcpStream::connect(server.tls_addr).unwrap())
                 .collect();
-            std::thread::sleep(Duration::from_millis(100));
+            admitted(server.tls_control, 4);
             // One more from elsewhere is closed without a handshake…
             let (reply, took) = raw_reply(
                 server.tls_addr,

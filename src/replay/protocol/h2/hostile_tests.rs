@@ -10,15 +10,15 @@ use crate::replay::robot::{Cache, Test};
 use crate::replay::server::ServerOptions;
 use crate::replay::tests::{mode, site, with_mode_server, Running};
 
-const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
-const HEADERS: u8 = 0x1;
+pub(super) const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+pub(super) const HEADERS: u8 = 0x1;
 const RST_STREAM: u8 = 0x3;
 const SETTINGS: u8 = 0x4;
 const GOAWAY: u8 = 0x7;
-const END_STREAM: u8 = 0x1;
-const END_HEADERS: u8 = 0x4;
+pub(super) const END_STREAM: u8 = 0x1;
+pub(super) const END_HEADERS: u8 = 0x4;
 
-fn frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
+pub(super) fn frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
     let len = payload.len();
     let mut f = vec![(len >> 16) as u8, (len >> 8) as u8, len as u8, kind, flags];
     f.extend(stream.to_be_bytes());
@@ -31,7 +31,7 @@ fn frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
 const GET_SLASH: &[u8] = &[0x82, 0x86, 0x84, 0x01, 0x01, b'a'];
 
 /// `GET /index.html`, the test site's page (a body of a few hundred bytes).
-fn get_page() -> Vec<u8> {
+pub(super) fn get_page() -> Vec<u8> {
     let mut block = vec![0x82, 0x86, 0x04, 11];
     block.extend(b"/index.html");
     block.extend([0x01, 0x01, b'a']);
@@ -39,7 +39,7 @@ fn get_page() -> Vec<u8> {
 }
 
 /// A connection that has sent the preface and `settings` (id, value pairs).
-fn open(addr: SocketAddr, settings: &[(u16, u32)]) -> TcpStream {
+pub(super) fn open(addr: SocketAddr, settings: &[(u16, u32)]) -> TcpStream {
     let mut stream = TcpStream::connect(addr).unwrap();
     let mut payload = Vec::new();
     for (id, value) in settings {

@@ -47,6 +47,13 @@ pub struct FrameScan {
 }
 
 impl FrameScan {
+    /// Whether the bytes so far end inside a frame (or the preface).
+    pub fn mid_frame(&self) -> bool {
+        self.skip > 0 || !self.head.is_empty() || self.payload > 0
+    }
+}
+
+impl FrameScan {
     fn with_preface() -> Self {
         FrameScan {
             skip: PREFACE_LEN,
@@ -223,6 +230,8 @@ struct Held {
     tls: Option<Session>,
     /// Plaintext opened (or handed over with the handshake) and not yet read.
     plain: Vec<u8>,
+    /// Where the plaintext handed to the codec stands between frames.
+    inbound: FrameScan,
     wire: WireBytes,
 }
 
@@ -262,6 +271,7 @@ impl HeldIo {
         let held = Arc::new(Mutex::new(Held {
             tls,
             plain: early,
+            inbound: FrameScan::with_preface(),
             ..Held::default()
         }));
         (
@@ -280,6 +290,16 @@ impl Hold {
         if let Ok(mut h) = self.held.lock() {
             h.on = true;
         }
+    }
+
+    /// Whether part of a frame has arrived and the rest has not: a frame the codec has begun,
+    /// a TLS record not yet whole, or plaintext the codec has not read yet.
+    pub fn holds_partial(&self) -> bool {
+        self.held.lock().is_ok_and(|h| {
+            h.inbound.mid_frame()
+                || !h.plain.is_empty()
+                || h.tls.as_ref().is_some_and(|s| s.holds_partial())
+        })
     }
 
     /// Writes what was held, in one write, and lets output through again.
@@ -338,6 +358,9 @@ impl AsyncRead for HeldIo {
             if !h.plain.is_empty() {
                 let n = h.plain.len().min(buf.remaining());
                 buf.put_slice(&h.plain[..n]);
+                let h = &mut *h;
+                h.inbound.feed(&h.plain[..n]);
+                h.inbound.frames.clear();
                 h.plain.drain(..n);
                 return Poll::Ready(Ok(()));
             }

@@ -57,4 +57,6 @@ pub static SERVER_HINTS: H2Server = H2Server {
 };
 
 #[cfg(test)]
+mod batch_tests;
+#[cfg(test)]
 mod hostile_tests;

@@ -1,9 +1,11 @@
 //! The server half of HTTP/2 (the `h2` crate, on a single-threaded tokio runtime per
 //! connection, inside the replay's otherwise synchronous server thread).
 //!
-//! Like the HTTP/1 server it buffers: it takes every request that has arrived, answers them
-//! all (in priority order), and only then lets the connection write, so that one batch of
-//! requests is answered in as few writes as the codec makes. Priorities are RFC 9218's
+//! Like the HTTP/1 server it buffers: it takes every request that has arrived — and, when
+//! part of a frame has arrived, waits up to `partial_wait` for the rest (a batch the client
+//! wrote at once reaches a slow link's far end as several segments) — answers them all (in
+//! priority order), and only then lets the connection write, so that one batch of requests
+//! is answered in as few writes as the codec makes. Priorities are RFC 9218's
 //! `priority` field (the scheme `h2` leaves to the application: the crate sends streams in the
 //! order they are given data): urgency first, then stream id, so the page goes before style
 //! sheets and style sheets before images in document order; bodies longer than one frame
@@ -125,8 +127,21 @@ impl H2Server {
             // Hold the output while the batch is answered, then send it in one write.
             hold.hold();
             let mut batch = vec![first];
-            while let Ok(Some(next)) = tokio::time::timeout(Duration::ZERO, conn.accept()).await {
-                batch.push(next?);
+            loop {
+                while let Ok(Some(next)) = tokio::time::timeout(Duration::ZERO, conn.accept()).await
+                {
+                    batch.push(next?);
+                }
+                // Part of a frame is here (a batch written at once, split into segments by
+                // the link): the rest is on its way and belongs to this batch, as the HTTP/1
+                // server waits for a split request, for at most `partial_wait`.
+                if !hold.holds_partial() {
+                    break;
+                }
+                match tokio::time::timeout(cx.opts.partial_wait, conn.accept()).await {
+                    Ok(Some(next)) => batch.push(next?),
+                    _ => break,
+                }
             }
             batch.sort_by_key(|(req, respond)| {
                 (urgency(req.headers()), respond.stream_id().as_u32())

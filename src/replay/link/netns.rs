@@ -1,4 +1,5 @@
-//! Ethernet-like segmentation without touching the host: the replay runs in a re-executed child
+//! The private loopback, one of the replay's links ([`super`]): Ethernet-like segmentation
+//! without touching the host. The replay runs in a re-executed child
 //! (`webdiet __replay-child`) that moves itself into a private network namespace — as root, or
 //! in an unprivileged user namespace where the kernel allows it — whose loopback gets MTU
 //! MSS + 40, offloads off (TSO/GSO/GRO/SG) and TCP timestamps off. Every TCP segment then
@@ -15,8 +16,8 @@ use std::process::{Command, Stdio};
 use serde::{Deserialize, Serialize};
 
 use super::capture::Capture;
-use super::link::{Emulator, EmulatorOptions, Link};
-use super::{run_here, Method, Replay, ReplayOptions, ServedSite};
+use super::{Emulator, EmulatorOptions, Link};
+use crate::replay::{run_here, Method, Replay, ReplayOptions, ServedSite};
 use crate::site::{self, CrawlOptions};
 use crate::sys;
 
