@@ -16,6 +16,7 @@ use crate::config::{
 use crate::error::{Error, Result};
 use crate::inventory::AnalyzeOptions;
 use crate::output::Plan;
+use crate::replay::protocol::Question;
 use crate::replay::{Mode, Pages, ReplayOptions, Test};
 use crate::site::CrawlOptions;
 
@@ -481,12 +482,8 @@ impl ReplayArgs {
                 .filter(|m| self.modes.contains(&ModeChoice::One(*m)))
                 .collect();
         }
-        for (asked, names) in [
-            (self.push, ["h2c-push", "h2-push"]),
-            (self.hints, ["h2c-hints", "h2-hints"]),
-        ] {
-            for name in names {
-                let mode = Mode::named(name).expect("a mode of the table");
+        for (asked, question) in [(self.push, Question::Push), (self.hints, Question::Hints)] {
+            for mode in Mode::answering(question) {
                 if asked && !opts.modes.contains(&mode) {
                     opts.modes.push(mode);
                     opts.modes.sort();

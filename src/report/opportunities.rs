@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::figures;
 use super::Report;
 use crate::image::Outcome;
+use crate::replay::{Mode, Test};
 
 /// Files at least this large are listed as oversized. Default: 100 KB.
 pub const OVERSIZED_BYTES: u64 = 100_000;
@@ -165,12 +166,17 @@ pub fn rank(report: &Report) -> Vec<Opportunity> {
             .map(|f| f.path.clone())
             .collect();
         if !worth.is_empty() {
-            let row = |mode: &str| figures::row(report, "rewritten", mode, "first");
-            let (bytes, packets_saved, basis) = match (row("pipelined"), row("pipelined-deflate")) {
+            let row = |mode: Mode| figures::row(report, "rewritten", mode, Test::First);
+            let plain_mode = Mode::reference();
+            let deflated = plain_mode.deflated().and_then(row);
+            let (bytes, packets_saved, basis) = match (row(plain_mode), deflated) {
                 (Some(plain), Some(deflated)) => (
                     plain.bytes() as i64 - deflated.bytes() as i64,
                     plain.packets as i64 - deflated.packets as i64,
-                    "the replay: pipelined against pipelined-deflate, rewritten site",
+                    format!(
+                        "the replay: {} against {}, rewritten site",
+                        plain.mode, deflated.mode
+                    ),
                 ),
                 _ => {
                     let files = est.files.iter().filter(|f| f.worth_it);
@@ -184,7 +190,7 @@ pub fn rank(report: &Report) -> Vec<Opportunity> {
                     (
                         bytes,
                         packets_saved,
-                        "deflate level 6 sizes; packets by the model",
+                        "deflate level 6 sizes; packets by the model".to_string(),
                     )
                 }
             };
@@ -197,7 +203,7 @@ pub fn rank(report: &Report) -> Vec<Opportunity> {
                 bytes: Some(bytes),
                 requests: Some(0),
                 packets: Some(packets_saved),
-                basis: basis.into(),
+                basis,
                 files: worth,
             });
         }
@@ -278,8 +284,8 @@ mod tests {
         }
         report.replay.retain(|r| {
             !(r.site == "rewritten"
-                && r.test == "first"
-                && r.mode.starts_with("pipelined")
+                && r.test == Test::First
+                && r.mode.as_str().starts_with("pipelined")
                 && r.packets != 100
                 && r.packets != 70)
         });

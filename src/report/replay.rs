@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use super::thousands;
-use crate::replay::{ReplayRow, Spread};
+use crate::replay::{Mode, ReplayRow, Spread, Test};
 
 /// The links of `rows`, in the order they first appear.
 pub fn links(rows: &[ReplayRow]) -> Vec<&str> {
@@ -76,14 +76,14 @@ pub fn time_table(rows: &[ReplayRow], link: &str) -> String {
             "1st byte",
             "complete"
         );
-        let mut modes: Vec<&str> = rows
+        let mut modes: Vec<Mode> = rows
             .iter()
             .filter(|r| r.site == site)
-            .map(|r| r.mode.as_str())
+            .map(|r| r.mode)
             .collect();
         modes.dedup();
         for mode in modes {
-            let cell = |test: &str| match rows
+            let cell = |test: Test| match rows
                 .iter()
                 .find(|r| r.site == site && r.mode == mode && r.test == test)
             {
@@ -95,7 +95,12 @@ pub fn time_table(rows: &[ReplayRow], link: &str) -> String {
                 ),
                 None => format!("{:>44}", "—"),
             };
-            let _ = writeln!(out, "  {mode:<23} {} | {}", cell("first"), cell("validate"));
+            let _ = writeln!(
+                out,
+                "  {mode:<23} {} | {}",
+                cell(Test::First),
+                cell(Test::Validate)
+            );
         }
     }
     out
@@ -148,14 +153,14 @@ fn link_table(rows: &[ReplayRow]) -> String {
             "req", "bytes", "pkts", "kernel", "conn", "paper ms"
         );
         let _ = writeln!(out, "  {:<23} {head} | {head}", "mode");
-        let mut modes: Vec<&str> = rows
+        let mut modes: Vec<Mode> = rows
             .iter()
             .filter(|r| r.site == site)
-            .map(|r| r.mode.as_str())
+            .map(|r| r.mode)
             .collect();
         modes.dedup();
         for mode in modes {
-            let cell = |test: &str| match rows
+            let cell = |test: Test| match rows
                 .iter()
                 .find(|r| r.site == site && r.mode == mode && r.test == test)
             {
@@ -176,7 +181,12 @@ fn link_table(rows: &[ReplayRow]) -> String {
                 }
                 None => format!("{:>48}", "—"),
             };
-            let _ = writeln!(out, "  {mode:<23} {} | {}", cell("first"), cell("validate"));
+            let _ = writeln!(
+                out,
+                "  {mode:<23} {} | {}",
+                cell(Test::First),
+                cell(Test::Validate)
+            );
         }
     }
     out.push_str(&super::sweeps::text_tables(rows));

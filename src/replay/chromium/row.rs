@@ -44,9 +44,9 @@ pub struct BrowserRow {
     pub page: String,
     /// The mode whose server half and transport answered (`persistent`: HTTP/1.1 in
     /// cleartext; `https-persistent`; `h2`).
-    pub mode: String,
+    pub mode: Mode,
     /// `first` (fresh profile) or `validate` (the same profile, a new browser process).
-    pub test: String,
+    pub test: Test,
     pub link: RowLink,
     pub runs: usize,
     /// Runs that did not complete within `timeout_ms` (left out of every figure but the
@@ -138,8 +138,8 @@ impl BrowserRow {
             client: "chromium".into(),
             site: site.into(),
             page: page.into(),
-            mode: mode.as_str().into(),
-            test: test.as_str().into(),
+            mode,
+            test,
             link: link.clone(),
             runs: visits.len(),
             timed_out_runs: visits.iter().filter(|v| v.timed_out).count(),

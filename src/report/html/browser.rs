@@ -7,7 +7,7 @@ use std::fmt::Write;
 
 use super::esc;
 use super::tables::{table, Cell};
-use crate::replay::BrowserRow;
+use crate::replay::{BrowserRow, Mode, Test};
 use crate::report::browser::{faults, links, metric, metrics, row};
 use crate::report::model::Report;
 use crate::report::thousands;
@@ -34,10 +34,10 @@ pub fn section(report: &Report) -> Option<String> {
     );
     out.push_str(&metrics_table(report));
     for link in links(report) {
-        for mode in ["h2", "persistent", "https-persistent"] {
+        for mode in Mode::browser_headline_order() {
             let (Some(o), Some(r)) = (
-                row(report, link, "original", mode, "first"),
-                row(report, link, "rewritten", mode, "first"),
+                row(report, link, "original", mode, Test::First),
+                row(report, link, "rewritten", mode, Test::First),
             ) else {
                 continue;
             };
@@ -45,7 +45,7 @@ pub fn section(report: &Report) -> Option<String> {
                 out,
                 "<h3>Waterfall over {} ({}, first visit, the median run)</h3>",
                 esc(link),
-                esc(mode)
+                esc(mode.as_str())
             );
             out.push_str(&waterfall(o));
             out.push_str(&waterfall(r));
@@ -62,8 +62,8 @@ fn metrics_table(report: &Report) -> String {
             let mut cells = vec![
                 Cell::text(&r.link.name),
                 Cell::text(&r.site),
-                Cell::text(&r.mode),
-                Cell::text(&r.test),
+                Cell::text(r.mode.as_str()),
+                Cell::text(r.test.as_str()),
                 Cell::text(&r.protocol),
                 Cell::number(
                     r.requests as f64,

@@ -15,6 +15,7 @@ use page::{method, SCRIPT, STYLE};
 use super::figures::{self, row, TESTS};
 use super::model::Report;
 use super::thousands;
+use crate::replay::{Mode, Test};
 
 /// Bar colour of the original site (and of "before").
 pub const BEFORE_COLOUR: &str = "#d9534f";
@@ -186,9 +187,12 @@ pub fn render(report: &Report) -> String {
         });
     }
     if let Some(d) = s.deflate {
-        // Not part of the headline: only the pipelined-deflate mode sends compressed text.
+        // Not part of the headline: only the reference mode's deflate twin sends compressed
+        // text.
         saved.push(Group {
-            label: "deflate (pipelined-deflate only)".into(),
+            label: Mode::reference()
+                .deflated()
+                .map_or("deflate".to_string(), |m| format!("deflate ({m} only)")),
             values: vec![d as f64],
         });
     }
@@ -250,8 +254,8 @@ const MODE_COLOURS: [&str; 13] = [
     "#c0392b", "#2c3e50", "#1abc9c", "#d35400", "#6d4c41",
 ];
 
-fn mode_colour(mode: &str) -> &'static str {
-    let i = crate::replay::Mode::names()
+fn mode_colour(mode: Mode) -> &'static str {
+    let i = Mode::all()
         .iter()
         .position(|m| *m == mode)
         .unwrap_or(MODE_COLOURS.len() - 1);
@@ -288,11 +292,11 @@ fn waterfalls(report: &Report) -> String {
             out,
             "<details{}><summary>{}</summary>",
             if i == 0 { " open" } else { "" },
-            esc(mode)
+            esc(mode.as_str())
         );
         for site in ["original", "rewritten"] {
             let Some(row) = report.replay.iter().find(|r| {
-                r.link.name == link && r.site == site && r.mode == *mode && r.test == "first"
+                r.link.name == link && r.site == site && r.mode == *mode && r.test == Test::First
             }) else {
                 continue;
             };
@@ -327,7 +331,7 @@ fn sweep_charts(report: &Report) -> String {
                 .map(|mode| timecharts::Line {
                     name: mode.to_string(),
                     colour: mode_colour(mode),
-                    dashed: crate::replay::Mode::named(mode).is_some_and(|m| m.is_tls()),
+                    dashed: mode.is_tls(),
                     values: sweeps::curve(&report.replay, sweep, site, mode),
                 })
                 .collect();
@@ -404,8 +408,8 @@ fn replay_groups(report: &Report) -> Vec<ReplayGroup<'_>> {
     let mut out = Vec::new();
     for mode in figures::modes(report) {
         for test in TESTS {
-            let b = row(report, "original", &mode, test);
-            let a = row(report, "rewritten", &mode, test);
+            let b = row(report, "original", mode, test);
+            let a = row(report, "rewritten", mode, test);
             if b.is_some() || a.is_some() {
                 out.push((format!("{mode} · {test}"), b, a));
             }
