@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use super::replay::seconds;
+use super::replay::format_ms;
 use super::summary::measured_change;
 use super::{thousands, Report};
 use crate::replay::row::Spread;
@@ -53,8 +53,8 @@ pub fn headline(report: &Report) -> Option<String> {
         Some(format!(
             "LCP on {link} (chromium, {mode}, median of {} runs): {} → {} ({})",
             a.runs,
-            seconds(a.median),
-            seconds(b.median),
+            format_ms(a.median),
+            format_ms(b.median),
             measured_change(a, b)
         ))
     })
@@ -62,7 +62,7 @@ pub fn headline(report: &Report) -> Option<String> {
 
 /// A metric's median, or `—` when no run reached it.
 pub fn metric(spread: Option<&Spread>) -> String {
-    spread.map_or_else(|| "—".to_string(), |s| seconds(s.median))
+    spread.map_or_else(|| "—".to_string(), |s| format_ms(s.median))
 }
 
 /// The metrics the tables show, with their names.
@@ -86,7 +86,7 @@ pub fn faults(row: &BrowserRow) -> Option<String> {
             "{} of {} runs timed out ({} limit)",
             row.timed_out_runs,
             row.runs,
-            seconds(row.timeout_ms)
+            format_ms(row.timeout_ms)
         ));
     }
     if row.failed_runs > 0 {
@@ -253,10 +253,10 @@ fn beside_lines(report: &Report, link: &str) -> Vec<String> {
                  (paper's rule), {} conn",
                 b.mode,
                 b.test,
-                seconds(complete.median),
+                format_ms(complete.median),
                 b.packets.median,
                 b.connections.median,
-                seconds(w.time.complete_ms.median),
+                format_ms(w.time.complete_ms.median),
                 w.packets,
                 w.connections
             ))

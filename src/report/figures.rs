@@ -88,15 +88,15 @@ pub fn rewrite_by_protocol(report: &Report, link: &str) -> Option<String> {
         let saved = a.median - b.median;
         format!(
             "{} → {} ({}{})",
-            super::replay::seconds(a.median),
-            super::replay::seconds(b.median),
+            super::replay::format_ms(a.median),
+            super::replay::format_ms(b.median),
             if a.overlaps(b) {
                 "no measurable change".to_string()
             } else {
                 format!(
                     "{} {}",
                     if saved >= 0.0 { "saves" } else { "costs" },
-                    super::replay::seconds(saved.abs())
+                    super::replay::format_ms(saved.abs())
                 )
             },
             reduction_pct(a.median, b.median)

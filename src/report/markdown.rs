@@ -282,7 +282,7 @@ fn times(out: &mut String, report: &Report) {
                     })
                 };
                 let ms = |r: Option<&ReplayRow>, f: fn(&ReplayRow) -> f64| {
-                    r.map_or("—".into(), |r| super::replay::seconds(f(r)))
+                    r.map_or("—".into(), |r| super::replay::format_ms(f(r)))
                 };
                 let delta = match (b, a) {
                     (Some(b), Some(a)) => super::summary::measured_change(
@@ -343,7 +343,7 @@ fn sweeps(out: &mut String, report: &Report) {
             for (p, (value, _)) in sweep.points.iter().enumerate() {
                 let cells: Vec<String> = curves
                     .iter()
-                    .map(|c| c[p].map_or("—".to_string(), super::replay::seconds))
+                    .map(|c| c[p].map_or("—".to_string(), super::replay::format_ms))
                     .collect();
                 let _ = writeln!(out, "| {value} | {} |", cells.join(" | "));
             }

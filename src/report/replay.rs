@@ -11,8 +11,8 @@ pub fn links(rows: &[ReplayRow]) -> Vec<&str> {
     super::first_seen(rows, |r| &r.link.name)
 }
 
-/// A time in words: `840 ms`, `1.38 s`, `65.1 s`.
-pub fn seconds(ms: f64) -> String {
+/// A time given in milliseconds, in words: `840 ms`, `1.38 s`, `65.1 s`.
+pub fn format_ms(ms: f64) -> String {
     if ms < 1000.0 {
         format!("{ms:.0} ms")
     } else if ms < 10_000.0 {
@@ -39,7 +39,7 @@ pub fn time_cell(row: &ReplayRow, spread: &Spread) -> String {
     let mut text = format!(
         "{}{} ({}–{})",
         if row.timed_out_runs > 0 { "≥" } else { "" },
-        seconds(spread.median),
+        format_ms(spread.median),
         unit(lo),
         unit(hi)
     );
@@ -90,8 +90,8 @@ pub fn time_table(rows: &[ReplayRow], link: &str) -> String {
                 Some(r) => format!(
                     "{:>24} {:>9} {:>9}",
                     time_cell(r, &r.time.last_packet_ms),
-                    seconds(r.time.first_byte_ms.median),
-                    seconds(r.time.complete_ms.median)
+                    format_ms(r.time.first_byte_ms.median),
+                    format_ms(r.time.complete_ms.median)
                 ),
                 None => format!("{:>44}", "—"),
             };

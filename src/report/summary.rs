@@ -256,8 +256,8 @@ pub fn time_headline(report: &Report) -> Option<String> {
     Some(format!(
         "first visit on {link} ({mode}, median of {} runs): {} → {} ({})",
         o.runs,
-        super::replay::seconds(a.median),
-        super::replay::seconds(b.median),
+        super::replay::format_ms(a.median),
+        super::replay::format_ms(b.median),
         measured_change(a, b)
     ))
 }
@@ -288,7 +288,7 @@ fn time_blocks(report: &Report) -> String {
                 let (a, b) = (&o.time.last_packet_ms, &r.time.last_packet_ms);
                 let out = |row: &ReplayRow, v: f64| {
                     let mark = if row.timed_out_runs > 0 { "≥" } else { "" };
-                    format!("{mark}{}", super::replay::seconds(v))
+                    format!("{mark}{}", super::replay::format_ms(v))
                 };
                 // Times right-aligned, the change after them left-aligned: the arrows line
                 // up whether a cell says a percentage or "no measurable change".

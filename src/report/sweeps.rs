@@ -183,7 +183,7 @@ pub fn text_tables(rows: &[ReplayRow]) -> String {
             for (p, (value, _)) in sweep.points.iter().enumerate() {
                 let _ = write!(s, "  {value:>10}");
                 for c in &curves {
-                    let cell = c[p].map_or("-".to_string(), super::replay::seconds);
+                    let cell = c[p].map_or("-".to_string(), super::replay::format_ms);
                     let _ = write!(s, " {cell:>12}");
                 }
                 s.push('\n');

@@ -109,7 +109,7 @@ pub fn plus_time(ms: f64) -> String {
     } else {
         ""
     };
-    format!("{sign}{}", super::replay::seconds(ms.abs()))
+    format!("{sign}{}", super::replay::format_ms(ms.abs()))
 }
 
 /// The links of `costs`, in order.

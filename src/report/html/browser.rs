@@ -157,7 +157,7 @@ pub fn waterfall(r: &BrowserRow) -> String {
         "<text x=\"{LABEL}\" y=\"14\" font-size=\"11\">0</text><text x=\"{}\" y=\"14\" \
          font-size=\"11\" text-anchor=\"end\">{}</text>",
         WIDTH - 20.0,
-        esc(&crate::report::replay::seconds(end))
+        esc(&crate::report::replay::format_ms(end))
     );
     for (i, q) in requests.iter().enumerate() {
         let y = TOP + LANE * i as f64;
@@ -201,8 +201,10 @@ pub fn waterfall(r: &BrowserRow) -> String {
             "<title>{} on {}: {} → {}</title>",
             esc(&q.url),
             esc(&conn),
-            esc(&crate::report::replay::seconds(q.start_ms)),
-            esc(&q.done_ms.map_or("—".into(), crate::report::replay::seconds))
+            esc(&crate::report::replay::format_ms(q.start_ms)),
+            esc(&q
+                .done_ms
+                .map_or("—".into(), crate::report::replay::format_ms))
         );
     }
     for (name, spread, colour) in [
