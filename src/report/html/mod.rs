@@ -59,6 +59,28 @@ pub fn esc(text: &str) -> String {
 /// Renders the whole page.
 pub fn render(report: &Report) -> String {
     let mut out = String::with_capacity(64 * 1024);
+    out.push_str(&page_head(report));
+    out.push_str(&cards(report));
+    out.push_str(&replay_section(report));
+    if let Some(section) = browser::section(report) {
+        out.push_str(&section);
+    }
+    out.push_str(&bytes_section(report));
+    out.push_str(&findings_section(report));
+    out.push_str(&method(report));
+    let _ = writeln!(
+        out,
+        "<footer>{} {} · report schema {}</footer></main><script>{SCRIPT}</script></body></html>",
+        esc(&report.tool.name),
+        esc(&report.tool.version),
+        report.schema_version
+    );
+    out
+}
+
+/// The document head and the page title.
+fn page_head(report: &Report) -> String {
+    let mut out = String::new();
     let title = format!("webdiet audit: {}", report.site.name);
     let _ = write!(
         out,
@@ -76,8 +98,13 @@ pub fn render(report: &Report) -> String {
             .map(|r| format!(" → {}", esc(r)))
             .unwrap_or_default()
     );
-    out.push_str(&cards(report));
+    out
+}
 
+/// The replay: packets and bytes per mode, the matrix, times, waterfalls, sweeps, TLS and
+/// header costs, every row.
+fn replay_section(report: &Report) -> String {
+    let mut out = String::new();
     out.push_str("<h2>Protocol replay</h2>");
     let groups = replay_groups(report);
     if groups.is_empty() {
@@ -141,10 +168,12 @@ pub fn render(report: &Report) -> String {
         out.push_str("<h3>Every row, medians with the range over the runs</h3>");
         out.push_str(&tables::replay_runs(report));
     }
+    out
+}
 
-    if let Some(section) = browser::section(report) {
-        out.push_str(&section);
-    }
+/// Where the bytes are (by content type) and where the savings come from.
+fn bytes_section(report: &Report) -> String {
+    let mut out = String::new();
     out.push_str("<h2>Where the bytes are</h2>");
     let types = bytes_by_type(report);
     if types.is_empty() {
@@ -206,7 +235,12 @@ pub fn render(report: &Report) -> String {
         }],
         short_bytes,
     ));
+    out
+}
 
+/// Opportunities, images, markup, pages, budgets and problems.
+fn findings_section(report: &Report) -> String {
+    let mut out = String::new();
     if !report.opportunities.is_empty() {
         out.push_str("<h2>Opportunities</h2>");
         out.push_str(&tables::opportunities(report));
@@ -237,14 +271,6 @@ pub fn render(report: &Report) -> String {
     out.push_str(&tables::budgets(report));
     let _ = write!(out, "<h2>Problems ({})</h2>", report.problems.len());
     out.push_str(&tables::problems(report));
-    out.push_str(&method(report));
-    let _ = writeln!(
-        out,
-        "<footer>{} {} · report schema {}</footer></main><script>{SCRIPT}</script></body></html>",
-        esc(&report.tool.name),
-        esc(&report.tool.version),
-        report.schema_version
-    );
     out
 }
 
