@@ -1,5 +1,5 @@
 //! The command line (clap derive types only). Converted to a [`crate::config::Config`] exactly
-//! once, in [`Cli::into_config`] (in [`convert`]); nothing else sees these types.
+//! once, in [`Cli::into_config`] (in `cli/convert.rs`); nothing else sees these types.
 
 mod convert;
 
