@@ -51,7 +51,6 @@ pub fn run(config: &Config) -> Result<Status> {
         // The child's exit code is its protocol with the parent (3 = no namespace here), so it
         // leaves directly; its output is already flushed.
         Command::ReplayChild => std::process::exit(crate::replay::link::netns::child_main()),
-        Command::Pending { command } => Err(Error::NotImplemented { command }),
     }
 }
 

@@ -12,7 +12,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use crate::error::{Error, Result};
-use crate::replay::ReplayRow;
+use crate::replay::{Mode, ReplayRow, Test};
 use crate::report::{BudgetResult, Report};
 
 /// The limits; every one is optional.
@@ -81,12 +81,15 @@ impl Budgets {
 
 /// Checks every budget against the report.
 pub fn check(budgets: &Budgets, report: &Report) -> Vec<BudgetResult> {
-    let mode = budgets.budget_mode.as_deref().unwrap_or("pipelined");
+    let mode = budgets
+        .budget_mode
+        .as_deref()
+        .unwrap_or(Mode::reference().as_str());
     let first = |site: &str, mode: &str| -> Option<&ReplayRow> {
         report
             .replay
             .iter()
-            .find(|r| r.site == site && r.test == "first" && r.mode == mode)
+            .find(|r| r.site == site && r.test == Test::First && r.mode.as_str() == mode)
     };
     let bytes = |row: &ReplayRow| (row.bytes_up + row.bytes_down) as f64;
     // Why a replay figure is missing, said once for every budget that needed it.
@@ -146,8 +149,8 @@ pub fn check(budgets: &Budgets, report: &Report) -> Vec<BudgetResult> {
     for (link, max) in &budgets.max_time_ms {
         let row = report.replay.iter().find(|r| {
             r.site == "rewritten"
-                && r.test == "first"
-                && r.mode == mode
+                && r.test == Test::First
+                && r.mode.as_str() == mode
                 && r.link.name.eq_ignore_ascii_case(link)
         });
         let replayed = report

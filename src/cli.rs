@@ -1,25 +1,14 @@
-//! The command line (clap derive types only). Converted to a [`Config`] exactly once, in
-//! [`Cli::into_config`]; nothing else sees these types.
+//! The command line (clap derive types only). Converted to a [`crate::config::Config`] exactly
+//! once, in [`Cli::into_config`] (in `cli/convert.rs`); nothing else sees these types.
 
-use std::io::IsTerminal;
+mod batch;
+mod convert;
+
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::markup::CssMode;
-use crate::rewrite::markup::CssChoice;
-
-use crate::config::{
-    AnalyzeConfig, AuditConfig, Command, Config, LinksConfig, OutputPaths, ReplayConfig,
-    ReportConfig, RewriteConfig, Verbosity, VerifyConfig,
-};
-use crate::error::{Error, Result};
-use crate::inventory::AnalyzeOptions;
-use crate::output::Plan;
-use crate::replay::{Mode, Pages, ReplayOptions, Test};
-use crate::site::CrawlOptions;
-
-mod batch;
+use crate::replay::Mode;
 
 /// Makes old, heavy web sites lighter and proves by how much.
 #[derive(Debug, Parser)]
@@ -236,16 +225,6 @@ enum CipherArg {
     Chacha20,
 }
 
-impl TestArg {
-    fn tests(self) -> Vec<Test> {
-        match self {
-            TestArg::Both => Test::ALL.to_vec(),
-            TestArg::First => vec![Test::First],
-            TestArg::Validate => vec![Test::Validate],
-        }
-    }
-}
-
 /// `audit` only: dry run and budgets.
 #[derive(Debug, Args)]
 struct AuditArgs {
@@ -277,51 +256,6 @@ struct AuditArgs {
     /// The mode whose first visit the byte, request and time budgets read [default: pipelined].
     #[arg(long, value_parser = |s: &str| s.parse::<Mode>())]
     budget_mode: Option<Mode>,
-}
-
-impl AuditArgs {
-    fn budgets(&self) -> Result<crate::budget::Budgets> {
-        let mut max_packets = std::collections::BTreeMap::new();
-        for spec in &self.max_packets {
-            let parsed = spec.split_once('=').and_then(|(mode, n)| {
-                let mode = mode.trim().parse::<Mode>().ok()?;
-                Some((mode, n.trim().parse::<u64>().ok()?))
-            });
-            let Some((mode, n)) = parsed else {
-                return Err(Error::Usage {
-                    message: format!(
-                        "--max-packets {spec}: expected MODE=N with MODE one of {}",
-                        Mode::names().join(", ")
-                    ),
-                });
-            };
-            max_packets.insert(mode.as_str().to_string(), n);
-        }
-        let mut max_time_ms = std::collections::BTreeMap::new();
-        for spec in &self.max_time {
-            let parsed = spec.rsplit_once('=').and_then(|(link, ms)| {
-                let ms = ms.trim().parse::<f64>().ok().filter(|ms| *ms > 0.0)?;
-                Some((link.trim().to_string(), ms))
-            });
-            let Some((link, ms)) = parsed.filter(|(link, _)| !link.is_empty()) else {
-                return Err(Error::Usage {
-                    message: format!(
-                        "--max-time {spec}: expected LINK=MILLISECONDS, e.g. Cable=1500"
-                    ),
-                });
-            };
-            max_time_ms.insert(link, ms);
-        }
-        Ok(crate::budget::Budgets {
-            max_time_ms,
-            max_first_visit_bytes: self.max_first_visit_bytes,
-            max_requests: self.max_requests,
-            max_packets,
-            min_saving_percent: self.min_saving_percent,
-            no_verify_failures: self.no_verify_failures,
-            budget_mode: self.budget_mode.map(|m| m.as_str().to_string()),
-        })
-    }
 }
 
 #[derive(Debug, Args)]
@@ -454,128 +388,6 @@ fn parse_runs_on(text: &str) -> std::result::Result<(String, usize), String> {
     }
 }
 
-impl ReplayArgs {
-    /// The options, with `default_links` when no --link is given.
-    fn options(self, default_links: &str) -> Result<ReplayOptions> {
-        let usage = |e: crate::replay::link::SpecError| Error::Usage {
-            message: e.to_string(),
-        };
-        let links = match (&self.link, &self.sweep) {
-            (Some(link), None) => crate::replay::link::parse(link).map_err(usage)?,
-            (Some(link), Some(sweep)) => crate::replay::link::sweep(link, sweep).map_err(usage)?,
-            (None, _) => crate::replay::link::parse(default_links).map_err(usage)?,
-        };
-        if self.capture.is_some() && links.len() > 1 {
-            return Err(Error::Usage {
-                message: "--capture records the replay over one link; give one --link".into(),
-            });
-        }
-        let mut opts = ReplayOptions {
-            links,
-            runs_on: self.runs_on.clone(),
-            seed: self.seed,
-            pages: match (self.page, self.all_pages) {
-                (Some(page), _) => Pages::One(page),
-                (None, true) => Pages::All,
-                (None, false) => Pages::Index,
-            },
-            runs: self.runs as usize,
-            mss: self.mss,
-            netns: !self.no_netns,
-            capture: self.capture,
-            ..ReplayOptions::default()
-        };
-        if self.modes.contains(&ModeChoice::All) {
-            opts.modes = Mode::all();
-        } else if !self.modes.is_empty() {
-            opts.modes = Mode::all()
-                .into_iter()
-                .filter(|m| self.modes.contains(&ModeChoice::One(*m)))
-                .collect();
-        }
-        for (asked, names) in [
-            (self.push, ["h2c-push", "h2-push"]),
-            (self.hints, ["h2c-hints", "h2-hints"]),
-        ] {
-            for name in names {
-                let mode = Mode::named(name).expect("a mode of the table");
-                if asked && !opts.modes.contains(&mode) {
-                    opts.modes.push(mode);
-                    opts.modes.sort();
-                }
-            }
-        }
-        opts.client.headers = match self.headers {
-            HeadersArg::Libwww => crate::replay::headers::HeaderSet::Libwww,
-            HeadersArg::Browser => crate::replay::headers::HeaderSet::Browser,
-        };
-        if !self.tests.is_empty() {
-            let asked: Vec<Test> = self.tests.iter().flat_map(|t| t.tests()).collect();
-            opts.tests = Test::ALL
-                .into_iter()
-                .filter(|t| asked.contains(t))
-                .collect();
-        }
-        if !self.client.is_empty() {
-            let mut clients: Vec<crate::replay::ClientKind> = self
-                .client
-                .iter()
-                .map(|c| match c {
-                    ClientArg::Webdiet => crate::replay::ClientKind::Webdiet,
-                    ClientArg::Chromium => crate::replay::ClientKind::Chromium,
-                })
-                .collect();
-            clients.sort();
-            clients.dedup();
-            opts.clients = clients;
-        }
-        if opts.clients.contains(&crate::replay::ClientKind::Chromium) {
-            if !opts
-                .links
-                .iter()
-                .any(|l| matches!(l, crate::replay::Link::Emulated(_)))
-            {
-                return Err(Error::Usage {
-                    message: "--client chromium loads the site over an emulated link; name one \
-                              with --link (e.g. --link Cable or --link 3G)"
-                        .into(),
-                });
-            }
-            if crate::replay::chromium::browser_modes(&opts.modes).is_empty() {
-                return Err(Error::Usage {
-                    message: "--client chromium runs in the modes a browser speaks (persistent, \
-                              https-persistent, h2); --modes names none of them"
-                        .into(),
-                });
-            }
-        }
-        opts.chromium.timeout = std::time::Duration::from_secs(self.browser_timeout);
-        opts.client.connections = self.connections as usize;
-        opts.client.timeout = std::time::Duration::from_secs(self.timeout);
-        opts.client.buffer = self.client_buffer as usize;
-        let tcp = crate::replay::transport::TcpOptions {
-            nagle: self.nagle,
-            delayed_acks: !self.quick_acks,
-            tcp_maxseg: None,
-        };
-        opts.client.tcp = tcp;
-        opts.server.tcp = tcp;
-        opts.server.port = self.port.unwrap_or(0);
-        opts.tls = crate::replay::TlsOptions {
-            version: match self.tls {
-                TlsArg::V13 => crate::replay::TlsVersion::V13,
-                TlsArg::V12 => crate::replay::TlsVersion::V12,
-            },
-            resumption: self.resumption == OnOff::On,
-            cipher: match self.cipher {
-                CipherArg::AesGcm => crate::replay::Cipher::AesGcm,
-                CipherArg::Chacha20 => crate::replay::Cipher::Chacha20,
-            },
-            ..opts.tls
-        };
-        Ok(opts)
-    }
-}
 // ---- replay (end) ----
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -608,15 +420,6 @@ struct OutArgs {
     /// Nothing else in DIR is touched.
     #[arg(long)]
     force: bool,
-}
-
-impl OutArgs {
-    /// The output location, checked against the rules of [`crate::output::check`].
-    fn paths(&self, site: &std::path::Path, plan: &Plan) -> Result<OutputPaths> {
-        let paths = OutputPaths::for_site(site, self.out.as_deref(), self.force);
-        crate::output::check(&paths, plan, &[site])?;
-        Ok(paths)
-    }
 }
 
 // --- image conversion options (rewrite stage) ---
@@ -664,221 +467,4 @@ enum CssArg {
     InlineStyle,
 }
 
-impl ImageArgs {
-    fn rewrite_options(
-        &self,
-        out: &OutputPaths,
-        analyze: AnalyzeOptions,
-    ) -> crate::rewrite::RewriteOptions {
-        crate::rewrite::RewriteOptions {
-            out_site: out.site(),
-            image: self.image_options(),
-            keep_originals: self.keep_originals,
-            analyze,
-            precompress: self.precompress,
-            markup: (!self.no_markup).then_some(match self.css {
-                CssArg::Auto => CssChoice::Auto,
-                CssArg::SiteSheet => CssChoice::Fixed(CssMode::SiteSheet),
-                CssArg::PerPage => CssChoice::Fixed(CssMode::PerPage),
-                CssArg::InlineStyle => CssChoice::Fixed(CssMode::InlineStyle),
-            }),
-        }
-    }
-
-    fn image_options(&self) -> crate::image::ImageOptions {
-        crate::image::ImageOptions {
-            effort: self.effort,
-            apng: !self.no_apng,
-            min_saving: self.min_saving,
-            interlace: self.interlace,
-            target: self.image_format,
-            ..Default::default()
-        }
-    }
-}
 // --- end image conversion options ---
-
-impl SiteArgs {
-    fn analyze_options(&self) -> AnalyzeOptions {
-        AnalyzeOptions {
-            site_url: self.site_url.clone(),
-            max_parse_bytes: self.max_parse_bytes,
-        }
-    }
-}
-
-impl Cli {
-    /// Validates the arguments and builds the run's configuration.
-    pub fn into_config(self) -> Result<Config> {
-        let verbosity = if self.quiet {
-            Verbosity::Quiet
-        } else if self.verbose {
-            Verbosity::Verbose
-        } else {
-            Verbosity::Normal
-        };
-        let color = match self.color {
-            ColorChoice::Always => true,
-            ColorChoice::Never => false,
-            ColorChoice::Auto => {
-                std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
-            }
-        };
-        let command = match self.command {
-            Sub::Analyze { site, json } => Command::Analyze(AnalyzeConfig {
-                analyze: site.analyze_options(),
-                site: site.site,
-                json,
-                crawl: CrawlOptions::default(),
-            }),
-            Sub::Rewrite { site, out, image } => {
-                let out = out.paths(&site.site, &Plan::rewrite())?;
-                Command::Rewrite(RewriteConfig {
-                    rewrite: image.rewrite_options(&out, site.analyze_options()),
-                    analyze: site.analyze_options(),
-                    site: site.site,
-                    crawl: CrawlOptions::default(),
-                    out,
-                })
-            }
-            Sub::Replay { site, json, replay } => {
-                require_dir(&site.site)?;
-                let study = match (&replay.document_sizes, &replay.chart) {
-                    (Some(sizes), chart) => Some(crate::config::StudyConfig {
-                        sizes: sizes.0.clone(),
-                        chart: chart.clone(),
-                    }),
-                    (None, _) => None,
-                };
-                Command::Replay(Box::new(ReplayConfig {
-                    site: site.site,
-                    json,
-                    replay: replay.options("loopback")?,
-                    study,
-                }))
-            }
-            Sub::ReplayChild => Command::ReplayChild,
-            Sub::Links { link, sweep, json } => {
-                let usage = |e: crate::replay::link::SpecError| Error::Usage {
-                    message: e.to_string(),
-                };
-                let links = match (link, sweep) {
-                    (None, _) => None,
-                    (Some(link), None) => Some(crate::replay::link::parse(&link).map_err(usage)?),
-                    (Some(link), Some(sweep)) => {
-                        Some(crate::replay::link::sweep(&link, &sweep).map_err(usage)?)
-                    }
-                };
-                Command::Links(LinksConfig { links, json })
-            }
-            Sub::Audit {
-                site,
-                out,
-                image,
-                replay,
-                audit,
-            } => {
-                if replay.document_sizes.is_some() {
-                    return Err(Error::Usage {
-                        message: "--document-sizes is an experiment of its own; use it with \
-                                  `webdiet replay`, not with `audit`"
-                            .to_string(),
-                    });
-                }
-                let out = out.paths(&site.site, &Plan::audit(audit.dry_run))?;
-                if replay.capture.is_some() {
-                    return Err(Error::Usage {
-                        message: "--capture records one replay; use it with `webdiet replay`, \
-                                  not with `audit`, which replays two sites"
-                            .to_string(),
-                    });
-                }
-                let budgets = crate::budget::load(&site.site)?.overridden_by(audit.budgets()?);
-                Command::Audit(Box::new(AuditConfig {
-                    out: out.clone(),
-                    audit: crate::audit::AuditOptions {
-                        rewrite: image.rewrite_options(&out, site.analyze_options()),
-                        analyze: site.analyze_options(),
-                        site: site.site,
-                        crawl: CrawlOptions::default(),
-                        dry_run: audit.dry_run,
-                        replay: match audit.no_replay {
-                            true => None,
-                            false => {
-                                let default = replay.link.is_none() && replay.runs_on.is_empty();
-                                let mut opts = replay.options(crate::audit::DEFAULT_LINKS)?;
-                                // The audit's tables are the robot's: it always visits.
-                                if !opts.clients.contains(&crate::replay::ClientKind::Webdiet) {
-                                    opts.clients.insert(0, crate::replay::ClientKind::Webdiet);
-                                }
-                                if default {
-                                    let (link, runs) = crate::audit::DEFAULT_LINK_RUNS;
-                                    opts.runs_on.push((link.to_string(), runs));
-                                }
-                                Some(opts)
-                            }
-                        },
-                        worth: crate::deflate::WorthRule::default(),
-                        budgets,
-                    },
-                }))
-            }
-            Sub::Report { report, format } => {
-                match std::fs::metadata(&report) {
-                    Ok(meta) if meta.is_dir() => {
-                        return Err(Error::ReportIsADirectory { path: report })
-                    }
-                    Ok(_) => {}
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                        return Err(Error::NotFound { path: report })
-                    }
-                    Err(e) => return Err(Error::io(report, e)),
-                }
-                Command::Report(ReportConfig {
-                    json: report,
-                    format: match format {
-                        ReportFormat::Text => crate::config::ReportFormat::Text,
-                        ReportFormat::Md => crate::config::ReportFormat::Markdown,
-                        ReportFormat::Html => crate::config::ReportFormat::Html,
-                        ReportFormat::Json => crate::config::ReportFormat::Json,
-                    },
-                })
-            }
-            Sub::Verify {
-                original,
-                rewritten,
-                pages,
-                json,
-                out,
-                force,
-            } => {
-                require_dir(&original)?;
-                require_dir(&rewritten)?;
-                let pages = pages.map(|n| usize::try_from(n).unwrap_or(usize::MAX));
-                Command::Verify(VerifyConfig::new(
-                    original, rewritten, pages, json, out, force,
-                )?)
-            }
-            Sub::Batch(args) => args.into_command()?,
-            Sub::Merge(args) => args.into_command()?,
-        };
-        Ok(Config {
-            command,
-            verbosity,
-            color,
-        })
-    }
-}
-
-fn require_dir(path: &std::path::Path) -> Result<()> {
-    match std::fs::metadata(path) {
-        Ok(meta) if meta.is_dir() => Ok(()),
-        Ok(meta) => Err(Error::NotADirectory {
-            path: path.to_path_buf(),
-            what: crate::input::kind_of(&meta),
-        }),
-        Err(_) => Err(Error::NotFound {
-            path: path.to_path_buf(),
-        }),
-    }
-}

@@ -145,10 +145,6 @@ pub enum Command {
     Merge(crate::merge::MergeConfig),
     /// The hidden namespace child of `replay` (`webdiet __replay-child`).
     ReplayChild,
-    /// A command whose stage has not landed yet; its arguments were checked.
-    Pending {
-        command: &'static str,
-    },
 }
 
 impl Config {

@@ -67,8 +67,6 @@ pub enum Error {
     ChromiumFailed { path: PathBuf, message: String },
     #[error("{message}")]
     Usage { message: String },
-    #[error("`webdiet {command}` is not yet implemented in this version")]
-    NotImplemented { command: &'static str },
 }
 
 impl Error {

@@ -46,7 +46,7 @@ pub struct VisitFigures {
 /// The first visit before and after the rewrite, on loopback.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VisitPair {
-    pub mode: String,
+    pub mode: crate::replay::Mode,
     pub before: VisitFigures,
     pub after: VisitFigures,
 }
@@ -89,7 +89,7 @@ impl SiteRow {
         let savings = crate::report::figures::savings(report);
         let inventory = report.inventory.as_ref();
         let visit = crate::report::figures::headline(report).map(|h| VisitPair {
-            mode: h.mode.to_string(),
+            mode: h.mode,
             before: figures(h.before),
             after: figures(h.after),
         });
@@ -100,9 +100,9 @@ impl SiteRow {
                     .iter()
                     .find(|r| {
                         r.site == site
-                            && r.test == "first"
+                            && r.test == crate::replay::Test::First
                             && r.link.name == link
-                            && Some(r.mode.as_str()) == visit.as_ref().map(|v| v.mode.as_str())
+                            && Some(r.mode) == visit.as_ref().map(|v| v.mode)
                     })
                     .map(|r| r.time.last_packet_ms.median)
             };

@@ -89,7 +89,7 @@ impl BatchArgs {
         };
         let loopback = ReplayOptions {
             links: vec![Link::Loopback],
-            modes: vec![Mode::named("pipelined").expect("a mode of the table")],
+            modes: vec![Mode::reference()],
             tests: vec![Test::First],
             runs: 1,
             ..ReplayOptions::default()
@@ -176,7 +176,7 @@ impl BatchArgs {
 impl MergeArgs {
     pub(super) fn into_command(self) -> Result<Command> {
         for dir in &self.dirs {
-            super::require_dir(dir)?;
+            super::convert::require_dir(dir)?;
         }
         Ok(Command::Merge(crate::merge::MergeConfig {
             dirs: self.dirs,

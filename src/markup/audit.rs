@@ -19,9 +19,10 @@ pub struct TextImage {
     pub height: u32,
 }
 
-/// Options of the audit.
+/// What the markup audit counts as an image of text (not [`crate::audit::AuditOptions`], the
+/// whole pipeline's options).
 #[derive(Debug, Clone)]
-pub struct AuditOptions {
+pub struct TextImageOptions {
     /// Tallest image counted as a line of text, in CSS pixels. Default: 48.
     pub max_height: u32,
     /// Smallest width / height ratio. Default: 2.0.
@@ -31,9 +32,9 @@ pub struct AuditOptions {
     pub max_colors: usize,
 }
 
-impl Default for AuditOptions {
+impl Default for TextImageOptions {
     fn default() -> Self {
-        AuditOptions {
+        TextImageOptions {
             max_height: 48,
             min_aspect: 2.0,
             max_colors: 64,
@@ -44,7 +45,7 @@ impl Default for AuditOptions {
 /// Images in a page that look like text: inside a link, with alt text of at least two
 /// letters, declared `width`/`height`, no taller than `max_height` and at least `min_aspect`
 /// times as wide as tall.
-pub fn text_images(text: &str, opts: &AuditOptions) -> Vec<TextImage> {
+pub fn text_images(text: &str, opts: &TextImageOptions) -> Vec<TextImage> {
     // A page too deep to parse is not audited.
     let Ok(dom) = html::parse(text) else {
         return Vec::new();
@@ -101,7 +102,7 @@ mod tests {
             <a href="p.html"><img src="photo.jpg" width=200 height=150 alt="Jordan"></a>
             <img src="h.gif" width=300 height=30 alt="Heading not linked">
             <a href="x"><img src="s.gif" width=100 height=10 alt=""></a>"#;
-        let found = text_images(page, &AuditOptions::default());
+        let found = text_images(page, &TextImageOptions::default());
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].alt, "News");
     }

@@ -16,7 +16,7 @@ fn row(i: usize, bytes: u64, saved: i64, packets: (u64, u64), ms: Option<(f64, f
         saved_bytes: saved,
         deflate_saved_bytes: Some(saved / 2),
         visit: Some(VisitPair {
-            mode: "pipelined".into(),
+            mode: crate::replay::Mode::reference(),
             before: VisitFigures {
                 bytes: bytes + 500,
                 requests: 5,

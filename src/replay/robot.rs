@@ -42,6 +42,23 @@ impl Test {
     }
 }
 
+impl std::fmt::Display for Test {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Test {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Test::ALL
+            .into_iter()
+            .find(|t| t.as_str() == s)
+            .ok_or_else(|| format!("unknown test {s:?}; the tests are first, validate"))
+    }
+}
+
 /// What the first visit left in the cache: validators and bodies, by request target.
 #[derive(Debug, Clone, Default)]
 pub struct Cache {

@@ -287,10 +287,10 @@ pub struct ReplayRow {
     pub site: String,
     /// The page visited, or `N pages` with `--all-pages`.
     pub page: String,
-    /// The mode's name (see `webdiet replay --help`).
-    pub mode: String,
+    /// The mode, written as its name (see `webdiet replay --help`).
+    pub mode: Mode,
     /// `first` or `validate`.
-    pub test: String,
+    pub test: Test,
     /// The link the row was measured over.
     #[serde(default)]
     pub link: RowLink,
@@ -383,8 +383,8 @@ impl ReplayRow {
         ReplayRow {
             site: site.to_string(),
             page: page.to_string(),
-            mode: mode.as_str().to_string(),
-            test: test.as_str().to_string(),
+            mode,
+            test,
             link: link.clone(),
             runs: runs.len(),
             timed_out_runs: runs.timed_out(),
@@ -499,8 +499,8 @@ pub fn sample_row(site: &str, mode: &str, test: &str, packets: u64, bytes: u64) 
     ReplayRow {
         site: site.into(),
         page: "index.html".into(),
-        mode: mode.into(),
-        test: test.into(),
+        mode: mode.parse().expect("a mode of the table"),
+        test: test.parse().expect("first or validate"),
         link: RowLink::default(),
         runs: 3,
         timed_out_runs: 0,

@@ -10,6 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::protocol::Role;
 use super::{Mode, Pages, ReplayOptions, ServedSite, Spread, Test, TlsVersion};
 use crate::error::Result;
 
@@ -48,12 +49,15 @@ impl Variant {
         opts.label = self.as_str().to_string();
         opts.pages = Pages::Each;
         opts.tests = vec![Test::First];
-        opts.modes = vec![Mode::named(if self == Variant::Http {
-            "http10"
+        let per_request = Mode::with_role(Role::ConnectionPerRequest)
+            .expect("the mode table has a connection-per-request mode");
+        opts.modes = vec![if self == Variant::Http {
+            per_request
         } else {
-            "https10"
-        })
-        .expect("the table has http10 and https10")];
+            per_request
+                .over_tls()
+                .expect("the connection-per-request mode has a TLS twin")
+        }];
         opts.tls.version = match self {
             Variant::Tls12 | Variant::Tls12Resumed => TlsVersion::V12,
             _ => TlsVersion::V13,

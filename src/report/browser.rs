@@ -4,14 +4,11 @@
 
 use std::fmt::Write;
 
-use super::replay::seconds;
+use super::replay::format_ms;
 use super::summary::measured_change;
 use super::{thousands, Report};
 use crate::replay::row::Spread;
-use crate::replay::{BrowserRow, ReplayRow};
-
-/// The browser modes in the order the headline prefers them.
-const HEADLINE_MODES: [&str; 3] = ["h2", "persistent", "https-persistent"];
+use crate::replay::{BrowserRow, Mode, ReplayRow, Test};
 
 /// The emulated links Chromium ran over, in report order.
 pub fn links(report: &Report) -> Vec<&str> {
@@ -29,8 +26,8 @@ pub fn row<'a>(
     report: &'a Report,
     link: &str,
     site: &str,
-    mode: &str,
-    test: &str,
+    mode: Mode,
+    test: Test,
 ) -> Option<&'a BrowserRow> {
     report
         .browser
@@ -49,15 +46,15 @@ pub fn robot_row<'a>(report: &'a Report, b: &BrowserRow) -> Option<&'a ReplayRow
 /// the browser ran over.
 pub fn headline(report: &Report) -> Option<String> {
     let link = *links(report).first()?;
-    HEADLINE_MODES.iter().find_map(|mode| {
-        let o = row(report, link, "original", mode, "first")?;
-        let r = row(report, link, "rewritten", mode, "first")?;
+    Mode::browser_headline_order().into_iter().find_map(|mode| {
+        let o = row(report, link, "original", mode, Test::First)?;
+        let r = row(report, link, "rewritten", mode, Test::First)?;
         let (a, b) = (o.metrics.lcp_ms.as_ref()?, r.metrics.lcp_ms.as_ref()?);
         Some(format!(
             "LCP on {link} (chromium, {mode}, median of {} runs): {} → {} ({})",
             a.runs,
-            seconds(a.median),
-            seconds(b.median),
+            format_ms(a.median),
+            format_ms(b.median),
             measured_change(a, b)
         ))
     })
@@ -65,7 +62,7 @@ pub fn headline(report: &Report) -> Option<String> {
 
 /// A metric's median, or `—` when no run reached it.
 pub fn metric(spread: Option<&Spread>) -> String {
-    spread.map_or_else(|| "—".to_string(), |s| seconds(s.median))
+    spread.map_or_else(|| "—".to_string(), |s| format_ms(s.median))
 }
 
 /// The metrics the tables show, with their names.
@@ -89,7 +86,7 @@ pub fn faults(row: &BrowserRow) -> Option<String> {
             "{} of {} runs timed out ({} limit)",
             row.timed_out_runs,
             row.runs,
-            seconds(row.timeout_ms)
+            format_ms(row.timeout_ms)
         ));
     }
     if row.failed_runs > 0 {
@@ -189,7 +186,7 @@ pub fn audit_block(report: &Report) -> String {
             "mode", "test", "metric", "original → rewritten", "", ""
         );
         for o in &rows {
-            let Some(r) = row(report, link, "rewritten", &o.mode, &o.test) else {
+            let Some(r) = row(report, link, "rewritten", o.mode, o.test) else {
                 continue;
             };
             for ((name, a), (_, b)) in metrics(o).into_iter().zip(metrics(r)) {
@@ -256,10 +253,10 @@ fn beside_lines(report: &Report, link: &str) -> Vec<String> {
                  (paper's rule), {} conn",
                 b.mode,
                 b.test,
-                seconds(complete.median),
+                format_ms(complete.median),
                 b.packets.median,
                 b.connections.median,
-                seconds(w.time.complete_ms.median),
+                format_ms(w.time.complete_ms.median),
                 w.packets,
                 w.connections
             ))
@@ -345,8 +342,8 @@ pub(crate) mod tests {
             client: "chromium".into(),
             site: site.into(),
             page: "index.html".into(),
-            mode: mode.into(),
-            test: test.into(),
+            mode: mode.parse().unwrap(),
+            test: test.parse().unwrap(),
             link: RowLink::new(&link, vec![1, 2, 3]),
             runs: 3,
             timed_out_runs: 0,

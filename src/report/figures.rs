@@ -3,11 +3,12 @@
 
 use super::model::Report;
 use super::thousands;
-use crate::replay::{ReplayRow, Spread};
+use crate::replay::protocol::Role;
+use crate::replay::{Mode, ReplayRow, Spread, Test};
 use std::collections::BTreeMap;
 
 /// The two tests: an empty cache, then revalidating everything.
-pub const TESTS: [&str; 2] = ["first", "validate"];
+pub const TESTS: [Test; 2] = Test::ALL;
 
 /// Bytes, requests and packets of one visit.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -30,81 +31,72 @@ impl From<&ReplayRow> for Visit {
 /// The first visit before → after, from the replay rows.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Headline {
-    /// The mode the figures come from (`pipelined` when it was replayed).
-    pub mode: &'static str,
+    /// The mode the figures come from (the reference mode when it was replayed).
+    pub mode: Mode,
     pub before: Visit,
     pub after: Visit,
 }
 
 /// The replay row of `site` × `mode` × `test`, if there is one.
-pub fn row<'a>(report: &'a Report, site: &str, mode: &str, test: &str) -> Option<&'a ReplayRow> {
+pub fn row<'a>(report: &'a Report, site: &str, mode: Mode, test: Test) -> Option<&'a ReplayRow> {
     report
         .replay
         .iter()
         .find(|r| r.site == site && r.mode == mode && r.test == test)
 }
 
-/// The first visit of the first mode (preferring `pipelined`, then `persistent`, `http10`,
-/// `pipelined-deflate`) replayed for both site versions; `None` without replay rows.
+/// The first visit of the first mode of [`Mode::headline_order`] replayed for both site
+/// versions; `None` without replay rows.
 pub fn headline(report: &Report) -> Option<Headline> {
-    ["pipelined", "persistent", "http10", "pipelined-deflate"]
-        .into_iter()
-        .find_map(|mode| {
-            let before = row(report, "original", mode, "first")?;
-            let after = row(report, "rewritten", mode, "first")?;
-            Some(Headline {
-                mode,
-                before: before.into(),
-                after: after.into(),
-            })
+    Mode::headline_order().into_iter().find_map(|mode| {
+        let before = row(report, "original", mode, Test::First)?;
+        let after = row(report, "rewritten", mode, Test::First)?;
+        Some(Headline {
+            mode,
+            before: before.into(),
+            after: after.into(),
         })
+    })
 }
 
-/// The modes that have at least one replay row, in the replay's table order, then any unknown
-/// ones (a report written by another version).
-pub fn modes(report: &Report) -> Vec<String> {
-    let mut out: Vec<String> = crate::replay::Mode::names()
-        .iter()
-        .filter(|m| report.replay.iter().any(|r| r.mode == **m))
-        .map(|m| m.to_string())
-        .collect();
-    for r in &report.replay {
-        if !out.contains(&r.mode) {
-            out.push(r.mode.clone());
-        }
-    }
-    out
+/// The modes that have at least one replay row, in the replay's table order.
+pub fn modes(report: &Report) -> Vec<Mode> {
+    Mode::all()
+        .into_iter()
+        .filter(|m| report.replay.iter().any(|r| r.mode == *m))
+        .collect()
 }
 
 /// What the rewrite saves when requests are cheap: on `link`, the first visit's page-complete
-/// time, original → rewritten, under HTTP/1.0 (`http10`, a connection per request) and under
-/// HTTP/2 (`h2`, else `h2c`: every request at once on one connection). `None` unless both
-/// modes ran on both site versions over that link.
+/// time, original → rewritten, under HTTP/1.0 ([`Role::ConnectionPerRequest`]) and under
+/// HTTP/2 ([`Role::Multiplexed`], over TLS when that ran: every request at once on one
+/// connection). `None` unless both modes ran on both site versions over that link.
 pub fn rewrite_by_protocol(report: &Report, link: &str) -> Option<String> {
-    let on = |site: &str, mode: &str| {
-        report
-            .replay
-            .iter()
-            .find(|r| r.link.name == link && r.site == site && r.mode == mode && r.test == "first")
+    let on = |site: &str, mode: Mode| {
+        report.replay.iter().find(|r| {
+            r.link.name == link && r.site == site && r.mode == mode && r.test == Test::First
+        })
     };
-    let pair = |mode: &str| Some((on("original", mode)?, on("rewritten", mode)?));
-    let (h1o, h1r) = pair("http10")?;
-    let h2 = if pair("h2").is_some() { "h2" } else { "h2c" };
+    let pair = |mode: Mode| Some((on("original", mode)?, on("rewritten", mode)?));
+    let h1 = Mode::with_role(Role::ConnectionPerRequest)?;
+    let (h1o, h1r) = pair(h1)?;
+    let h2c = Mode::with_role(Role::Multiplexed)?;
+    let h2 = h2c.over_tls().filter(|m| pair(*m).is_some()).unwrap_or(h2c);
     let (h2o, h2r) = pair(h2)?;
     let part = |o: &ReplayRow, r: &ReplayRow| {
         let (a, b) = (&o.time.complete_ms, &r.time.complete_ms);
         let saved = a.median - b.median;
         format!(
             "{} → {} ({}{})",
-            super::replay::seconds(a.median),
-            super::replay::seconds(b.median),
+            super::replay::format_ms(a.median),
+            super::replay::format_ms(b.median),
             if a.overlaps(b) {
                 "no measurable change".to_string()
             } else {
                 format!(
                     "{} {}",
                     if saved >= 0.0 { "saves" } else { "costs" },
-                    super::replay::seconds(saved.abs())
+                    super::replay::format_ms(saved.abs())
                 )
             },
             reduction_pct(a.median, b.median)
@@ -113,7 +105,7 @@ pub fn rewrite_by_protocol(report: &Report, link: &str) -> Option<String> {
         )
     };
     Some(format!(
-        "The rewrite on {link}, first visit, page complete: under HTTP/1.0 (http10, {} \
+        "The rewrite on {link}, first visit, page complete: under HTTP/1.0 ({h1}, {} \
          connections) {}; under HTTP/2 ({h2}, 1 connection) {}",
         h1o.connections,
         part(h1o, h1r),

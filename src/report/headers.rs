@@ -7,16 +7,23 @@ use std::fmt::Write;
 
 use serde::{Deserialize, Serialize};
 
-use crate::replay::ReplayRow;
+use crate::replay::protocol::Role;
+use crate::replay::{Mode, ReplayRow, Test};
 
 /// The SPDY white paper's reductions of header bytes (its "header compression" result): about
 /// 88% for requests and 85% for responses.
 pub const SPDY_REQUEST_REDUCTION_PCT: f64 = 88.0;
 pub const SPDY_RESPONSE_REDUCTION_PCT: f64 = 85.0;
 
-/// The HTTP/1.1 mode and the HTTP/2 mode compared: the same requests, one connection each.
-pub const HTTP1_MODE: &str = "persistent";
-pub const H2_MODE: &str = "h2c";
+/// The HTTP/1.1 mode and the HTTP/2 mode compared ([`Role::HeaderCostHttp1`] and
+/// [`Role::HeaderCostH2`]): the same requests, one connection each. `None` if the table has no
+/// such pair.
+pub fn modes() -> Option<[Mode; 2]> {
+    Some([
+        Mode::with_role(Role::HeaderCostHttp1)?,
+        Mode::with_role(Role::HeaderCostH2)?,
+    ])
+}
 
 /// One site version, test and header set: header bytes per message in both protocols.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -24,7 +31,7 @@ pub struct HeaderCost {
     /// `original` or `rewritten`.
     pub site: String,
     /// `first` or `validate`.
-    pub test: String,
+    pub test: Test,
     /// `libwww` (the 1997 robot's few headers) or `browser` (a current Chromium's).
     pub header_set: String,
     /// The header set the replay's other figures were measured with.
@@ -41,13 +48,16 @@ pub struct HeaderCost {
     pub response_reduction_pct: f64,
 }
 
-/// Every (site, test, header set) for which both [`HTTP1_MODE`] and [`H2_MODE`] were
-/// replayed. `headline_set` names the set of the report's other figures.
+/// Every (site, test, header set) for which both of [`modes`] were replayed. `headline_set`
+/// names the set of the report's other figures.
 pub fn costs(rows: &[ReplayRow], headline_set: &str) -> Vec<HeaderCost> {
     let mut out = Vec::new();
-    for h1 in rows.iter().filter(|r| r.mode == HTTP1_MODE) {
+    let Some([http1_mode, h2_mode]) = modes() else {
+        return out;
+    };
+    for h1 in rows.iter().filter(|r| r.mode == http1_mode) {
         let Some(h2) = rows.iter().find(|r| {
-            r.mode == H2_MODE
+            r.mode == h2_mode
                 && r.site == h1.site
                 && r.test == h1.test
                 && r.header_set == h1.header_set
@@ -74,7 +84,7 @@ pub fn costs(rows: &[ReplayRow], headline_set: &str) -> Vec<HeaderCost> {
         );
         out.push(HeaderCost {
             site: h1.site.clone(),
-            test: h1.test.clone(),
+            test: h1.test,
             header_set: h1.header_set.clone(),
             headline: h1.header_set == headline_set,
             http1_request_bytes: h1_req,
@@ -112,12 +122,15 @@ pub fn spdy_note() -> String {
 /// The terminal block: one line per site, test and header set. Empty without pairs.
 pub fn terminal_block(costs: &[HeaderCost]) -> String {
     let mut s = String::new();
+    let Some([http1_mode, h2_mode]) = modes() else {
+        return s;
+    };
     if costs.is_empty() {
         return s;
     }
     let _ = writeln!(
         s,
-        "\n  header bytes per message, HTTP/1.1 ({HTTP1_MODE}) → HTTP/2 with HPACK ({H2_MODE}); {}",
+        "\n  header bytes per message, HTTP/1.1 ({http1_mode}) → HTTP/2 with HPACK ({h2_mode}); {}",
         spdy_note()
     );
     for c in costs {

@@ -6,6 +6,7 @@ use std::fmt::Write;
 use super::figures::{self, row, Savings, TESTS};
 use super::model::Report;
 use super::thousands;
+use crate::replay::{Mode, Test};
 
 /// Image tables longer than this are folded into a `<details>` element.
 const FOLD_IMAGES: usize = 20;
@@ -202,8 +203,8 @@ fn replay(out: &mut String, report: &Report) {
     );
     for mode in figures::modes(report) {
         for test in TESTS {
-            let before = row(report, "original", &mode, test);
-            let after = row(report, "rewritten", &mode, test);
+            let before = row(report, "original", mode, test);
+            let after = row(report, "rewritten", mode, test);
             if before.is_none() && after.is_none() {
                 continue;
             }
@@ -229,7 +230,7 @@ fn replay(out: &mut String, report: &Report) {
             let _ = writeln!(
                 out,
                 "| {} | {test} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-                cell(&mode),
+                cell(mode.as_str()),
                 num(before, packets),
                 num(after, packets),
                 delta(packets),
@@ -250,7 +251,7 @@ fn replay(out: &mut String, report: &Report) {
 fn times(out: &mut String, report: &Report) {
     use crate::replay::ReplayRow;
     for link in super::replay::links(&report.replay) {
-        let on = |site: &str, mode: &str, test: &str| {
+        let on = |site: &str, mode: Mode, test: Test| {
             report
                 .replay
                 .iter()
@@ -271,7 +272,7 @@ fn times(out: &mut String, report: &Report) {
         );
         for mode in figures::modes(report) {
             for test in TESTS {
-                let (b, a) = (on("original", &mode, test), on("rewritten", &mode, test));
+                let (b, a) = (on("original", mode, test), on("rewritten", mode, test));
                 if b.is_none() && a.is_none() {
                     continue;
                 }
@@ -281,7 +282,7 @@ fn times(out: &mut String, report: &Report) {
                     })
                 };
                 let ms = |r: Option<&ReplayRow>, f: fn(&ReplayRow) -> f64| {
-                    r.map_or("—".into(), |r| super::replay::seconds(f(r)))
+                    r.map_or("—".into(), |r| super::replay::format_ms(f(r)))
                 };
                 let delta = match (b, a) {
                     (Some(b), Some(a)) => super::summary::measured_change(
@@ -295,7 +296,7 @@ fn times(out: &mut String, report: &Report) {
                 let _ = writeln!(
                     out,
                     "| {} | {test} | {} | {} | {delta} | {} | {} | {} | {} |",
-                    cell(&mode),
+                    cell(mode.as_str()),
                     paper(b),
                     paper(a),
                     ms(b, first),
@@ -330,19 +331,19 @@ fn sweeps(out: &mut String, report: &Report) {
                 sweep.key.axis(),
                 modes
                     .iter()
-                    .map(|m| cell(m))
+                    .map(|m| cell(m.as_str()))
                     .collect::<Vec<_>>()
                     .join(" | "),
                 "---:|".repeat(modes.len())
             );
             let curves: Vec<Vec<Option<f64>>> = modes
                 .iter()
-                .map(|m| curve(&report.replay, &sweep, site, m))
+                .map(|m| curve(&report.replay, &sweep, site, *m))
                 .collect();
             for (p, (value, _)) in sweep.points.iter().enumerate() {
                 let cells: Vec<String> = curves
                     .iter()
-                    .map(|c| c[p].map_or("—".to_string(), super::replay::seconds))
+                    .map(|c| c[p].map_or("—".to_string(), super::replay::format_ms))
                     .collect();
                 let _ = writeln!(out, "| {value} | {} |", cells.join(" | "));
             }
@@ -370,8 +371,8 @@ fn tls_cost(out: &mut String, report: &Report) {
             "| {} | {} | {} | {} | {} ({:+.0}%) | {} ({:+.1}%) | {} ({:+.1}%) | {} + {} | {} | {} | {} |",
             cell(&c.link),
             cell(&c.site),
-            cell(&c.mode),
-            cell(&c.test),
+            cell(c.mode.as_str()),
+            cell(c.test.as_str()),
             super::tls::plus_time(c.complete_ms),
             c.complete_pct,
             super::tls::plus(c.packets),
@@ -393,14 +394,16 @@ fn tls_cost(out: &mut String, report: &Report) {
 
 /// Header bytes: HTTP/1.1 against HTTP/2 with HPACK, per header set, beside SPDY's figures.
 fn header_cost(out: &mut String, report: &Report) {
-    use super::headers::{H2_MODE, HTTP1_MODE};
+    let Some([http1_mode, h2_mode]) = super::headers::modes() else {
+        return;
+    };
     if report.header_cost.is_empty() {
         return;
     }
     let _ = writeln!(
         out,
-        "### Header bytes, HTTP/1.1 against HTTP/2\n\nMean header bytes per message, `{HTTP1_MODE}` \
-         against `{H2_MODE}` (HPACK), for both request header sets; {}. The set marked * is \
+        "### Header bytes, HTTP/1.1 against HTTP/2\n\nMean header bytes per message, `{http1_mode}` \
+         against `{h2_mode}` (HPACK), for both request header sets; {}. The set marked * is \
          the one of the other figures.\n\n\
          | Site | Test | Header set | Request, HTTP/1.1 | Request, HTTP/2 | Saved | Response, HTTP/1.1 | Response, HTTP/2 | Saved |\n\
          |---|---|---|---:|---:|---:|---:|---:|---:|",
@@ -411,7 +414,7 @@ fn header_cost(out: &mut String, report: &Report) {
             out,
             "| {} | {} | {}{} | {:.0} B | {:.0} B | {:.0}% | {:.0} B | {:.0} B | {:.0}% |",
             cell(&c.site),
-            cell(&c.test),
+            cell(c.test.as_str()),
             cell(&c.header_set),
             if c.headline { " *" } else { "" },
             c.http1_request_bytes,

@@ -11,8 +11,11 @@
 use serde::{Deserialize, Serialize};
 
 use super::figures;
+use super::model::CompressionReport;
 use super::Report;
 use crate::image::Outcome;
+use crate::replay::{Mode, Test};
+use crate::rewrite::markup::MarkupReport;
 
 /// Files at least this large are listed as oversized. Default: 100 KB.
 pub const OVERSIZED_BYTES: u64 = 100_000;
@@ -48,161 +51,211 @@ fn packets(bytes: u64, mss: u64) -> i64 {
 /// Every opportunity, ranked: estimated ones by packets, then bytes, saved; the rest after.
 pub fn rank(report: &Report) -> Vec<Opportunity> {
     let mss = report.replay.first().map_or(1460, |r| u64::from(r.mss));
-    let mut out = Vec::new();
+    let markup = report.markup.as_ref();
+    let mut out: Vec<Opportunity> = [
+        gif_to_png(report, mss),
+        markup.and_then(|m| markup_to_css(report, m, mss)),
+        markup.and_then(|m| images_of_text(m, mss)),
+        markup.and_then(markup_left),
+        report
+            .compression
+            .as_ref()
+            .and_then(|c| enable_deflate(report, c, mss)),
+        oversized(report),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    out.sort_by_key(|o| {
+        (
+            o.packets.is_none(),
+            std::cmp::Reverse(o.packets.unwrap_or(0)),
+            std::cmp::Reverse(o.bytes.unwrap_or(0)),
+        )
+    });
+    out
+}
 
+/// The GIFs converted (done): their bytes and packets saved.
+fn gif_to_png(report: &Report, mss: u64) -> Option<Opportunity> {
     let converted: Vec<_> = report
         .images
         .iter()
         .filter(|i| i.outcome == Outcome::Converted)
         .collect();
-    if !converted.is_empty() {
-        out.push(Opportunity {
-            id: "gif-to-png".into(),
-            title: format!(
-                "GIF → {}, lossless and pixel-verified",
-                super::figures::image_targets(report)
-            ),
-            status: "done".into(),
-            bytes: Some(
-                converted
-                    .iter()
-                    .map(|i| i.from_bytes as i64 - i.to_bytes as i64)
-                    .sum(),
-            ),
-            requests: Some(0),
-            packets: Some(
-                converted
-                    .iter()
-                    .map(|i| packets(i.from_bytes, mss) - packets(i.to_bytes, mss))
-                    .sum(),
-            ),
-            basis: "image sizes; packets by the model".into(),
-            files: converted.iter().map(|i| i.path.clone()).collect(),
-        });
+    if converted.is_empty() {
+        return None;
     }
-
-    if let Some(m) = &report.markup {
-        let pages: Vec<_> = m.pages.iter().filter(|p| p.changed).collect();
-        if !pages.is_empty() {
-            let sheet = m.css_bytes;
-            let mut packets_saved: i64 = pages
+    Some(Opportunity {
+        id: "gif-to-png".into(),
+        title: format!(
+            "GIF → {}, lossless and pixel-verified",
+            super::figures::image_targets(report)
+        ),
+        status: "done".into(),
+        bytes: Some(
+            converted
                 .iter()
-                .map(|p| packets(p.bytes_before, mss) - packets(p.bytes_after, mss))
+                .map(|i| i.from_bytes as i64 - i.to_bytes as i64)
+                .sum(),
+        ),
+        requests: Some(0),
+        packets: Some(
+            converted
+                .iter()
+                .map(|i| packets(i.from_bytes, mss) - packets(i.to_bytes, mss))
+                .sum(),
+        ),
+        basis: "image sizes; packets by the model".into(),
+        files: converted.iter().map(|i| i.path.clone()).collect(),
+    })
+}
+
+/// Presentational markup turned into CSS (done): bytes, requests and packets saved, the sheet
+/// included.
+fn markup_to_css(report: &Report, m: &MarkupReport, mss: u64) -> Option<Opportunity> {
+    let pages: Vec<_> = m.pages.iter().filter(|p| p.changed).collect();
+    if pages.is_empty() {
+        return None;
+    }
+    let sheet = m.css_bytes;
+    let mut packets_saved: i64 = pages
+        .iter()
+        .map(|p| packets(p.bytes_before, mss) - packets(p.bytes_after, mss))
+        .sum();
+    if sheet > 0 {
+        packets_saved -= packets(sheet, mss);
+    }
+    // Requests: what the replay saw change (spacers gone, the sheet added); the image
+    // conversion does not change the number of requests.
+    let requests =
+        figures::headline(report).map(|h| h.before.requests as i64 - h.after.requests as i64);
+    let mut files: Vec<String> = pages.iter().map(|p| p.path.clone()).collect();
+    files.extend(m.css_path.clone());
+    Some(Opportunity {
+        id: "markup-to-css".into(),
+        title: format!("presentational markup → CSS ({})", figures::css_choice(m)),
+        status: "done".into(),
+        bytes: Some(m.html_bytes_before as i64 - (m.html_bytes_after + sheet) as i64),
+        requests,
+        packets: Some(packets_saved),
+        basis: "page sizes before and after, the sheet included; requests from the \
+                replay's first visit; packets by the model"
+            .into(),
+        files,
+    })
+}
+
+/// Text drawn as images (reported): what setting it as text would save.
+fn images_of_text(m: &MarkupReport, mss: u64) -> Option<Opportunity> {
+    let t = &m.text_images_total;
+    if t.files == 0 {
+        return None;
+    }
+    let mut files: Vec<String> = m.text_images.iter().map(|r| r.file.clone()).collect();
+    files.sort();
+    files.dedup();
+    let sizes: std::collections::BTreeMap<&str, u64> = m
+        .text_images
+        .iter()
+        .map(|r| (r.file.as_str(), r.bytes))
+        .collect();
+    Some(Opportunity {
+        id: "images-of-text".into(),
+        title: "text drawn as images: set it as CSS-styled text".into(),
+        status: "reported".into(),
+        bytes: Some(t.bytes as i64),
+        requests: Some(t.files as i64),
+        packets: Some(sizes.values().map(|&b| packets(b, mss)).sum()),
+        basis: "the images' sizes, one request each; packets by the model".into(),
+        files,
+    })
+}
+
+/// Presentational constructs the rewrite left as they were (reported, not estimated).
+fn markup_left(m: &MarkupReport) -> Option<Opportunity> {
+    let left: Vec<String> = m
+        .pages
+        .iter()
+        .filter(|p| p.constructs_after > 0)
+        .map(|p| p.path.clone())
+        .collect();
+    if left.is_empty() {
+        return None;
+    }
+    let constructs: usize = m.constructs_after.values().sum();
+    Some(Opportunity {
+        id: "markup-left".into(),
+        title: format!(
+            "{constructs} presentational construct{} left as they were (reasons in the markup section)",
+            if constructs == 1 { "" } else { "s" }
+        ),
+        status: "reported".into(),
+        bytes: None,
+        requests: None,
+        packets: None,
+        basis: "not estimated: each was left for a reason (see left_as_is)".into(),
+        files: left,
+    })
+}
+
+/// Text worth compressing (reported): the replay's reference mode against its deflate twin
+/// when both ran, else the deflate estimate.
+fn enable_deflate(report: &Report, c: &CompressionReport, mss: u64) -> Option<Opportunity> {
+    let est = c.rewritten.as_ref().unwrap_or(&c.original);
+    let worth: Vec<String> = est
+        .files
+        .iter()
+        .filter(|f| f.worth_it)
+        .map(|f| f.path.clone())
+        .collect();
+    if worth.is_empty() {
+        return None;
+    }
+    let row = |mode: Mode| figures::row(report, "rewritten", mode, Test::First);
+    let plain_mode = Mode::reference();
+    let deflated = plain_mode.deflated().and_then(row);
+    let (bytes, packets_saved, basis) = match (row(plain_mode), deflated) {
+        (Some(plain), Some(deflated)) => (
+            plain.bytes() as i64 - deflated.bytes() as i64,
+            plain.packets as i64 - deflated.packets as i64,
+            format!(
+                "the replay: {} against {}, rewritten site",
+                plain.mode, deflated.mode
+            ),
+        ),
+        _ => {
+            let files = est.files.iter().filter(|f| f.worth_it);
+            let bytes = files
+                .clone()
+                .map(|f| f.sizes.raw as i64 - f.sizes.deflate6 as i64)
                 .sum();
-            if sheet > 0 {
-                packets_saved -= packets(sheet, mss);
-            }
-            // Requests: what the replay saw change (spacers gone, the sheet added); the image
-            // conversion does not change the number of requests.
-            let requests = figures::headline(report)
-                .map(|h| h.before.requests as i64 - h.after.requests as i64);
-            let mut files: Vec<String> = pages.iter().map(|p| p.path.clone()).collect();
-            files.extend(m.css_path.clone());
-            out.push(Opportunity {
-                id: "markup-to-css".into(),
-                title: format!("presentational markup → CSS ({})", figures::css_choice(m)),
-                status: "done".into(),
-                bytes: Some(m.html_bytes_before as i64 - (m.html_bytes_after + sheet) as i64),
-                requests,
-                packets: Some(packets_saved),
-                basis: "page sizes before and after, the sheet included; requests from the \
-                        replay's first visit; packets by the model"
-                    .into(),
-                files,
-            });
+            let packets_saved = files
+                .map(|f| packets(f.sizes.raw, mss) - packets(f.sizes.deflate6, mss))
+                .sum();
+            (
+                bytes,
+                packets_saved,
+                "deflate level 6 sizes; packets by the model".to_string(),
+            )
         }
-        let t = &m.text_images_total;
-        if t.files > 0 {
-            let mut files: Vec<String> = m.text_images.iter().map(|r| r.file.clone()).collect();
-            files.sort();
-            files.dedup();
-            let sizes: std::collections::BTreeMap<&str, u64> = m
-                .text_images
-                .iter()
-                .map(|r| (r.file.as_str(), r.bytes))
-                .collect();
-            out.push(Opportunity {
-                id: "images-of-text".into(),
-                title: "text drawn as images: set it as CSS-styled text".into(),
-                status: "reported".into(),
-                bytes: Some(t.bytes as i64),
-                requests: Some(t.files as i64),
-                packets: Some(sizes.values().map(|&b| packets(b, mss)).sum()),
-                basis: "the images' sizes, one request each; packets by the model".into(),
-                files,
-            });
-        }
-        let left: Vec<String> = m
-            .pages
-            .iter()
-            .filter(|p| p.constructs_after > 0)
-            .map(|p| p.path.clone())
-            .collect();
-        if !left.is_empty() {
-            let constructs: usize = m.constructs_after.values().sum();
-            out.push(Opportunity {
-                id: "markup-left".into(),
-                title: format!(
-                    "{constructs} presentational construct{} left as they were (reasons in the markup section)",
-                    if constructs == 1 { "" } else { "s" }
-                ),
-                status: "reported".into(),
-                bytes: None,
-                requests: None,
-                packets: None,
-                basis: "not estimated: each was left for a reason (see left_as_is)".into(),
-                files: left,
-            });
-        }
-    }
+    };
+    Some(Opportunity {
+        id: "enable-deflate".into(),
+        title: "compress text on the server (Content-Encoding: deflate or gzip; \
+                `rewrite --precompress` writes .gz files)"
+            .into(),
+        status: "reported".into(),
+        bytes: Some(bytes),
+        requests: Some(0),
+        packets: Some(packets_saved),
+        basis,
+        files: worth,
+    })
+}
 
-    if let Some(c) = &report.compression {
-        let est = c.rewritten.as_ref().unwrap_or(&c.original);
-        let worth: Vec<String> = est
-            .files
-            .iter()
-            .filter(|f| f.worth_it)
-            .map(|f| f.path.clone())
-            .collect();
-        if !worth.is_empty() {
-            let row = |mode: &str| figures::row(report, "rewritten", mode, "first");
-            let (bytes, packets_saved, basis) = match (row("pipelined"), row("pipelined-deflate")) {
-                (Some(plain), Some(deflated)) => (
-                    plain.bytes() as i64 - deflated.bytes() as i64,
-                    plain.packets as i64 - deflated.packets as i64,
-                    "the replay: pipelined against pipelined-deflate, rewritten site",
-                ),
-                _ => {
-                    let files = est.files.iter().filter(|f| f.worth_it);
-                    let bytes = files
-                        .clone()
-                        .map(|f| f.sizes.raw as i64 - f.sizes.deflate6 as i64)
-                        .sum();
-                    let packets_saved = files
-                        .map(|f| packets(f.sizes.raw, mss) - packets(f.sizes.deflate6, mss))
-                        .sum();
-                    (
-                        bytes,
-                        packets_saved,
-                        "deflate level 6 sizes; packets by the model",
-                    )
-                }
-            };
-            out.push(Opportunity {
-                id: "enable-deflate".into(),
-                title: "compress text on the server (Content-Encoding: deflate or gzip; \
-                        `rewrite --precompress` writes .gz files)"
-                    .into(),
-                status: "reported".into(),
-                bytes: Some(bytes),
-                requests: Some(0),
-                packets: Some(packets_saved),
-                basis: basis.into(),
-                files: worth,
-            });
-        }
-    }
-
+/// Files large enough to be worth a look (reported, not estimated).
+fn oversized(report: &Report) -> Option<Opportunity> {
     let mut oversized: Vec<String> = report
         .images
         .iter()
@@ -218,30 +271,22 @@ pub fn rank(report: &Report) -> Vec<Opportunity> {
                 .map(|f| f.path.clone()),
         );
     }
-    if !oversized.is_empty() {
-        out.push(Opportunity {
-            id: "oversized".into(),
-            title: format!(
-                "files of {} bytes or more: worth a look (smaller images, split pages)",
-                super::thousands(OVERSIZED_BYTES)
-            ),
-            status: "reported".into(),
-            bytes: None,
-            requests: None,
-            packets: None,
-            basis: "not estimated: what is possible depends on the content".into(),
-            files: oversized,
-        });
+    if oversized.is_empty() {
+        return None;
     }
-
-    out.sort_by_key(|o| {
-        (
-            o.packets.is_none(),
-            std::cmp::Reverse(o.packets.unwrap_or(0)),
-            std::cmp::Reverse(o.bytes.unwrap_or(0)),
-        )
-    });
-    out
+    Some(Opportunity {
+        id: "oversized".into(),
+        title: format!(
+            "files of {} bytes or more: worth a look (smaller images, split pages)",
+            super::thousands(OVERSIZED_BYTES)
+        ),
+        status: "reported".into(),
+        bytes: None,
+        requests: None,
+        packets: None,
+        basis: "not estimated: what is possible depends on the content".into(),
+        files: oversized,
+    })
 }
 
 #[cfg(test)]
@@ -278,8 +323,8 @@ mod tests {
         }
         report.replay.retain(|r| {
             !(r.site == "rewritten"
-                && r.test == "first"
-                && r.mode.starts_with("pipelined")
+                && r.test == Test::First
+                && r.mode.as_str().starts_with("pipelined")
                 && r.packets != 100
                 && r.packets != 70)
         });

@@ -4,15 +4,15 @@
 use std::fmt::Write;
 
 use super::thousands;
-use crate::replay::{ReplayRow, Spread};
+use crate::replay::{Mode, ReplayRow, Spread, Test};
 
 /// The links of `rows`, in the order they first appear.
 pub fn links(rows: &[ReplayRow]) -> Vec<&str> {
     super::first_seen(rows, |r| &r.link.name)
 }
 
-/// A time in words: `840 ms`, `1.38 s`, `65.1 s`.
-pub fn seconds(ms: f64) -> String {
+/// A time given in milliseconds, in words: `840 ms`, `1.38 s`, `65.1 s`.
+pub fn format_ms(ms: f64) -> String {
     if ms < 1000.0 {
         format!("{ms:.0} ms")
     } else if ms < 10_000.0 {
@@ -39,7 +39,7 @@ pub fn time_cell(row: &ReplayRow, spread: &Spread) -> String {
     let mut text = format!(
         "{}{} ({}–{})",
         if row.timed_out_runs > 0 { "≥" } else { "" },
-        seconds(spread.median),
+        format_ms(spread.median),
         unit(lo),
         unit(hi)
     );
@@ -76,26 +76,31 @@ pub fn time_table(rows: &[ReplayRow], link: &str) -> String {
             "1st byte",
             "complete"
         );
-        let mut modes: Vec<&str> = rows
+        let mut modes: Vec<Mode> = rows
             .iter()
             .filter(|r| r.site == site)
-            .map(|r| r.mode.as_str())
+            .map(|r| r.mode)
             .collect();
         modes.dedup();
         for mode in modes {
-            let cell = |test: &str| match rows
+            let cell = |test: Test| match rows
                 .iter()
                 .find(|r| r.site == site && r.mode == mode && r.test == test)
             {
                 Some(r) => format!(
                     "{:>24} {:>9} {:>9}",
                     time_cell(r, &r.time.last_packet_ms),
-                    seconds(r.time.first_byte_ms.median),
-                    seconds(r.time.complete_ms.median)
+                    format_ms(r.time.first_byte_ms.median),
+                    format_ms(r.time.complete_ms.median)
                 ),
                 None => format!("{:>44}", "—"),
             };
-            let _ = writeln!(out, "  {mode:<23} {} | {}", cell("first"), cell("validate"));
+            let _ = writeln!(
+                out,
+                "  {mode:<23} {} | {}",
+                cell(Test::First),
+                cell(Test::Validate)
+            );
         }
     }
     out
@@ -148,14 +153,14 @@ fn link_table(rows: &[ReplayRow]) -> String {
             "req", "bytes", "pkts", "kernel", "conn", "paper ms"
         );
         let _ = writeln!(out, "  {:<23} {head} | {head}", "mode");
-        let mut modes: Vec<&str> = rows
+        let mut modes: Vec<Mode> = rows
             .iter()
             .filter(|r| r.site == site)
-            .map(|r| r.mode.as_str())
+            .map(|r| r.mode)
             .collect();
         modes.dedup();
         for mode in modes {
-            let cell = |test: &str| match rows
+            let cell = |test: Test| match rows
                 .iter()
                 .find(|r| r.site == site && r.mode == mode && r.test == test)
             {
@@ -176,7 +181,12 @@ fn link_table(rows: &[ReplayRow]) -> String {
                 }
                 None => format!("{:>48}", "—"),
             };
-            let _ = writeln!(out, "  {mode:<23} {} | {}", cell("first"), cell("validate"));
+            let _ = writeln!(
+                out,
+                "  {mode:<23} {} | {}",
+                cell(Test::First),
+                cell(Test::Validate)
+            );
         }
     }
     out.push_str(&super::sweeps::text_tables(rows));

@@ -6,7 +6,7 @@ use std::fmt::Write;
 use super::TextStyle;
 use super::{thousands, Report};
 use crate::image::Outcome;
-use crate::replay::{ReplayRow, Spread};
+use crate::replay::{Mode, ReplayRow, Spread, Test};
 
 fn paint(text: &str, code: &str, style: &TextStyle) -> String {
     if style.color {
@@ -34,7 +34,7 @@ pub fn measured_change(before: &Spread, after: &Spread) -> String {
     }
 }
 
-fn row<'a>(report: &'a Report, site: &str, mode: &str, test: &str) -> Option<&'a ReplayRow> {
+fn row<'a>(report: &'a Report, site: &str, mode: Mode, test: Test) -> Option<&'a ReplayRow> {
     report
         .replay
         .iter()
@@ -54,10 +54,10 @@ pub fn audit(report: &Report, reports_at: &std::path::Path, style: &TextStyle) -
         paint(&format!("webdiet audit {}", report.site.path), "1", style)
     );
 
-    // Headline: a first visit, pipelined, before → after.
+    // Headline: a first visit in the reference mode, before → after.
     if let (Some(o), Some(r)) = (
-        row(report, "original", "pipelined", "first"),
-        row(report, "rewritten", "pipelined", "first"),
+        row(report, "original", Mode::reference(), Test::First),
+        row(report, "rewritten", Mode::reference(), Test::First),
     ) {
         let (ob, rb) = (o.bytes_up + o.bytes_down, r.bytes_up + r.bytes_down);
         let _ = writeln!(
@@ -132,13 +132,13 @@ pub fn audit(report: &Report, reports_at: &std::path::Path, style: &TextStyle) -
             "mode", "first visit: original → rewritten", "validation: original → rewritten"
         );
         for mode in super::figures::modes(report) {
-            let pair = |test: &str| {
+            let pair = |test: Test| {
                 Some((
-                    row(report, "original", &mode, test)?,
-                    row(report, "rewritten", &mode, test)?,
+                    row(report, "original", mode, test)?,
+                    row(report, "rewritten", mode, test)?,
                 ))
             };
-            let cell = |test: &str| match pair(test) {
+            let cell = |test: Test| match pair(test) {
                 Some((o, r)) => format!(
                     "{:>5} → {:>5} ({:>6})",
                     o.packets,
@@ -147,7 +147,7 @@ pub fn audit(report: &Report, reports_at: &std::path::Path, style: &TextStyle) -
                 ),
                 None => "-".to_string(),
             };
-            let kernel = |test: &str| match pair(test) {
+            let kernel = |test: Test| match pair(test) {
                 Some((o, r)) => format!(
                     "{:>5} → {:>5} ({})",
                     o.kernel.packets.median,
@@ -156,21 +156,21 @@ pub fn audit(report: &Report, reports_at: &std::path::Path, style: &TextStyle) -
                 ),
                 None => "-".to_string(),
             };
-            if pair("first").is_none() && pair("validate").is_none() {
+            if pair(Test::First).is_none() && pair(Test::Validate).is_none() {
                 continue;
             }
             let _ = writeln!(
                 s,
                 "  {mode:<23} {:>30}   {:>30}",
-                cell("first"),
-                cell("validate")
+                cell(Test::First),
+                cell(Test::Validate)
             );
             let _ = writeln!(
                 s,
                 "  {:<23} {:>30}   {:>30}",
                 "  kernel",
-                kernel("first"),
-                kernel("validate")
+                kernel(Test::First),
+                kernel(Test::Validate)
             );
         }
     }
@@ -228,8 +228,8 @@ fn row_on<'a>(
     report: &'a Report,
     link: &str,
     site: &str,
-    mode: &str,
-    test: &str,
+    mode: Mode,
+    test: Test,
 ) -> Option<&'a ReplayRow> {
     report
         .replay
@@ -249,15 +249,15 @@ pub fn emulated_links(report: &Report) -> Vec<&str> {
 /// The first emulated link, in the mode of the byte headline.
 pub fn time_headline(report: &Report) -> Option<String> {
     let link = *emulated_links(report).first()?;
-    let mode = "pipelined";
-    let o = row_on(report, link, "original", mode, "first")?;
-    let r = row_on(report, link, "rewritten", mode, "first")?;
+    let mode = Mode::reference();
+    let o = row_on(report, link, "original", mode, Test::First)?;
+    let r = row_on(report, link, "rewritten", mode, Test::First)?;
     let (a, b) = (&o.time.last_packet_ms, &r.time.last_packet_ms);
     Some(format!(
         "first visit on {link} ({mode}, median of {} runs): {} → {} ({})",
         o.runs,
-        super::replay::seconds(a.median),
-        super::replay::seconds(b.median),
+        super::replay::format_ms(a.median),
+        super::replay::format_ms(b.median),
         measured_change(a, b)
     ))
 }
@@ -282,13 +282,13 @@ fn time_blocks(report: &Report) -> String {
             "mode", "first visit: original → rewritten"
         );
         for mode in super::figures::modes(report) {
-            let cell = |test: &str| {
-                let o = row_on(report, link, "original", &mode, test)?;
-                let r = row_on(report, link, "rewritten", &mode, test)?;
+            let cell = |test: Test| {
+                let o = row_on(report, link, "original", mode, test)?;
+                let r = row_on(report, link, "rewritten", mode, test)?;
                 let (a, b) = (&o.time.last_packet_ms, &r.time.last_packet_ms);
                 let out = |row: &ReplayRow, v: f64| {
                     let mark = if row.timed_out_runs > 0 { "≥" } else { "" };
-                    format!("{mark}{}", super::replay::seconds(v))
+                    format!("{mark}{}", super::replay::format_ms(v))
                 };
                 // Times right-aligned, the change after them left-aligned: the arrows line
                 // up whether a cell says a percentage or "no measurable change".
@@ -299,7 +299,7 @@ fn time_blocks(report: &Report) -> String {
                     format!("({})", measured_change(a, b))
                 ))
             };
-            let (first, validate) = (cell("first"), cell("validate"));
+            let (first, validate) = (cell(Test::First), cell(Test::Validate));
             if first.is_none() && validate.is_none() {
                 continue;
             }

@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use crate::replay::link::listing::LinkListing;
-use crate::replay::ReplayRow;
+use crate::replay::{Mode, ReplayRow, Test};
 
 /// What a sweep varies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -126,14 +126,17 @@ pub fn sweeps(rows: &[ReplayRow]) -> Vec<Sweep> {
 
 /// The first-visit rows of `site` on each point of `sweep`, for `mode`: the page-complete
 /// median per point, `None` where the mode did not run there.
-pub fn curve(rows: &[ReplayRow], sweep: &Sweep, site: &str, mode: &str) -> Vec<Option<f64>> {
+pub fn curve(rows: &[ReplayRow], sweep: &Sweep, site: &str, mode: Mode) -> Vec<Option<f64>> {
     sweep
         .points
         .iter()
         .map(|(_, link)| {
             rows.iter()
                 .find(|r| {
-                    r.link.name == *link && r.site == site && r.mode == mode && r.test == "first"
+                    r.link.name == *link
+                        && r.site == site
+                        && r.mode == mode
+                        && r.test == Test::First
                 })
                 .map(|r| r.time.complete_ms.median)
         })
@@ -141,11 +144,11 @@ pub fn curve(rows: &[ReplayRow], sweep: &Sweep, site: &str, mode: &str) -> Vec<O
 }
 
 /// The modes of `rows` on the points of `sweep`, in row order.
-pub fn modes<'a>(rows: &'a [ReplayRow], sweep: &Sweep) -> Vec<&'a str> {
-    let mut out: Vec<&str> = Vec::new();
+pub fn modes(rows: &[ReplayRow], sweep: &Sweep) -> Vec<Mode> {
+    let mut out: Vec<Mode> = Vec::new();
     for r in rows {
-        if sweep.points.iter().any(|(_, l)| *l == r.link.name) && !out.contains(&r.mode.as_str()) {
-            out.push(&r.mode);
+        if sweep.points.iter().any(|(_, l)| *l == r.link.name) && !out.contains(&r.mode) {
+            out.push(r.mode);
         }
     }
     out
@@ -173,12 +176,14 @@ pub fn text_tables(rows: &[ReplayRow]) -> String {
                 let _ = write!(s, " {m:>12}");
             }
             s.push('\n');
-            let curves: Vec<Vec<Option<f64>>> =
-                modes.iter().map(|m| curve(rows, &sweep, site, m)).collect();
+            let curves: Vec<Vec<Option<f64>>> = modes
+                .iter()
+                .map(|m| curve(rows, &sweep, site, *m))
+                .collect();
             for (p, (value, _)) in sweep.points.iter().enumerate() {
                 let _ = write!(s, "  {value:>10}");
                 for c in &curves {
-                    let cell = c[p].map_or("-".to_string(), super::replay::seconds);
+                    let cell = c[p].map_or("-".to_string(), super::replay::format_ms);
                     let _ = write!(s, " {cell:>12}");
                 }
                 s.push('\n');
@@ -223,7 +228,12 @@ mod tests {
         assert_eq!(values, [0.0, 1.0, 2.5]);
         assert_eq!(found[1].title(), "spdy-cable, loss 0–2.5%");
         assert_eq!(
-            curve(&rows, &found[0], "original", "pipelined"),
+            curve(
+                &rows,
+                &found[0],
+                "original",
+                Mode::named("pipelined").unwrap()
+            ),
             [Some(100.0), Some(200.0), Some(300.0)]
         );
         let table = text_tables(&rows);

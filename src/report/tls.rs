@@ -5,7 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::thousands;
-use crate::replay::{Mode, ReplayRow};
+use crate::replay::protocol::Role;
+use crate::replay::{Mode, ReplayRow, Test};
 
 /// One mode over TLS against its cleartext twin.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -13,10 +14,10 @@ pub struct TlsCost {
     /// `original` or `rewritten`.
     pub site: String,
     /// The mode over TLS (`https10`…) and its cleartext twin (`http10`…).
-    pub mode: String,
-    pub cleartext: String,
+    pub mode: Mode,
+    pub cleartext: Mode,
     /// `first` or `validate`.
-    pub test: String,
+    pub test: Test,
     /// The link both rows were measured over.
     #[serde(default)]
     pub link: String,
@@ -51,10 +52,7 @@ pub struct TlsCost {
 pub fn costs(rows: &[ReplayRow]) -> Vec<TlsCost> {
     let mut out = Vec::new();
     for r in rows {
-        let (Some(tls), Some(twin)) = (
-            r.tls.as_ref(),
-            Mode::named(&r.mode).and_then(|m| m.spec().cleartext),
-        ) else {
+        let (Some(tls), Some(twin)) = (r.tls.as_ref(), r.mode.cleartext()) else {
             continue;
         };
         let Some(plain) = rows.iter().find(|p| {
@@ -74,9 +72,9 @@ pub fn costs(rows: &[ReplayRow]) -> Vec<TlsCost> {
         let complete_ms = r.time.complete_ms.median - plain.time.complete_ms.median;
         out.push(TlsCost {
             site: r.site.clone(),
-            mode: r.mode.clone(),
-            cleartext: twin.to_string(),
-            test: r.test.clone(),
+            mode: r.mode,
+            cleartext: twin,
+            test: r.test,
             link: r.link.name.clone(),
             tls: format!(
                 "TLS {}, {}, resumption {}",
@@ -111,7 +109,7 @@ pub fn plus_time(ms: f64) -> String {
     } else {
         ""
     };
-    format!("{sign}{}", super::replay::seconds(ms.abs()))
+    format!("{sign}{}", super::replay::format_ms(ms.abs()))
 }
 
 /// The links of `costs`, in order.
@@ -155,39 +153,39 @@ pub fn handshakes_text(c: &TlsCost) -> String {
     )
 }
 
-/// The headline of TLS's cost: the first visit of `https10` (a handshake per connection)
-/// against `https-pipelined` (one), for the site that has both, on the first link; `None`
+/// The headline of TLS's cost: the first visit of [`Role::ConnectionPerRequest`] over TLS
+/// (`https10`, a handshake per connection) against the reference mode over TLS
+/// (`https-pipelined`, one), for the site that has both, on the first link; `None`
 /// otherwise. Over an emulated link it names the time too.
 pub fn headline(costs: &[TlsCost], site: &str) -> Option<String> {
     let link = costs.first()?.link.as_str();
-    let find = |mode: &str| {
+    let many_mode = Mode::with_role(Role::ConnectionPerRequest)?.over_tls()?;
+    let one_mode = Mode::reference().over_tls()?;
+    let on = |mode: Mode, link: &str| {
         costs
             .iter()
-            .find(|c| c.site == site && c.mode == mode && c.test == "first" && c.link == link)
+            .find(|c| c.site == site && c.mode == mode && c.test == Test::First && c.link == link)
     };
-    let (many, one) = (find("https10")?, find("https-pipelined")?);
+    let (many, one) = (on(many_mode, link)?, on(one_mode, link)?);
     let mut line = format!(
-        "TLS on a first visit ({}): https10 {} packets over http10 ({} connections), \
-         https-pipelined {} over pipelined (1 connection)",
+        "TLS on a first visit ({}): {many_mode} {} packets over {} ({} connections), \
+         {one_mode} {} over {} (1 connection)",
         many.tls,
         plus(many.packets),
+        many.cleartext,
         many.connections,
         plus(one.packets),
+        one.cleartext,
     );
     // Time where it means something to a user: the first emulated link.
     let timed = costs
         .iter()
         .find(|c| c.link != "loopback")
         .map(|c| c.link.as_str());
-    let on = |mode: &str, link: &str| {
-        costs
-            .iter()
-            .find(|c| c.site == site && c.mode == mode && c.test == "first" && c.link == link)
-    };
     if let Some(link) = timed {
-        if let (Some(many), Some(one)) = (on("https10", link), on("https-pipelined", link)) {
+        if let (Some(many), Some(one)) = (on(many_mode, link), on(one_mode, link)) {
             line.push_str(&format!(
-                "; on {link}, page complete https10 {} ({:+.0}%), https-pipelined {} ({:+.0}%)",
+                "; on {link}, page complete {many_mode} {} ({:+.0}%), {one_mode} {} ({:+.0}%)",
                 plus_time(many.complete_ms),
                 many.complete_pct,
                 plus_time(one.complete_ms),
@@ -225,14 +223,14 @@ pub fn terminal_block(costs: &[TlsCost]) -> String {
                 "first visit",
                 "validation"
             );
-            let mut modes: Vec<&str> = of_link
+            let mut modes: Vec<Mode> = of_link
                 .iter()
                 .filter(|c| c.site == *site)
-                .map(|c| c.mode.as_str())
+                .map(|c| c.mode)
                 .collect();
             modes.dedup();
             for mode in modes {
-                let cell = |test: &str| {
+                let cell = |test: Test| {
                     of_link
                         .iter()
                         .find(|c| c.site == *site && c.mode == mode && c.test == test)
@@ -249,8 +247,8 @@ pub fn terminal_block(costs: &[TlsCost]) -> String {
                 let _ = writeln!(
                     s,
                     "  {mode:<24} {:>42}   {:>42}",
-                    cell("first"),
-                    cell("validate")
+                    cell(Test::First),
+                    cell(Test::Validate)
                 );
             }
         }
@@ -310,7 +308,7 @@ mod tests {
         assert!((c[0].complete_ms - 100.0).abs() < 1e-9);
         assert!((c[0].complete_pct - 25.0).abs() < 1e-9);
         assert_eq!(plus_time(c[0].complete_ms), "+100 ms");
-        assert_eq!(c[0].cleartext, "pipelined");
+        assert_eq!(c[0].cleartext.as_str(), "pipelined");
         assert_eq!(c[0].handshake_bytes, 1500);
         assert!(extra_text(&c[0]).starts_with("+10 packets (+10.0%), +2,000 bytes (+20.0%)"));
         assert!(

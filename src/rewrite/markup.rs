@@ -263,7 +263,7 @@ impl<'a> ImageLookup<'a> {
 }
 
 /// Converts every staged page; writes changed pages and the sheet into `staging`.
-pub(super) fn run(
+pub(super) fn rewrite_pages(
     site: &Site,
     staging: &Staging,
     choice: CssChoice,
@@ -510,7 +510,7 @@ pub(super) fn run(
             changed,
             kept: kept.map(|r| format!("kept:{r}")),
         });
-        let audit = markup::audit::AuditOptions::default();
+        let audit = markup::audit::TextImageOptions::default();
         for image in markup::audit::text_images(&s.text, &audit) {
             // The pixel half of the test: few colours (flat text on a flat ground).
             let Some(found) = s.images.get(&image.src) else {

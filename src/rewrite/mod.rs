@@ -179,7 +179,7 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
     }
 
     let markup = opts.markup.map(|choice| {
-        markup::run(
+        markup::rewrite_pages(
             site,
             &staging,
             choice,

@@ -154,3 +154,61 @@ fn the_report_names_its_schema_version_and_tool() {
     );
     assert_eq!(report["tool"]["name"], "webdiet");
 }
+
+#[test]
+fn a_report_loads_back_with_every_row_naming_its_mode_and_test_as_before() {
+    let report = microscape_report();
+    let loaded: webdiet::report::Report =
+        serde_json::from_value(report.clone()).expect("report.json loads as a Report");
+    assert!(!loaded.replay.is_empty(), "the audit replays");
+    for (row, json) in loaded
+        .replay
+        .iter()
+        .zip(report["replay"].as_array().unwrap())
+    {
+        assert_eq!(json["mode"].as_str(), Some(row.mode.as_str()));
+        assert_eq!(json["test"].as_str(), Some(row.test.as_str()));
+    }
+    let again = serde_json::to_value(&loaded.replay).unwrap();
+    assert_eq!(
+        again.as_array().unwrap().len(),
+        report["replay"].as_array().unwrap().len()
+    );
+    for (a, b) in again
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(report["replay"].as_array().unwrap())
+    {
+        assert_eq!((&a["mode"], &a["test"]), (&b["mode"], &b["test"]));
+    }
+}
+
+#[test]
+fn an_old_format_replay_row_without_the_later_fields_still_loads() {
+    use webdiet::replay::{Mode, ReplayRow, Test};
+    // A row as schema 2 wrote it: no link, timed-out runs, TLS part or waterfall, and the
+    // mode and test as plain names.
+    let mut old = microscape_report()["replay"][0].clone();
+    let fields = old.as_object_mut().unwrap();
+    for later in ["link", "timed_out_runs", "tls", "waterfall"] {
+        fields.remove(later);
+    }
+    fields.insert("mode".into(), "pipelined-deflate".into());
+    fields.insert("test".into(), "validate".into());
+    let row: ReplayRow = serde_json::from_value(old).expect("an old row loads");
+    assert_eq!(Some(row.mode), Mode::named("pipelined-deflate"));
+    assert_eq!(row.test, Test::Validate);
+    assert_eq!(
+        row.link.name, "loopback",
+        "an old row was measured on loopback"
+    );
+
+    let mut unknown = microscape_report()["replay"][0].clone();
+    unknown["mode"] = "http2.5".into();
+    let err = serde_json::from_value::<ReplayRow>(unknown).unwrap_err();
+    assert!(
+        err.to_string().contains("http2.5") && err.to_string().contains("pipelined"),
+        "an unknown mode is named with the valid ones: {err}"
+    );
+}

@@ -45,9 +45,9 @@ pub struct BrowserRow {
     pub page: String,
     /// The mode whose server half and transport answered (`persistent`: HTTP/1.1 in
     /// cleartext; `https-persistent`; `h2`).
-    pub mode: String,
+    pub mode: Mode,
     /// `first` (fresh profile) or `validate` (the same profile, a new browser process).
-    pub test: String,
+    pub test: Test,
     pub link: RowLink,
     pub runs: usize,
     /// Runs that did not complete within `timeout_ms` (left out of every figure but the
@@ -144,8 +144,8 @@ impl BrowserRow {
             client: "chromium".into(),
             site: site.into(),
             page: page.into(),
-            mode: mode.as_str().into(),
-            test: test.as_str().into(),
+            mode,
+            test,
             link: link.clone(),
             runs: runs.len(),
             timed_out_runs: runs.timed_out(),

@@ -1,6 +1,8 @@
 //! The protocols of the replay, each with a client half and a server half, and the table of
 //! modes: a mode is a protocol's client half, the server half that answers it, and the
-//! transport both run on. A new mode is a new module plus one line in [`MODES`].
+//! transport both run on. A new mode is a new module plus one line in [`MODES`]: the line also
+//! says which part the mode plays in reports, budgets and options (its [`Role`]s), so no other
+//! code names a mode.
 
 pub mod h2;
 pub mod http1;
@@ -51,6 +53,44 @@ pub enum Transport {
     Tls,
 }
 
+/// A part a mode plays outside the replay: in a report's figures, the budgets' default and the
+/// options that ask for a group of modes. Code that needs "the mode that …" asks the table
+/// ([`Mode::with_role`], [`Mode::headline_order`], …) instead of naming a mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Quoted in the byte headline, by rank (0 first): the first of these that ran on both
+    /// site versions is the headline. Rank 0 is also the reference mode: budgets are checked
+    /// in it unless `budget_mode` says otherwise, and the time headline is measured in it.
+    Headline(u8),
+    /// The same mode accepting `Content-Encoding: deflate`, for the named mode: the pair
+    /// prices compression in the replay.
+    DeflateOf(&'static str),
+    /// HTTP/1.x with a new connection per request: what a request costs when each one pays
+    /// for a connection (the rewrite priced by protocol, the TLS study, the TLS headline).
+    ConnectionPerRequest,
+    /// HTTP/2, every request at once on one connection, in cleartext: the other side of the
+    /// rewrite priced by protocol (over TLS when its TLS twin ran).
+    Multiplexed,
+    /// The two sides of the header-compression comparison: the same requests on one
+    /// connection, HTTP/1.1 header text against HPACK.
+    HeaderCostHttp1,
+    HeaderCostH2,
+    /// One of the variants that answer one question each, asked for with `--push` or
+    /// `--hints` (or by name).
+    Answers(Question),
+    /// Chromium's headline mode, by rank (0 first), among the `browser` modes.
+    BrowserHeadline(u8),
+}
+
+/// What a non-default variant of a mode measures (see [`Role::Answers`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Question {
+    /// Server push of everything a page needs (`--push`).
+    Push,
+    /// `link: rel=preload` hints on the page's response (`--hints`).
+    Hints,
+}
+
 /// One replay mode.
 pub struct ModeSpec {
     /// The name in options, reports and budgets.
@@ -69,6 +109,8 @@ pub struct ModeSpec {
     /// what a browser speaks, with the browser's own connections, and no other mode of the
     /// table gives the browser the same run (`persistent` stands for HTTP/1.1 in cleartext).
     pub browser: bool,
+    /// The parts this mode plays in reports, budgets and options.
+    pub roles: &'static [Role],
 }
 
 /// Every mode, in the order reports list them.
@@ -82,6 +124,7 @@ pub static MODES: &[ModeSpec] = &[
         cleartext: None,
         default: true,
         browser: false,
+        roles: &[Role::Headline(2), Role::ConnectionPerRequest],
     },
     ModeSpec {
         name: "persistent",
@@ -92,6 +135,11 @@ pub static MODES: &[ModeSpec] = &[
         cleartext: None,
         default: true,
         browser: true,
+        roles: &[
+            Role::Headline(1),
+            Role::HeaderCostHttp1,
+            Role::BrowserHeadline(1),
+        ],
     },
     ModeSpec {
         name: "pipelined",
@@ -102,6 +150,7 @@ pub static MODES: &[ModeSpec] = &[
         cleartext: None,
         default: true,
         browser: false,
+        roles: &[Role::Headline(0)],
     },
     ModeSpec {
         name: "pipelined-deflate",
@@ -112,6 +161,7 @@ pub static MODES: &[ModeSpec] = &[
         cleartext: None,
         default: true,
         browser: false,
+        roles: &[Role::Headline(3), Role::DeflateOf("pipelined")],
     },
     ModeSpec {
         name: "https10",
@@ -122,6 +172,7 @@ pub static MODES: &[ModeSpec] = &[
         cleartext: Some("http10"),
         default: true,
         browser: false,
+        roles: &[],
     },
     ModeSpec {
         name: "https-persistent",
@@ -132,6 +183,7 @@ pub static MODES: &[ModeSpec] = &[
         cleartext: Some("persistent"),
         default: true,
         browser: true,
+        roles: &[Role::BrowserHeadline(2)],
     },
     ModeSpec {
         name: "https-pipelined",
@@ -142,6 +194,7 @@ pub static MODES: &[ModeSpec] = &[
         cleartext: Some("pipelined"),
         default: true,
         browser: false,
+        roles: &[],
     },
     ModeSpec {
         name: "https-pipelined-deflate",
@@ -152,6 +205,7 @@ pub static MODES: &[ModeSpec] = &[
         cleartext: Some("pipelined-deflate"),
         default: true,
         browser: false,
+        roles: &[Role::DeflateOf("https-pipelined")],
     },
     ModeSpec {
         name: "h2c",
@@ -162,6 +216,7 @@ pub static MODES: &[ModeSpec] = &[
         cleartext: None,
         default: true,
         browser: false,
+        roles: &[Role::Multiplexed, Role::HeaderCostH2],
     },
     ModeSpec {
         name: "h2c-deflate",
@@ -172,6 +227,7 @@ pub static MODES: &[ModeSpec] = &[
         cleartext: None,
         default: true,
         browser: false,
+        roles: &[Role::DeflateOf("h2c")],
     },
     ModeSpec {
         name: "h2",
@@ -182,6 +238,7 @@ pub static MODES: &[ModeSpec] = &[
         cleartext: Some("h2c"),
         default: true,
         browser: true,
+        roles: &[Role::BrowserHeadline(0)],
     },
     ModeSpec {
         name: "h2c-push",
@@ -192,6 +249,7 @@ pub static MODES: &[ModeSpec] = &[
         cleartext: None,
         default: false,
         browser: false,
+        roles: &[Role::Answers(Question::Push)],
     },
     ModeSpec {
         name: "h2c-hints",
@@ -202,6 +260,7 @@ pub static MODES: &[ModeSpec] = &[
         cleartext: None,
         default: false,
         browser: false,
+        roles: &[Role::Answers(Question::Hints)],
     },
     ModeSpec {
         name: "h2-push",
@@ -213,6 +272,7 @@ pub static MODES: &[ModeSpec] = &[
         default: false,
         // Chromium no longer accepts server push (since version 106).
         browser: false,
+        roles: &[Role::Answers(Question::Push)],
     },
     ModeSpec {
         name: "h2-hints",
@@ -223,6 +283,7 @@ pub static MODES: &[ModeSpec] = &[
         cleartext: Some("h2c-hints"),
         default: false,
         browser: false,
+        roles: &[Role::Answers(Question::Hints)],
     },
 ];
 
@@ -266,17 +327,89 @@ impl Mode {
     pub fn is_tls(self) -> bool {
         self.spec().transport == Transport::Tls
     }
+
+    /// Whether the table gives this mode `role`.
+    pub fn has(self, role: Role) -> bool {
+        self.spec().roles.contains(&role)
+    }
+
+    /// The first mode of the table with `role`.
+    pub fn with_role(role: Role) -> Option<Mode> {
+        Mode::all().into_iter().find(|m| m.has(role))
+    }
+
+    /// The modes the byte headline prefers, best first ([`Role::Headline`]).
+    pub fn headline_order() -> Vec<Mode> {
+        Mode::ranked(|role| match role {
+            Role::Headline(rank) => Some(rank),
+            _ => None,
+        })
+    }
+
+    /// The browser modes Chromium's headline prefers, best first ([`Role::BrowserHeadline`]).
+    pub fn browser_headline_order() -> Vec<Mode> {
+        Mode::ranked(|role| match role {
+            Role::BrowserHeadline(rank) => Some(rank),
+            _ => None,
+        })
+    }
+
+    /// The reference mode: rank 0 of the headline, the budgets' default.
+    pub fn reference() -> Mode {
+        Mode::with_role(Role::Headline(0)).expect("the mode table has a headline mode of rank 0")
+    }
+
+    /// The modes that answer `question` (`--push`, `--hints`), in table order.
+    pub fn answering(question: Question) -> Vec<Mode> {
+        Mode::all()
+            .into_iter()
+            .filter(|m| m.has(Role::Answers(question)))
+            .collect()
+    }
+
+    /// This mode accepting deflate ([`Role::DeflateOf`]).
+    pub fn deflated(self) -> Option<Mode> {
+        Mode::with_role(Role::DeflateOf(self.as_str()))
+    }
+
+    /// The same mode in cleartext, for a mode over TLS.
+    pub fn cleartext(self) -> Option<Mode> {
+        self.spec().cleartext.and_then(Mode::named)
+    }
+
+    /// The same mode over TLS, for a cleartext mode that has one.
+    pub fn over_tls(self) -> Option<Mode> {
+        Mode::all()
+            .into_iter()
+            .find(|m| m.spec().cleartext == Some(self.as_str()))
+    }
+
+    /// The modes that have a rank by `rank`, lowest rank first.
+    fn ranked(rank: impl Fn(Role) -> Option<u8>) -> Vec<Mode> {
+        let mut out: Vec<(u8, Mode)> = Mode::all()
+            .into_iter()
+            .flat_map(|m| {
+                m.spec()
+                    .roles
+                    .iter()
+                    .filter_map(|r| rank(*r))
+                    .map(move |k| (k, m))
+            })
+            .collect();
+        out.sort();
+        out.into_iter().map(|(_, m)| m).collect()
+    }
 }
 
 impl std::fmt::Debug for Mode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+        f.pad(self.as_str())
     }
 }
 
 impl std::fmt::Display for Mode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+        f.pad(self.as_str())
     }
 }
 
@@ -353,6 +486,53 @@ mod tests {
     }
 
     #[test]
+    fn every_role_that_names_one_mode_is_played_by_exactly_one_and_ranks_run_from_zero() {
+        for role in [
+            Role::ConnectionPerRequest,
+            Role::Multiplexed,
+            Role::HeaderCostHttp1,
+            Role::HeaderCostH2,
+        ] {
+            let players: Vec<Mode> = Mode::all().into_iter().filter(|m| m.has(role)).collect();
+            assert_eq!(players.len(), 1, "{role:?}: {players:?}");
+            assert!(!players[0].is_tls(), "{role:?}: the cleartext mode");
+        }
+        for order in [Mode::headline_order(), Mode::browser_headline_order()] {
+            let unique: std::collections::BTreeSet<_> = order.iter().collect();
+            assert_eq!(unique.len(), order.len(), "{order:?}");
+            assert!(!order.is_empty());
+        }
+        assert_eq!(Mode::headline_order()[0], Mode::reference());
+        for mode in Mode::browser_headline_order() {
+            assert!(
+                mode.spec().browser,
+                "{mode}: a browser headline mode is a browser mode"
+            );
+        }
+        for mode in Mode::all() {
+            for role in mode.spec().roles {
+                if let Role::DeflateOf(plain) = role {
+                    let plain = Mode::named(plain).expect("DeflateOf names a mode");
+                    assert_eq!(plain.deflated(), Some(mode));
+                    assert_eq!(plain.is_tls(), mode.is_tls(), "{mode}");
+                }
+            }
+        }
+        assert!(
+            Mode::reference().deflated().is_some(),
+            "the reference has a deflate twin"
+        );
+        for q in [Question::Push, Question::Hints] {
+            let modes = Mode::answering(q);
+            assert!(!modes.is_empty(), "{q:?}");
+            assert!(
+                modes.iter().all(|m| !m.spec().default),
+                "{q:?} is asked for"
+            );
+        }
+    }
+
+    #[test]
     fn every_mode_over_tls_names_its_own_cleartext_twin_with_the_same_halves() {
         let mut twins = std::collections::BTreeSet::new();
         for mode in Mode::all().into_iter().filter(|m| m.is_tls()) {
@@ -366,10 +546,9 @@ mod tests {
             );
         }
         for name in ["http10", "persistent", "pipelined", "pipelined-deflate"] {
-            assert!(
-                twins.contains(&Mode::named(name).unwrap()),
-                "{name} has no TLS twin"
-            );
+            let mode = Mode::named(name).unwrap();
+            assert!(twins.contains(&mode), "{name} has no TLS twin");
+            assert_eq!(mode.over_tls().and_then(Mode::cleartext), Some(mode));
         }
     }
 }

@@ -7,7 +7,7 @@ use std::fmt::Write;
 
 use super::esc;
 use super::tables::{table, Cell};
-use crate::replay::BrowserRow;
+use crate::replay::{BrowserRow, Mode, Test};
 use crate::report::browser::{faults, links, metric, metrics, row};
 use crate::report::model::Report;
 use crate::report::thousands;
@@ -34,10 +34,10 @@ pub fn section(report: &Report) -> Option<String> {
     );
     out.push_str(&metrics_table(report));
     for link in links(report) {
-        for mode in ["h2", "persistent", "https-persistent"] {
+        for mode in Mode::browser_headline_order() {
             let (Some(o), Some(r)) = (
-                row(report, link, "original", mode, "first"),
-                row(report, link, "rewritten", mode, "first"),
+                row(report, link, "original", mode, Test::First),
+                row(report, link, "rewritten", mode, Test::First),
             ) else {
                 continue;
             };
@@ -45,7 +45,7 @@ pub fn section(report: &Report) -> Option<String> {
                 out,
                 "<h3>Waterfall over {} ({}, first visit, the median run)</h3>",
                 esc(link),
-                esc(mode)
+                esc(mode.as_str())
             );
             out.push_str(&waterfall(o));
             out.push_str(&waterfall(r));
@@ -62,8 +62,8 @@ fn metrics_table(report: &Report) -> String {
             let mut cells = vec![
                 Cell::text(&r.link.name),
                 Cell::text(&r.site),
-                Cell::text(&r.mode),
-                Cell::text(&r.test),
+                Cell::text(r.mode.as_str()),
+                Cell::text(r.test.as_str()),
                 Cell::text(&r.protocol),
                 Cell::number(
                     r.requests as f64,
@@ -157,7 +157,7 @@ pub fn waterfall(r: &BrowserRow) -> String {
         "<text x=\"{LABEL}\" y=\"14\" font-size=\"11\">0</text><text x=\"{}\" y=\"14\" \
          font-size=\"11\" text-anchor=\"end\">{}</text>",
         WIDTH - 20.0,
-        esc(&crate::report::replay::seconds(end))
+        esc(&crate::report::replay::format_ms(end))
     );
     for (i, q) in requests.iter().enumerate() {
         let y = TOP + LANE * i as f64;
@@ -201,8 +201,10 @@ pub fn waterfall(r: &BrowserRow) -> String {
             "<title>{} on {}: {} → {}</title>",
             esc(&q.url),
             esc(&conn),
-            esc(&crate::report::replay::seconds(q.start_ms)),
-            esc(&q.done_ms.map_or("—".into(), crate::report::replay::seconds))
+            esc(&crate::report::replay::format_ms(q.start_ms)),
+            esc(&q
+                .done_ms
+                .map_or("—".into(), crate::report::replay::format_ms))
         );
     }
     for (name, spread, colour) in [

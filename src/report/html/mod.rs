@@ -15,6 +15,7 @@ use page::{method, SCRIPT, STYLE};
 use super::figures::{self, row, TESTS};
 use super::model::Report;
 use super::thousands;
+use crate::replay::{Mode, Test};
 
 /// Bar colour of the original site (and of "before").
 pub const BEFORE_COLOUR: &str = "#d9534f";
@@ -66,6 +67,28 @@ pub fn esc(text: &str) -> String {
 /// Renders the whole page.
 pub fn render(report: &Report) -> String {
     let mut out = String::with_capacity(64 * 1024);
+    out.push_str(&page_head(report));
+    out.push_str(&cards(report));
+    out.push_str(&replay_section(report));
+    if let Some(section) = browser::section(report) {
+        out.push_str(&section);
+    }
+    out.push_str(&bytes_section(report));
+    out.push_str(&findings_section(report));
+    out.push_str(&method(report));
+    let _ = writeln!(
+        out,
+        "<footer>{} {} · report schema {}</footer></main><script>{SCRIPT}</script></body></html>",
+        esc(&report.tool.name),
+        esc(&report.tool.version),
+        report.schema_version
+    );
+    out
+}
+
+/// The document head and the page title.
+fn page_head(report: &Report) -> String {
+    let mut out = String::new();
     let title = format!("webdiet audit: {}", report.site.name);
     let _ = write!(
         out,
@@ -83,8 +106,13 @@ pub fn render(report: &Report) -> String {
             .map(|r| format!(" → {}", esc(r)))
             .unwrap_or_default()
     );
-    out.push_str(&cards(report));
+    out
+}
 
+/// The replay: packets and bytes per mode, the matrix, times, waterfalls, sweeps, TLS and
+/// header costs, every row.
+fn replay_section(report: &Report) -> String {
+    let mut out = String::new();
     out.push_str("<h2>Protocol replay</h2>");
     let groups = replay_groups(report);
     if groups.is_empty() {
@@ -148,10 +176,12 @@ pub fn render(report: &Report) -> String {
         out.push_str("<h3>Every row, medians with the range over the runs</h3>");
         out.push_str(&tables::replay_runs(report));
     }
+    out
+}
 
-    if let Some(section) = browser::section(report) {
-        out.push_str(&section);
-    }
+/// Where the bytes are (by content type) and where the savings come from.
+fn bytes_section(report: &Report) -> String {
+    let mut out = String::new();
     out.push_str("<h2>Where the bytes are</h2>");
     let types = bytes_by_type(report);
     if types.is_empty() {
@@ -194,9 +224,12 @@ pub fn render(report: &Report) -> String {
         });
     }
     if let Some(d) = s.deflate {
-        // Not part of the headline: only the pipelined-deflate mode sends compressed text.
+        // Not part of the headline: only the reference mode's deflate twin sends compressed
+        // text.
         saved.push(Group {
-            label: "deflate (pipelined-deflate only)".into(),
+            label: Mode::reference()
+                .deflated()
+                .map_or("deflate".to_string(), |m| format!("deflate ({m} only)")),
             values: vec![d as f64],
         });
     }
@@ -210,7 +243,12 @@ pub fn render(report: &Report) -> String {
         }],
         short_bytes,
     ));
+    out
+}
 
+/// Opportunities, images, markup, pages, budgets and problems.
+fn findings_section(report: &Report) -> String {
+    let mut out = String::new();
     if !report.opportunities.is_empty() {
         out.push_str("<h2>Opportunities</h2>");
         out.push_str(&tables::opportunities(report));
@@ -241,14 +279,6 @@ pub fn render(report: &Report) -> String {
     out.push_str(&tables::budgets(report));
     let _ = write!(out, "<h2>Problems ({})</h2>", report.problems.len());
     out.push_str(&tables::problems(report));
-    out.push_str(&method(report));
-    let _ = writeln!(
-        out,
-        "<footer>{} {} · report schema {}</footer></main><script>{SCRIPT}</script></body></html>",
-        esc(&report.tool.name),
-        esc(&report.tool.version),
-        report.schema_version
-    );
     out
 }
 
@@ -258,8 +288,8 @@ const MODE_COLOURS: [&str; 13] = [
     "#c0392b", "#2c3e50", "#1abc9c", "#d35400", "#6d4c41",
 ];
 
-fn mode_colour(mode: &str) -> &'static str {
-    let i = crate::replay::Mode::names()
+fn mode_colour(mode: Mode) -> &'static str {
+    let i = Mode::all()
         .iter()
         .position(|m| *m == mode)
         .unwrap_or(MODE_COLOURS.len() - 1);
@@ -296,11 +326,11 @@ fn waterfalls(report: &Report) -> String {
             out,
             "<details{}><summary>{}</summary>",
             if i == 0 { " open" } else { "" },
-            esc(mode)
+            esc(mode.as_str())
         );
         for site in ["original", "rewritten"] {
             let Some(row) = report.replay.iter().find(|r| {
-                r.link.name == link && r.site == site && r.mode == *mode && r.test == "first"
+                r.link.name == link && r.site == site && r.mode == *mode && r.test == Test::First
             }) else {
                 continue;
             };
@@ -335,7 +365,7 @@ fn sweep_charts(report: &Report) -> String {
                 .map(|mode| timecharts::Line {
                     name: mode.to_string(),
                     colour: mode_colour(mode),
-                    dashed: crate::replay::Mode::named(mode).is_some_and(|m| m.is_tls()),
+                    dashed: mode.is_tls(),
                     values: sweeps::curve(&report.replay, sweep, site, mode),
                 })
                 .collect();
@@ -412,8 +442,8 @@ fn replay_groups(report: &Report) -> Vec<ReplayGroup<'_>> {
     let mut out = Vec::new();
     for mode in figures::modes(report) {
         for test in TESTS {
-            let b = row(report, "original", &mode, test);
-            let a = row(report, "rewritten", &mode, test);
+            let b = row(report, "original", mode, test);
+            let a = row(report, "rewritten", mode, test);
             if b.is_some() || a.is_some() {
                 out.push((format!("{mode} · {test}"), b, a));
             }

@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use super::esc;
-use crate::replay::{ReplayRow, Spread};
+use crate::replay::{Mode, ReplayRow, Spread, Test};
 use crate::report::figures::{self, row, TESTS};
 use crate::report::model::Report;
 use crate::report::thousands;
@@ -297,8 +297,8 @@ pub fn replay_matrix(report: &Report) -> String {
     for mode in figures::modes(report) {
         for test in TESTS {
             let (b, a) = (
-                row(report, "original", &mode, test),
-                row(report, "rewritten", &mode, test),
+                row(report, "original", mode, test),
+                row(report, "rewritten", mode, test),
             );
             if b.is_none() && a.is_none() {
                 continue;
@@ -317,8 +317,8 @@ pub fn replay_matrix(report: &Report) -> String {
             let packets: fn(&ReplayRow) -> u64 = |r| r.packets;
             let bytes: fn(&ReplayRow) -> u64 = |r| r.bytes_up + r.bytes_down;
             rows.push(vec![
-                Cell::text(&mode),
-                Cell::text(test),
+                Cell::text(mode.as_str()),
+                Cell::text(test.as_str()),
                 get(b, packets),
                 get(a, packets),
                 delta(packets),
@@ -347,7 +347,7 @@ pub fn replay_matrix(report: &Report) -> String {
 
 /// The times of one link, original and rewritten, per mode and test.
 pub fn times(report: &Report, link: &str) -> String {
-    let on = |site: &str, mode: &str, test: &str| {
+    let on = |site: &str, mode: Mode, test: Test| {
         report
             .replay
             .iter()
@@ -356,7 +356,7 @@ pub fn times(report: &Report, link: &str) -> String {
     let mut rows = Vec::new();
     for mode in figures::modes(report) {
         for test in TESTS {
-            let (b, a) = (on("original", &mode, test), on("rewritten", &mode, test));
+            let (b, a) = (on("original", mode, test), on("rewritten", mode, test));
             if b.is_none() && a.is_none() {
                 continue;
             }
@@ -377,8 +377,8 @@ pub fn times(report: &Report, link: &str) -> String {
                 _ => Cell::text("—"),
             };
             rows.push(vec![
-                Cell::text(&mode),
-                Cell::text(test),
+                Cell::text(mode.as_str()),
+                Cell::text(test.as_str()),
                 time(b, paper),
                 time(a, paper),
                 delta,
@@ -425,8 +425,8 @@ pub fn tls_cost(report: &Report) -> Option<String> {
             vec![
                 Cell::text(&c.link),
                 Cell::text(&c.site),
-                Cell::text(&c.mode),
-                Cell::text(&c.test),
+                Cell::text(c.mode.as_str()),
+                Cell::text(c.test.as_str()),
                 Cell::number(
                     c.complete_ms,
                     &format!(
@@ -491,7 +491,7 @@ pub fn header_cost(report: &Report) -> Option<String> {
         .map(|c| {
             vec![
                 Cell::text(&c.site),
-                Cell::text(&c.test),
+                Cell::text(c.test.as_str()),
                 Cell::text(&format!(
                     "{}{}",
                     c.header_set,
@@ -540,8 +540,8 @@ pub fn replay_runs(report: &Report) -> String {
         .map(|r| {
             vec![
                 Cell::text(&r.site),
-                Cell::text(&r.mode),
-                Cell::text(&r.test),
+                Cell::text(r.mode.as_str()),
+                Cell::text(r.test.as_str()),
                 Cell::count(r.runs as u64),
                 Cell::number(
                     r.requests as f64,

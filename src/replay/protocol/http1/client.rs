@@ -412,7 +412,7 @@ fn read_response(
     };
     let body = match length {
         Some(len) => {
-            let end = start + len as usize;
+            let end = body_end(start, len, target)?;
             while conn.input.len() < end {
                 if !fill(conn)? {
                     return Ok(None);
@@ -435,4 +435,45 @@ fn read_response(
         }
     };
     Ok(Some((head, body)))
+}
+
+/// Where a body of `content_length` bytes that starts at `start` of the input ends. A length
+/// no buffer could hold (a hostile or broken server) is an error naming the request, not an
+/// overflow.
+fn body_end(start: usize, content_length: u64, target: &str) -> std::io::Result<usize> {
+    usize::try_from(content_length)
+        .ok()
+        .and_then(|len| start.checked_add(len))
+        .ok_or_else(|| {
+            std::io::Error::new(
+                ErrorKind::InvalidData,
+                format!(
+                    "the response to {target} announces Content-Length: {content_length}, \
+                     more than this machine can address"
+                ),
+            )
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_body_ends_its_content_length_after_the_head() {
+        assert_eq!(body_end(120, 3000, "/a.gif").unwrap(), 3120);
+    }
+
+    #[test]
+    fn a_content_length_past_what_memory_can_address_is_an_error_naming_the_request() {
+        for len in [u64::MAX, usize::MAX as u64, usize::MAX as u64 - 10] {
+            let err = body_end(120, len, "/a.gif").unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::InvalidData);
+            let text = err.to_string();
+            assert!(
+                text.contains("/a.gif") && text.contains(&len.to_string()),
+                "{text}"
+            );
+        }
+    }
 }
