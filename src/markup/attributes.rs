@@ -2,8 +2,6 @@
 //! `hspace`…) as CSS declarations, and spacer images as sized spans: the attribute half of
 //! [`super::convert`]'s walk. Every mapping is in the table of `docs/markup.md`.
 
-use std::rc::Rc;
-
 use crate::html::{edit, Handle};
 
 use super::constructs::{is_presentational, is_spacer};
@@ -276,9 +274,7 @@ impl Converter<'_> {
         }
         if !nested.is_empty() {
             self.add(el, Vec::new());
-            if let Some((_, s)) = self.styles.iter_mut().find(|(e, _)| Rc::ptr_eq(e, el)) {
-                s.nested.extend(nested);
-            }
+            self.style_of(el).nested.extend(nested);
         }
         text_color
     }

@@ -31,6 +31,9 @@ pub(super) struct Converter<'a> {
     pub(super) bordered: Vec<(Handle, &'static str)>,
     pub(super) left: Vec<(String, String)>,
     pub(super) changed: bool,
+    /// Where each element's entry is in `styles`, by node address: finding it is then
+    /// constant time, not a scan of every element styled so far (quadratic on a large page).
+    pub(super) style_at: HashMap<*const (), usize>,
 }
 
 /// Rewrites one page (its bytes, in `opts.encoding`). Never fails: a page it cannot handle
@@ -107,6 +110,7 @@ pub fn convert_page(bytes: &[u8], opts: &MarkupOptions) -> PageMarkup {
         bordered: Vec::new(),
         left: Vec::new(),
         changed: false,
+        style_at: HashMap::new(),
     };
     let mut body_text_color = None;
     for el in edit::elements(document) {
@@ -216,18 +220,21 @@ fn has_author_css(document: &Handle) -> bool {
 
 impl Converter<'_> {
     pub(super) fn add(&mut self, el: &Handle, decls: Vec<Decl>) {
-        if let Some((_, s)) = self.styles.iter_mut().find(|(e, _)| Rc::ptr_eq(e, el)) {
-            for d in decls {
-                s.set(d);
-            }
-        } else {
-            let mut s = Style::default();
-            for d in decls {
-                s.set(d);
-            }
-            self.styles.push((el.clone(), s));
+        let s = self.style_of(el);
+        for d in decls {
+            s.set(d);
         }
         self.changed = true;
+    }
+
+    /// The CSS collected for `el`, made empty on first use.
+    pub(super) fn style_of(&mut self, el: &Handle) -> &mut Style {
+        let next = self.styles.len();
+        let at = *self.style_at.entry(Rc::as_ptr(el).cast()).or_insert(next);
+        if at == next {
+            self.styles.push((el.clone(), Style::default()));
+        }
+        &mut self.styles[at].1
     }
 
     pub(super) fn leave(&mut self, construct: &str, reason: &str) {
@@ -337,9 +344,7 @@ impl Converter<'_> {
             return self.add_to_cells(table, decls);
         }
         self.add(table, Vec::new());
-        if let Some((_, s)) = self.styles.iter_mut().find(|(e, _)| Rc::ptr_eq(e, table)) {
-            s.set_nested(CELLS, decls);
-        }
+        self.style_of(table).set_nested(CELLS, decls);
     }
 
     fn add_to_cells(&mut self, table: &Handle, decls: Vec<Decl>) {

@@ -51,22 +51,34 @@ pub fn apply(bytes: &[u8], edits: &[RefEdit]) -> Vec<u8> {
     out
 }
 
+/// [`retarget_in`] for a reference in UTF-8 (a style sheet's text).
+pub fn retarget(raw: &[u8], rename: &Rename) -> Option<Vec<u8>> {
+    retarget_in(raw, rename, encoding_rs::UTF_8)
+}
+
 /// The reference as it should now be written, or `None` when the reference's last path
 /// segment is not recognisably the file's name (then it is left alone, and the original file
 /// stays in the output). Query and fragment are kept; relative form is kept.
-pub fn retarget(raw: &[u8], rename: &Rename) -> Option<Vec<u8>> {
+///
+/// The last segment is found in the text as the browser decodes it (`encoding`), not in the
+/// bytes: Shift_JIS and Big5 write `表`, `ソ`, `許` with 0x5C, the byte of `\`, as their second
+/// byte. `?`, `#`, `/`, `.` and the ASCII tail are never such a byte, so they are found in
+/// the bytes as they are.
+pub fn retarget_in(raw: &[u8], rename: &Rename, encoding: &'static Encoding) -> Option<Vec<u8>> {
     let path_end = raw
         .iter()
         .position(|&b| b == b'?' || b == b'#')
         .unwrap_or(raw.len());
-    let seg_start = raw[..path_end]
-        .iter()
-        .rposition(|&b| b == b'/' || b == b'\\')
-        .map_or(0, |p| p + 1);
-    let seg = &raw[seg_start..path_end];
+    let path = match std::str::from_utf8(&raw[..path_end]) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => encoding.decode_without_bom_handling(&raw[..path_end]).0,
+    };
+    let seg_start = path.rfind(['/', '\\']).map_or(0, |p| p + 1);
+    let seg = path[seg_start..].as_bytes();
     let tail = rename.old_tail.as_bytes();
-    let cut = if seg.len() > tail.len() && seg[seg.len() - tail.len()..].eq_ignore_ascii_case(tail)
-    {
+    let ends_with_tail =
+        |b: &[u8]| b.len() > tail.len() && b[b.len() - tail.len()..].eq_ignore_ascii_case(tail);
+    let cut = if ends_with_tail(seg) && ends_with_tail(&raw[..path_end]) {
         path_end - tail.len()
     } else if !tail.is_empty() && !seg.is_empty() && !seg.contains(&b'.') {
         // Extensionless (`../Icons/w3c_home` for `w3c_home.gif`): append the new tail.
@@ -104,7 +116,7 @@ pub fn reference_edits(bytes: &[u8], occurrences: &[Occurrence], cx: &Context<'_
         let Some(rename) = cx.renames.get(&path) else {
             continue;
         };
-        if let Some(replacement) = retarget(raw, rename) {
+        if let Some(replacement) = retarget_in(raw, rename, cx.encoding) {
             edits.push(RefEdit {
                 span: occ.span.clone(),
                 replacement,

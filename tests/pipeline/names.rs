@@ -474,3 +474,63 @@ fn a_page_with_a_latin1_name_that_renders_differently_gets_a_diff_image_named_re
     assert!(diff.ends_with(r"p\xe1gina.html.png"), "{diff}");
     assert!(Path::new(diff).is_file());
 }
+
+/// Shift_JIS and Big5 write some characters with 0x5C, the byte of `\`, as their second byte
+/// (`表` is 95 5C, `ソ` 83 5C, `許` B3 5C). A browser decodes the page first, so the byte is no
+/// path separator: it requests `表.gif`. The rewrite must point those references at the PNG
+/// too, and ship only the PNG.
+#[test]
+fn a_name_whose_legacy_encoding_holds_a_backslash_byte_is_rewritten_like_any_other() {
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("site");
+    let out = tmp.path().join("out");
+    let pages: [(&str, &str, &[&str]); 2] = [
+        ("sjis.html", "Shift_JIS", &["表", "ソ"]),
+        ("big5.html", "Big5", &["許"]),
+    ];
+    let mut seed = 0;
+    for (page, label, names) in pages {
+        let encoding = encoding_rs::Encoding::for_label(label.as_bytes()).unwrap();
+        let mut html = format!("<html><head><meta charset={label}></head><body>");
+        for name in names {
+            html.push_str(&format!(
+                "<img src=\"{name}.gif\"><img src=\"img/{name}.gif\">"
+            ));
+            for dir in ["", "img/"] {
+                write(&site, format!("{dir}{name}.gif").as_bytes(), &gif(seed));
+                seed += 1;
+            }
+        }
+        html.push_str("</body></html>");
+        let (bytes, _, unmappable) = encoding.encode(&html);
+        assert!(!unmappable);
+        assert!(
+            bytes.contains(&b'\\'),
+            "{page}: the fixture must hold a 0x5C trail byte"
+        );
+        write(&site, page.as_bytes(), &bytes);
+    }
+    rewrite(&site, &out);
+    let shipped = tree(&out.join("site"));
+    for (page, label, names) in pages {
+        let encoding = encoding_rs::Encoding::for_label(label.as_bytes()).unwrap();
+        let bytes = std::fs::read(out.join("site").join(page)).unwrap();
+        let (text, _, _) = encoding.decode(&bytes);
+        for name in names {
+            for dir in ["", "img/"] {
+                let png = format!("{dir}{name}.png");
+                let gif = format!("{dir}{name}.gif");
+                assert!(
+                    text.contains(&format!("\"{png}\"")),
+                    "{page} names {png}: {text}"
+                );
+                assert!(!text.contains(&gif), "{page} still names {gif}: {text}");
+                assert!(shipped.contains(png.as_bytes()), "{png} shipped");
+                assert!(
+                    !shipped.contains(gif.as_bytes()),
+                    "{gif} not shipped beside its PNG"
+                );
+            }
+        }
+    }
+}
