@@ -4,7 +4,7 @@
 //! rerun of that index completes the collection). Skipped with a note when Slurm is not
 //! installed (`apt-get install slurmd slurmctld slurm-client munge`); fails then in CI.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

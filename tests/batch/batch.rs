@@ -2,7 +2,7 @@
 //! process makes (the Kubernetes Indexed Job contract: `JOB_COMPLETION_INDEX`), a failed unit
 //! fails alone and a rerun completes the collection, and the output rules hold.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 
