@@ -164,7 +164,8 @@ impl Cluster {
             .join("contrib/slurm")
             .join(script);
         let mut cmd = Command::new(find("sbatch").unwrap());
-        cmd.args(["--wait", "--parsable", "--cpus-per-task=1"])
+        cmd.args(["--wait", "--parsable", "--cpus-per-task=1", "--no-requeue"])
+            .arg("--open-mode=append")
             .args(args)
             .arg(format!("--output={}/log/job-%A_%a.out", self.dir.display()))
             .arg(script)
@@ -207,9 +208,22 @@ impl Cluster {
             .collect()
     }
 
+    /// A task's output, once it holds `expected` (slurmstepd may still be writing it when
+    /// `sbatch --wait` returns), or as it is after 15 s.
+    fn log_with(&self, job: &str, task: &str, expected: &str) -> String {
+        let path = self.dir.join(format!("log/job-{job}_{task}.out"));
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            if text.contains(expected) || Instant::now() > deadline {
+                return text;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
     fn log(&self, job: &str, task: &str) -> String {
-        std::fs::read_to_string(self.dir.join(format!("log/job-{job}_{task}.out")))
-            .unwrap_or_default()
+        self.log_with(job, task, "\n")
     }
 }
 
@@ -322,7 +336,8 @@ fn a_slurm_array_and_its_merge_job_match_one_process_and_a_failed_index_reruns_a
         Some("FAILED"),
         "{states:?}"
     );
-    assert!(cluster.log(&array, "0").contains("unit late:"));
+    let log = cluster.log_with(&array, "0", "unit late:");
+    assert!(log.contains("unit late:"), "array {array} task 0: {log}");
     let (merge, ok) = cluster.sbatch(
         &[],
         "merge.sbatch",
@@ -345,7 +360,7 @@ fn a_slurm_array_and_its_merge_job_match_one_process_and_a_failed_index_reruns_a
     let mut rerun_env = batch_env.to_vec();
     rerun_env.push(("WEBDIET_SHARDS", &shards));
     let (rerun, ok) = cluster.sbatch(&["--array=0"], "batch.sbatch", &rerun_env);
-    let rerun_log = cluster.log(&rerun, "0");
+    let rerun_log = cluster.log_with(&rerun, "0", "0 failed");
     assert!(ok, "rerun: {rerun_log}");
     assert!(
         rerun_log.contains("3 units, 1 done now, 2 done before, 0 failed"),
