@@ -40,7 +40,9 @@ pub use capture::Capture;
 pub use emulator::{Emulator, EmulatorOptions, LinkReport, Priority, Threading};
 pub use forwarder::{DirectionCounters, LinkCounters};
 pub use namespace::{Netns, CLIENT_ADDR, CLIENT_DEVICE, SERVER_ADDR, SERVER_DEVICE};
-pub use spec::{parse, sweep, Direction, Link, LinkSpec, QueueLimit, Rate, SpecError};
+pub use spec::{parse, sweep, Direction, Link, LinkSpec, QueueLimit, Rate, SpecError, SpecReason};
+pub use trace::TraceError;
+pub use units::UnitError;
 
 /// Why an emulated link could not be set up or kept running.
 #[derive(Debug, thiserror::Error)]
