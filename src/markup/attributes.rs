@@ -10,6 +10,68 @@ use super::rules::{self, Decl};
 use super::spacer::spacer_box;
 use super::CssMode;
 
+/// What an element's attributes say before the walk removes converted ones, and what kind of
+/// element it is.
+struct ElementFacts {
+    hspace: Option<String>,
+    width: Option<String>,
+    has_color: bool,
+    /// A table with `frame` or `rules`.
+    frame_rules: bool,
+    /// A table's `border`.
+    table_border: Option<String>,
+    /// A table `border` of at least 1px…
+    bordered: bool,
+    /// …and with it a non-empty `bordercolor`, turning the outset/inset borders solid.
+    solid: bool,
+    /// `td` or `th`.
+    cell: bool,
+    /// `tr`, `thead`, `tbody` or `tfoot`.
+    part: bool,
+    /// A table, a cell or a part.
+    table_like: bool,
+}
+
+impl ElementFacts {
+    fn read(el: &Handle, tag: &str) -> Self {
+        let table_border = edit::attr(el, "border").filter(|_| tag == "table");
+        let bordered = table_border
+            .as_deref()
+            .and_then(|b| rules::px("border-width", b))
+            .is_some_and(|(_, v)| v != "0");
+        let cell = matches!(tag, "td" | "th");
+        let part = matches!(tag, "tr" | "thead" | "tbody" | "tfoot");
+        ElementFacts {
+            hspace: edit::attr(el, "hspace"),
+            width: edit::attr(el, "width"),
+            has_color: edit::attr(el, "color").is_some(),
+            frame_rules: tag == "table"
+                && (edit::attr(el, "frame").is_some() || edit::attr(el, "rules").is_some()),
+            solid: bordered && edit::attr(el, "bordercolor").is_some_and(|v| !v.is_empty()),
+            table_border,
+            bordered,
+            cell,
+            part,
+            table_like: tag == "table" || cell || part,
+        }
+    }
+}
+
+/// Ok(decls) → converted, attribute removed; Err(reason) → left as is.
+type Mapped = Result<Vec<Decl>, &'static str>;
+
+/// One declaration, or `unparsed-value`.
+fn one(decl: Option<Decl>) -> Mapped {
+    decl.map(|d| vec![d]).ok_or("unparsed-value")
+}
+
+/// A length on both sides: `margin-left` and `margin-right`, `margin-top` and `margin-bottom`.
+fn both_sides(first: &str, second: &str, value: &str) -> Mapped {
+    rules::px(first, value)
+        .map(|d| vec![d.clone(), (second.to_string(), d.1)])
+        .ok_or("unparsed-value")
+}
+
 impl Converter<'_> {
     /// A `background` attribute as a `background-image` value for where the CSS goes.
     fn background(&self, value: &str) -> Result<Option<String>, &'static str> {
@@ -54,206 +116,49 @@ impl Converter<'_> {
         let mut nested: Vec<(String, Vec<Decl>)> = Vec::new();
         let mut text_color = None;
         // Read before the loop removes converted attributes.
-        let hspace = edit::attr(el, "hspace");
-        let width = edit::attr(el, "width");
-        let has_color = edit::attr(el, "color").is_some();
-        let frame_rules = tag == "table"
-            && (edit::attr(el, "frame").is_some() || edit::attr(el, "rules").is_some());
-        // A table `border` of at least 1px, and with it a non-empty `bordercolor` turning the
-        // outset/inset borders solid.
-        let table_border = edit::attr(el, "border").filter(|_| tag == "table");
-        let bordered = table_border
-            .as_deref()
-            .and_then(|b| rules::px("border-width", b))
-            .is_some_and(|(_, v)| v != "0");
-        let solid = bordered && edit::attr(el, "bordercolor").is_some_and(|v| !v.is_empty());
+        let facts = ElementFacts::read(el, tag);
         for attr in edit::attr_names(el) {
-            if !is_presentational(tag, &attr) {
+            // `cellpadding` is applied to the cells in a second pass.
+            if !is_presentational(tag, &attr) || attr == "cellpadding" {
                 continue;
             }
             let value = edit::attr(el, &attr).unwrap_or_default();
-            let cell = matches!(tag, "td" | "th");
-            let part = matches!(tag, "tr" | "thead" | "tbody" | "tfoot");
-            let table_like = tag == "table" || cell || part;
-            // Ok(decls) → converted, attribute removed; Err(reason) → left as is.
-            let result: Result<Vec<Decl>, &str> = match attr.as_str() {
-                "bgcolor" if tag == "body" || table_like => {
+            let result: Mapped = match attr.as_str() {
+                "bgcolor" if tag == "body" || facts.table_like => {
                     Ok(rules::color("background-color", &value)
                         .into_iter()
                         .collect())
                 }
-                "background" => match self.background(&value) {
-                    Ok(v) => Ok(v
-                        .map(|u| ("background-image".to_string(), u))
+                "background" => self.background(&value).map(|v| {
+                    v.map(|u| ("background-image".to_string(), u))
                         .into_iter()
-                        .collect()),
-                    Err(r) => Err(r),
-                },
+                        .collect()
+                }),
                 "text" => {
                     let d: Vec<Decl> = rules::color("color", &value).into_iter().collect();
                     text_color = d.first().map(|(_, v)| v.clone());
                     Ok(d)
                 }
-                "link" | "vlink" | "alink" => {
-                    if self.opts.css == CssMode::InlineStyle {
-                        Err("needs-selector")
-                    } else {
-                        let suffix = match attr.as_str() {
-                            "link" => " :link",
-                            "vlink" => " :visited",
-                            _ => " :link:active",
-                        };
-                        if let Some(d) = rules::color("color", &value) {
-                            nested.push((suffix.to_string(), vec![d]));
-                        }
-                        Ok(Vec::new())
-                    }
-                }
-                "marginwidth" | "leftmargin" => rules::px("margin-left", &value)
-                    .map(|d| vec![d.clone(), ("margin-right".to_string(), d.1)])
-                    .ok_or("unparsed-value"),
-                "marginheight" | "topmargin" => rules::px("margin-top", &value)
-                    .map(|d| vec![d.clone(), ("margin-bottom".to_string(), d.1)])
-                    .ok_or("unparsed-value"),
-                "align" if tag == "table" => rules::table_align(&value).ok_or("unparsed-value"),
-                "align" if tag == "img" => self.image_align(hspace.as_deref(), &value),
-                "align" if tag.starts_with('h') && tag.len() == 2 && tag != "hr" => {
-                    rules::heading_align(&value)
-                        .map(|d| vec![d])
-                        .ok_or("unparsed-value")
-                }
-                "align" if tag == "hr" => rules::hr_align(&value).ok_or("unparsed-value"),
-                "width" if tag == "hr" => rules::length("width", &value)
-                    .map(|d| vec![d])
-                    .ok_or("unparsed-value"),
-                "size" => rules::hr_size(&value)
-                    .map(|d| vec![d])
-                    .ok_or("unparsed-value"),
+                "link" | "vlink" | "alink" => self.link_color(&attr, &value, &mut nested),
+                "marginwidth" | "leftmargin" => both_sides("margin-left", "margin-right", &value),
+                "marginheight" | "topmargin" => both_sides("margin-top", "margin-bottom", &value),
+                "align" => self.align(el, tag, &facts, &value),
+                "valign" => valign(tag, &facts, &value),
+                "width" | "height" => size(&attr, tag, &facts, &value),
+                "size" => one(rules::hr_size(&value)),
                 "color" => Ok(rules::hr_color(&value)),
-                "noshade" if !has_color => Ok(vec![
+                "noshade" if !facts.has_color => Ok(vec![
                     ("border-style".to_string(), "solid".to_string()),
                     ("border-color".to_string(), "gray".to_string()),
                     ("background-color".to_string(), "gray".to_string()),
                 ]),
                 // Chromium: `noshade` adds nothing when the rule has a `color`.
                 "noshade" => Ok(Vec::new()),
-                "align" if tag == "caption" => match rules::caption_align(&value) {
-                    Some(d) => Ok(d.into_iter().collect()),
-                    None => Err("unparsed-value"),
-                },
-                "align" if tag == "legend" => rules::legend_align(&value).ok_or("unparsed-value"),
-                // `applet` is an unknown element in Chromium: only `HTMLElement`'s `text-align`.
-                "align" if tag == "applet" => rules::text_align(&value)
-                    .map(|d| vec![d])
-                    .ok_or("unparsed-value"),
-                "hspace" | "vspace" if tag == "applet" || tag == "iframe" => Ok(Vec::new()),
-                "align" if matches!(tag, "object" | "embed" | "iframe") => {
-                    rules::image_align(&value).ok_or("unparsed-value")
-                }
-                // Chromium respects `align` only on image buttons (no quirks-mode 3px gap: that
-                // UA rule matches `img` only).
-                "align" if tag == "input" => {
-                    let image =
-                        edit::attr(el, "type").is_some_and(|t| t.eq_ignore_ascii_case("image"));
-                    if image {
-                        rules::image_align(&value).ok_or("unparsed-value")
-                    } else {
-                        Ok(Vec::new())
-                    }
-                }
-                // Columns take `text-align`/`vertical-align` from these, but cells do not
-                // inherit from columns: no effect in Chromium.
-                "align" | "valign" if matches!(tag, "col" | "colgroup") => Ok(Vec::new()),
-                "width" if matches!(tag, "col" | "colgroup") => rules::length("width", &value)
-                    .map(|d| vec![d])
-                    .ok_or("unparsed-value"),
-                "align" if cell || part || matches!(tag, "p" | "div") => rules::block_align(&value)
-                    .map(|d| vec![d])
-                    .ok_or("unparsed-value"),
-                // Not a CSS value: Chromium ignores it (checked against no attribute and
-                // against `middle`), so it goes without a declaration.
-                "valign" if (cell || part) && value.trim().eq_ignore_ascii_case("center") => {
-                    Ok(Vec::new())
-                }
-                "valign" if cell || part => rules::valign(&value)
-                    .map(|d| vec![d])
-                    .ok_or("unparsed-value"),
-                "width" if tag == "table" || cell => rules::length("width", &value)
-                    .map(|d| vec![d])
-                    .ok_or("unparsed-value"),
-                "height" if tag == "table" || cell || tag == "tr" => {
-                    rules::length("height", &value)
-                        .map(|d| vec![d])
-                        .ok_or("unparsed-value")
-                }
-                "border" if tag == "img" || tag == "object" => {
-                    match rules::px("border-width", &value) {
-                        Some((_, v)) if v == "0" => Ok(Vec::new()),
-                        Some((_, v)) => Ok(vec![("border".to_string(), format!("{v} solid"))]),
-                        None => Err("unparsed-value"),
-                    }
-                }
-                "border" | "bordercolor" if tag == "table" && frame_rules => {
-                    Err("table-frame-rules")
-                }
-                // Chromium: outset border on the table, 1px inset on each of its cells; with a
-                // non-empty `bordercolor`, solid and 1px solid.
-                "border" if tag == "table" => match rules::px("border-width", &value) {
-                    Some((_, v)) if v == "0" => Ok(Vec::new()),
-                    Some((_, v)) => {
-                        let style = if solid { "solid" } else { "outset" };
-                        let cells = if solid { "solid" } else { "inset" };
-                        self.bordered.push((el.clone(), cells));
-                        Ok(vec![
-                            ("border-width".to_string(), v),
-                            ("border-style".to_string(), style.to_string()),
-                        ])
-                    }
-                    None => Err("unparsed-value"),
-                },
-                "bordercolor" if tag == "table" => match table_border.as_deref() {
-                    Some(b) if rules::px("border-width", b).is_none() => {
-                        Err("table-border-unparsed")
-                    }
-                    _ => Ok(rules::table_bordercolor(&value, bordered)),
-                },
-                // Chromium maps `bordercolor` on tables only (checked against no attribute).
-                "bordercolor" => Ok(Vec::new()),
-                "hspace" if matches!(tag, "img" | "object" | "embed") => {
-                    rules::px("margin-left", &value)
-                        .map(|d| vec![d.clone(), ("margin-right".to_string(), d.1)])
-                        .ok_or("unparsed-value")
-                }
-                "vspace" if matches!(tag, "img" | "object" | "embed") => {
-                    rules::px("margin-top", &value)
-                        .map(|d| vec![d.clone(), ("margin-bottom".to_string(), d.1)])
-                        .ok_or("unparsed-value")
-                }
-                "nowrap" => {
-                    let mut d = vec![("white-space".to_string(), "nowrap".to_string())];
-                    // Quirks mode: a `nowrap` cell with a fixed width has that width as its
-                    // minimum (Chromium's table-cell-nowrap-minimum-width quirk, keyed on the
-                    // attribute). A percentage width does not trigger it.
-                    match width.as_deref().filter(|_| self.quirks) {
-                        None => Ok(d),
-                        Some(w) => match rules::length("min-width", w) {
-                            Some((p, v)) if v.ends_with("px") => {
-                                d.push((p, v));
-                                Ok(d)
-                            }
-                            Some(_) => Ok(d),
-                            None => Err("nowrap-with-width-quirk"),
-                        },
-                    }
-                }
-                "clear" => rules::clear(&value)
-                    .map(|d| vec![d])
-                    .ok_or("unparsed-value"),
-                "cellspacing" => rules::px("border-spacing", &value)
-                    .map(|d| vec![d])
-                    .ok_or("unparsed-value"),
-                // Applied to the cells in a second pass.
-                "cellpadding" => continue,
+                "hspace" | "vspace" => space(&attr, tag, &value),
+                "border" | "bordercolor" => self.border(el, &attr, tag, &facts, &value),
+                "nowrap" => self.nowrap(&facts),
+                "clear" => one(rules::clear(&value)),
+                "cellspacing" => one(rules::px("border-spacing", &value)),
                 _ => Err("no-verified-mapping"),
             };
             match result {
@@ -277,6 +182,119 @@ impl Converter<'_> {
             self.style_of(el).nested.extend(nested);
         }
         text_color
+    }
+
+    /// `link`, `vlink` and `alink` as rules nested under the element's selector.
+    fn link_color(&self, attr: &str, value: &str, nested: &mut Vec<(String, Vec<Decl>)>) -> Mapped {
+        if self.opts.css == CssMode::InlineStyle {
+            return Err("needs-selector");
+        }
+        let suffix = match attr {
+            "link" => " :link",
+            "vlink" => " :visited",
+            _ => " :link:active",
+        };
+        if let Some(d) = rules::color("color", value) {
+            nested.push((suffix.to_string(), vec![d]));
+        }
+        Ok(Vec::new())
+    }
+
+    /// `align`, by element.
+    fn align(&self, el: &Handle, tag: &str, facts: &ElementFacts, value: &str) -> Mapped {
+        match tag {
+            "table" => rules::table_align(value).ok_or("unparsed-value"),
+            "img" => self.image_align(facts.hspace.as_deref(), value),
+            _ if tag.starts_with('h') && tag.len() == 2 && tag != "hr" => {
+                one(rules::heading_align(value))
+            }
+            "hr" => rules::hr_align(value).ok_or("unparsed-value"),
+            "caption" => match rules::caption_align(value) {
+                Some(d) => Ok(d.into_iter().collect()),
+                None => Err("unparsed-value"),
+            },
+            "legend" => rules::legend_align(value).ok_or("unparsed-value"),
+            // `applet` is an unknown element in Chromium: only `HTMLElement`'s `text-align`.
+            "applet" => one(rules::text_align(value)),
+            "object" | "embed" | "iframe" => rules::image_align(value).ok_or("unparsed-value"),
+            // Chromium respects `align` only on image buttons (no quirks-mode 3px gap: that
+            // UA rule matches `img` only).
+            "input" => {
+                let image = edit::attr(el, "type").is_some_and(|t| t.eq_ignore_ascii_case("image"));
+                if image {
+                    rules::image_align(value).ok_or("unparsed-value")
+                } else {
+                    Ok(Vec::new())
+                }
+            }
+            // Columns take `text-align`/`vertical-align` from these, but cells do not
+            // inherit from columns: no effect in Chromium.
+            "col" | "colgroup" => Ok(Vec::new()),
+            _ if facts.cell || facts.part || matches!(tag, "p" | "div") => {
+                one(rules::block_align(value))
+            }
+            _ => Err("no-verified-mapping"),
+        }
+    }
+
+    /// `border` and `bordercolor` of images, objects and tables.
+    fn border(
+        &mut self,
+        el: &Handle,
+        attr: &str,
+        tag: &str,
+        facts: &ElementFacts,
+        value: &str,
+    ) -> Mapped {
+        match attr {
+            "border" if tag == "img" || tag == "object" => match rules::px("border-width", value) {
+                Some((_, v)) if v == "0" => Ok(Vec::new()),
+                Some((_, v)) => Ok(vec![("border".to_string(), format!("{v} solid"))]),
+                None => Err("unparsed-value"),
+            },
+            _ if tag == "table" && facts.frame_rules => Err("table-frame-rules"),
+            // Chromium: outset border on the table, 1px inset on each of its cells; with a
+            // non-empty `bordercolor`, solid and 1px solid.
+            "border" if tag == "table" => match rules::px("border-width", value) {
+                Some((_, v)) if v == "0" => Ok(Vec::new()),
+                Some((_, v)) => {
+                    let style = if facts.solid { "solid" } else { "outset" };
+                    let cells = if facts.solid { "solid" } else { "inset" };
+                    self.bordered.push((el.clone(), cells));
+                    Ok(vec![
+                        ("border-width".to_string(), v),
+                        ("border-style".to_string(), style.to_string()),
+                    ])
+                }
+                None => Err("unparsed-value"),
+            },
+            "bordercolor" if tag == "table" => match facts.table_border.as_deref() {
+                Some(b) if rules::px("border-width", b).is_none() => Err("table-border-unparsed"),
+                _ => Ok(rules::table_bordercolor(value, facts.bordered)),
+            },
+            // Chromium maps `bordercolor` on tables only (checked against no attribute).
+            "bordercolor" => Ok(Vec::new()),
+            _ => Err("no-verified-mapping"),
+        }
+    }
+
+    /// `nowrap` on a cell.
+    fn nowrap(&self, facts: &ElementFacts) -> Mapped {
+        let mut d = vec![("white-space".to_string(), "nowrap".to_string())];
+        // Quirks mode: a `nowrap` cell with a fixed width has that width as its
+        // minimum (Chromium's table-cell-nowrap-minimum-width quirk, keyed on the
+        // attribute). A percentage width does not trigger it.
+        match facts.width.as_deref().filter(|_| self.quirks) {
+            None => Ok(d),
+            Some(w) => match rules::length("min-width", w) {
+                Some((p, v)) if v.ends_with("px") => {
+                    d.push((p, v));
+                    Ok(d)
+                }
+                Some(_) => Ok(d),
+                None => Err("nowrap-with-width-quirk"),
+            },
+        }
     }
 
     /// A spacer image becomes an empty `inline-block` span of the same size (painted with the
@@ -328,5 +346,47 @@ impl Converter<'_> {
             }
             None => Ok(decls),
         }
+    }
+}
+
+/// `valign` of cells and table parts.
+fn valign(tag: &str, facts: &ElementFacts, value: &str) -> Mapped {
+    let cell_or_part = facts.cell || facts.part;
+    match tag {
+        // Columns take `vertical-align` from it, but cells do not inherit from columns: no
+        // effect in Chromium.
+        "col" | "colgroup" => Ok(Vec::new()),
+        // Not a CSS value: Chromium ignores it (checked against no attribute and
+        // against `middle`), so it goes without a declaration.
+        _ if cell_or_part && value.trim().eq_ignore_ascii_case("center") => Ok(Vec::new()),
+        _ if cell_or_part => one(rules::valign(value)),
+        _ => Err("no-verified-mapping"),
+    }
+}
+
+/// `width` and `height`, by element.
+fn size(attr: &str, tag: &str, facts: &ElementFacts, value: &str) -> Mapped {
+    match attr {
+        "width" if tag == "hr" => one(rules::length("width", value)),
+        "width" if matches!(tag, "col" | "colgroup") => one(rules::length("width", value)),
+        "width" if tag == "table" || facts.cell => one(rules::length("width", value)),
+        "height" if tag == "table" || facts.cell || tag == "tr" => {
+            one(rules::length("height", value))
+        }
+        _ => Err("no-verified-mapping"),
+    }
+}
+
+/// `hspace` and `vspace`, by element.
+fn space(attr: &str, tag: &str, value: &str) -> Mapped {
+    match attr {
+        _ if tag == "applet" || tag == "iframe" => Ok(Vec::new()),
+        "hspace" if matches!(tag, "img" | "object" | "embed") => {
+            both_sides("margin-left", "margin-right", value)
+        }
+        "vspace" if matches!(tag, "img" | "object" | "embed") => {
+            both_sides("margin-top", "margin-bottom", value)
+        }
+        _ => Err("no-verified-mapping"),
     }
 }

@@ -208,7 +208,7 @@ pub fn drive(
             Some(spec) => {
                 let seed = opts.seed.wrapping_add(run as u64);
                 driven.seeds.push(seed);
-                let emulator = link::start_run(spec, seed).map_err(fail)?;
+                let emulator = link::start_run(spec, seed).map_err(|e| fail(e.to_string()))?;
                 if run == 0 {
                     driven.link_method = Some(Method {
                         name: "link".into(),

@@ -154,8 +154,66 @@ pub struct Visit {
     pub timed_out: bool,
 }
 
-/// Why a visit failed.
-pub type VisitError = String;
+/// Why a visit failed; each variant names the server address or request target it is about.
+#[derive(Debug, thiserror::Error)]
+pub enum VisitError {
+    #[error("a validation needs the first visit's cache")]
+    NoFirstVisit,
+    #[error("{addr}: connect: {source}")]
+    Connect {
+        addr: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Reading or writing failed at `at` (a server address or a request target).
+    #[error("{at}: {source}")]
+    Io {
+        at: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{at}: the server kept closing the connection")]
+    KeptClosing { at: String },
+    #[error("{addr}: the visit took more than {limit:?}")]
+    TooSlow { addr: String, limit: Duration },
+    #[error("{addr}: the server did not agree to HTTP/2 by ALPN")]
+    NoHttp2 { addr: String },
+    /// The HTTP/2 library refused or reported a failure at `at`.
+    #[error("{at}: {reason}")]
+    Http2 { at: String, reason: String },
+    /// A request webdiet built could not be sent (a header value HTTP does not allow).
+    #[error("{target}: cannot build the request: {reason}")]
+    BadRequest { target: String, reason: String },
+    /// The client's own machinery failed (not the server).
+    #[error("{what}: {reason}")]
+    Client { what: &'static str, reason: String },
+    #[error("{path}: not a file of the site")]
+    NotInSite { path: String },
+    #[error("{target}: pushed, but not a file of the site")]
+    PushedNotInSite { target: String },
+    #[error("{target}: bad {coding} body: {source}")]
+    BadBody {
+        target: String,
+        coding: &'static str,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{target}: unknown coding {coding}")]
+    UnknownCoding { target: String, coding: String },
+    #[error("{target}: body differs from {path} ({received} bytes received, {expected} expected)")]
+    BodyDiffers {
+        target: String,
+        path: String,
+        received: usize,
+        expected: usize,
+    },
+    #[error("{target}: 304 for a changed file")]
+    NotModifiedButChanged { target: String },
+    #[error("{target}: 304 without a cached copy")]
+    NotModifiedUncached { target: String },
+    #[error("{target}: status {status}")]
+    Status { target: String, status: u16 },
+}
 
 /// The moments of one request.
 #[derive(Debug, Clone, Default)]
@@ -349,9 +407,7 @@ impl<'a> Robot<'a> {
         };
         match test {
             Test::First => Ok(vec![start]),
-            Test::Validate if cache.entries.is_empty() => {
-                Err("a validation needs the first visit's cache".into())
-            }
+            Test::Validate if cache.entries.is_empty() => Err(VisitError::NoFirstVisit),
             Test::Validate => {
                 let mut all = vec![start.clone()];
                 all.extend(cache.order.iter().filter(|f| **f != start).cloned());
@@ -400,26 +456,42 @@ impl<'a> Robot<'a> {
         let expected = self
             .site
             .resource(&fetch.path)
-            .ok_or_else(|| format!("{}: not a file of the site", fetch.path))?;
+            .ok_or_else(|| VisitError::NotInSite {
+                path: fetch.path.clone(),
+            })?;
         match head.status {
             200 => {
                 let limit = expected.body.len() as u64;
                 let decoded = match head.content_encoding.as_deref() {
                     None | Some("identity") => body,
-                    Some("deflate") => deflate::inflate_zlib(&body, limit)
-                        .map_err(|e| format!("{}: bad deflate body: {e}", fetch.target))?,
-                    Some("gzip") => deflate::inflate_gzip(&body, limit)
-                        .map_err(|e| format!("{}: bad gzip body: {e}", fetch.target))?,
-                    Some(other) => return Err(format!("{}: unknown coding {other}", fetch.target)),
+                    Some("deflate") => deflate::inflate_zlib(&body, limit).map_err(|source| {
+                        VisitError::BadBody {
+                            target: fetch.target.clone(),
+                            coding: "deflate",
+                            source,
+                        }
+                    })?,
+                    Some("gzip") => deflate::inflate_gzip(&body, limit).map_err(|source| {
+                        VisitError::BadBody {
+                            target: fetch.target.clone(),
+                            coding: "gzip",
+                            source,
+                        }
+                    })?,
+                    Some(other) => {
+                        return Err(VisitError::UnknownCoding {
+                            target: fetch.target.clone(),
+                            coding: other.to_string(),
+                        })
+                    }
                 };
                 if decoded != expected.body {
-                    return Err(format!(
-                        "{}: body differs from {} ({} bytes received, {} expected)",
-                        fetch.target,
-                        fetch.path,
-                        decoded.len(),
-                        expected.body.len()
-                    ));
+                    return Err(VisitError::BodyDiffers {
+                        target: fetch.target.clone(),
+                        path: fetch.path.clone(),
+                        received: decoded.len(),
+                        expected: expected.body.len(),
+                    });
                 }
                 let mut cache = cache.lock().expect("no thread panics holding the cache");
                 if !cache.entries.contains_key(&fetch.target) {
@@ -439,11 +511,18 @@ impl<'a> Robot<'a> {
                 let cache = cache.lock().expect("no thread panics holding the cache");
                 match cache.entries.get(&fetch.target) {
                     Some(entry) if entry.body == expected.body => Ok(entry.body.clone()),
-                    Some(_) => Err(format!("{}: 304 for a changed file", fetch.target)),
-                    None => Err(format!("{}: 304 without a cached copy", fetch.target)),
+                    Some(_) => Err(VisitError::NotModifiedButChanged {
+                        target: fetch.target.clone(),
+                    }),
+                    None => Err(VisitError::NotModifiedUncached {
+                        target: fetch.target.clone(),
+                    }),
                 }
             }
-            status => Err(format!("{}: status {status}", fetch.target)),
+            status => Err(VisitError::Status {
+                target: fetch.target.clone(),
+                status,
+            }),
         }
     }
 

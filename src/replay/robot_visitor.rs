@@ -269,7 +269,7 @@ fn visit_once(
         Err(e) => {
             let marks = connector.visit.marks();
             if !(emulated && marks.timed_out) {
-                return Err(e);
+                return Err(e.to_string());
             }
             let at = marks.first_syn.map(|t| t.elapsed()).unwrap_or_default();
             Ok(Visit {

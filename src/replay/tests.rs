@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use super::meter::{Counters, Framing, Model};
 use super::protocol::Mode;
-use super::robot::{Cache, ClientOptions, Robot, Test};
+use super::robot::{Cache, ClientOptions, Robot, Test, VisitError};
 use super::server::{Control, ServeContext, Server, ServerOptions};
 use super::transport::tls::TlsSetup;
 use super::transport::{Connector, ServerTls, TlsOptions};
@@ -70,7 +70,7 @@ impl Running<'_> {
         mode: Mode,
         test: Test,
         cache: &mut Cache,
-    ) -> Result<Counters, String> {
+    ) -> Result<Counters, VisitError> {
         let resolver = Resolver::new(&expected.site, None);
         let opts = ClientOptions::default();
         let robot = Robot::new(expected, &resolver, &opts);
@@ -93,7 +93,10 @@ impl Running<'_> {
             tls,
             visit: Default::default(),
         };
-        connector.new_visit().map_err(|e| e.to_string())?;
+        connector.new_visit().map_err(|source| VisitError::Io {
+            at: addr.to_string(),
+            source,
+        })?;
         mode.spec()
             .client
             .visit(&robot, &connector, "index.html", test, cache)
@@ -419,8 +422,15 @@ fn a_body_that_differs_from_the_site_is_an_error() {
             )
             .unwrap_err();
         assert!(
-            err.contains("img/b.gif") && err.contains("differs"),
-            "{err}"
+            matches!(&err, VisitError::BodyDiffers { target, path, received, expected }
+                if target.ends_with("img/b.gif") && path == "img/b.gif" && received != expected),
+            "{err:?}"
+        );
+        // The message names the request, the file and both sizes.
+        let message = err.to_string();
+        assert!(
+            message.contains("img/b.gif") && message.contains("differs"),
+            "{message}"
         );
     });
 }

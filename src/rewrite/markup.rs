@@ -271,18 +271,61 @@ pub(super) fn rewrite_pages(
     site_url: Option<Url>,
     problems: &mut Vec<Problem>,
 ) -> MarkupReport {
-    // The staged tree as a site, to resolve `<img src>` against what will be served.
-    let staged_site = match crate::site::crawl(&staging.dir, &Default::default()) {
+    let staged_site = staged_site(staging, problems);
+    let lookup = ImageLookup::new(&staged_site, site_url);
+    let staged = read_staged(site, staging, max_parse_bytes, &lookup);
+    let converter = Converter {
+        sheet_name: free_name(site, "webdiet.css"),
+    };
+    let modes: Vec<CssMode> = match choice {
+        CssChoice::Auto => vec![CssMode::SiteSheet, CssMode::PerPage, CssMode::InlineStyle],
+        CssChoice::Fixed(mode) => vec![mode],
+    };
+    let converted = converter.convert_all(&staged, &modes);
+    let (best, totals) = choose(&staged, &converted, &converter, modes, problems);
+    let Some(Candidate {
+        mode,
+        atomic,
+        pages,
+        outputs,
+        kept,
+        css,
+        ..
+    }) = best
+    else {
+        return MarkupReport::default();
+    };
+    let (pages, kept) = shown_pages(mode, pages, kept, &converted);
+    let mut report = report_head(mode, atomic, choice, totals);
+    for (((page, s), out), kept) in pages.iter().zip(&staged).zip(&outputs).zip(&kept) {
+        add_page(&mut report, page, s, out, *kept, staging, problems);
+        add_text_images(&mut report, s);
+    }
+    total_text_images(&mut report);
+    write_sheet(&mut report, &css, converter.sheet_name, staging, problems);
+    report
+}
+
+/// The staged tree as a site, to resolve `<img src>` against what will be served.
+fn staged_site(staging: &Staging, problems: &mut Vec<Problem>) -> Site {
+    match crate::site::crawl(&staging.dir, &Default::default()) {
         Ok(site) => site,
         Err(err) => {
             let dir = staging.dir.display().to_string();
             problems.push(Problem::new(dir, "unreadable", err.to_string()));
             Site::from_files(staging.dir.clone(), Vec::new(), Vec::new())
         }
-    };
-    let lookup = ImageLookup::new(&staged_site, site_url);
-    let staged: Vec<Staged> = site
-        .files
+    }
+}
+
+/// Every HTML page small enough to parse, as the image half staged it.
+fn read_staged(
+    site: &Site,
+    staging: &Staging,
+    max_parse_bytes: u64,
+    lookup: &ImageLookup<'_>,
+) -> Vec<Staged> {
+    site.files
         .par_iter()
         .filter(|f| f.kind == FileKind::Html && f.bytes <= max_parse_bytes)
         .filter_map(|f| {
@@ -304,14 +347,28 @@ pub(super) fn rewrite_pages(
                 text: decoded.text,
             })
         })
-        .collect();
-    let sheet_name = free_name(site, "webdiet.css");
-    let convert = |p: &Staged, mode: CssMode, atomic_classes: bool| -> PageMarkup {
+        .collect()
+}
+
+/// Converts pages with the site's sheet name.
+struct Converter {
+    sheet_name: String,
+}
+
+/// Every page converted once with classes (unless only `inline-style` is wanted) and once
+/// with `style=""` (when it is a candidate); every candidate is priced from these.
+struct Converted {
+    classed: Vec<PageMarkup>,
+    inline: Vec<PageMarkup>,
+}
+
+impl Converter {
+    fn convert(&self, p: &Staged, mode: CssMode, atomic_classes: bool) -> PageMarkup {
         markup::convert_page(
             &p.before,
             &MarkupOptions {
                 css: mode,
-                sheet_name: sheet_name.clone(),
+                sheet_name: self.sheet_name.clone(),
                 page_path: p.path.clone(),
                 images: p.images.iter().map(|(k, v)| (k.clone(), v.facts)).collect(),
                 atomic_classes,
@@ -321,27 +378,64 @@ pub(super) fn rewrite_pages(
                 scripts: p.scripts.clone(),
             },
         )
-    };
-    let modes: Vec<CssMode> = match choice {
-        CssChoice::Auto => vec![CssMode::SiteSheet, CssMode::PerPage, CssMode::InlineStyle],
-        CssChoice::Fixed(mode) => vec![mode],
-    };
-    // Converted once with classes (unless only `inline-style` is wanted) and once with
-    // `style=""` (when it is a candidate); every candidate is priced from these.
-    let classed: Vec<PageMarkup> = match modes.iter().any(|m| *m != CssMode::InlineStyle) {
-        true => staged
-            .par_iter()
-            .map(|p| convert(p, CssMode::SiteSheet, false))
-            .collect(),
-        false => Vec::new(),
-    };
-    let inline: Vec<PageMarkup> = match modes.contains(&CssMode::InlineStyle) {
-        true => staged
-            .par_iter()
-            .map(|p| convert(p, CssMode::InlineStyle, false))
-            .collect(),
-        false => Vec::new(),
-    };
+    }
+
+    fn convert_all(&self, staged: &[Staged], modes: &[CssMode]) -> Converted {
+        let classed: Vec<PageMarkup> = match modes.iter().any(|m| *m != CssMode::InlineStyle) {
+            true => staged
+                .par_iter()
+                .map(|p| self.convert(p, CssMode::SiteSheet, false))
+                .collect(),
+            false => Vec::new(),
+        };
+        let inline: Vec<PageMarkup> = match modes.contains(&CssMode::InlineStyle) {
+            true => staged
+                .par_iter()
+                .map(|p| self.convert(p, CssMode::InlineStyle, false))
+                .collect(),
+            false => Vec::new(),
+        };
+        Converted { classed, inline }
+    }
+
+    /// The pages of one candidate, derived from the conversions.
+    fn pages(
+        &self,
+        staged: &[Staged],
+        converted: &Converted,
+        mode: CssMode,
+        atomic: bool,
+    ) -> Vec<PageMarkup> {
+        match mode {
+            CssMode::InlineStyle => converted.inline.clone(),
+            CssMode::SiteSheet => converted
+                .classed
+                .iter()
+                .map(|p| p.with_classes(atomic))
+                .collect(),
+            CssMode::PerPage => converted
+                .classed
+                .par_iter()
+                .zip(staged)
+                .map(|(p, s)| {
+                    p.with_classes(atomic)
+                        .per_page(&s.path, &self.sheet_name)
+                        .unwrap_or_else(|| self.convert(s, CssMode::PerPage, atomic))
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Prices every candidate and keeps the one with the fewest first-visit bytes, with the total
+/// of each candidate by [`candidate_name`].
+fn choose(
+    staged: &[Staged],
+    converted: &Converted,
+    converter: &Converter,
+    modes: Vec<CssMode>,
+    problems: &mut Vec<Problem>,
+) -> (Option<Candidate>, BTreeMap<String, u64>) {
     let candidates = modes.into_iter().flat_map(|mode| match mode {
         CssMode::InlineStyle => vec![(mode, false)],
         _ => vec![(mode, false), (mode, true)],
@@ -370,41 +464,27 @@ pub(super) fn rewrite_pages(
     };
     consider(alone, &mut totals);
     for (mode, atomic) in candidates {
-        let pages: Vec<PageMarkup> = match mode {
-            CssMode::InlineStyle => inline.clone(),
-            CssMode::SiteSheet => classed.iter().map(|p| p.with_classes(atomic)).collect(),
-            CssMode::PerPage => classed
-                .par_iter()
-                .zip(&staged)
-                .map(|(p, s)| {
-                    p.with_classes(atomic)
-                        .per_page(&s.path, &sheet_name)
-                        .unwrap_or_else(|| convert(s, CssMode::PerPage, atomic))
-                })
-                .collect(),
-        };
+        let pages = converter.pages(staged, converted, mode, atomic);
+        let sheet_name = &converter.sheet_name;
         let priced = match mode {
-            CssMode::SiteSheet => price_with_sheet(&staged, pages, atomic, &sheet_name, problems),
-            _ => Some(price_alone(&staged, pages, mode, atomic)),
+            CssMode::SiteSheet => price_with_sheet(staged, pages, atomic, sheet_name, problems),
+            _ => Some(price_alone(staged, pages, mode, atomic)),
         };
         if let Some(candidate) = priced {
             consider(candidate, &mut totals);
         }
     }
-    let Some(Candidate {
-        mode,
-        atomic,
-        pages,
-        outputs,
-        kept,
-        css,
-        ..
-    }) = best
-    else {
-        return MarkupReport::default();
-    };
-    // The pages as the report shows them: a page that keeps its bytes keeps its constructs.
-    let (pages, kept): (Vec<PageMarkup>, Vec<Option<&'static str>>) = match mode {
+    (best, totals)
+}
+
+/// The pages as the report shows them: a page that keeps its bytes keeps its constructs.
+fn shown_pages(
+    mode: Option<CssMode>,
+    pages: Vec<PageMarkup>,
+    kept: Vec<Option<&'static str>>,
+    converted: &Converted,
+) -> (Vec<PageMarkup>, Vec<Option<&'static str>>) {
+    match mode {
         Some(_) => pages
             .into_iter()
             .zip(kept)
@@ -414,9 +494,9 @@ pub(super) fn rewrite_pages(
             })
             .unzip(),
         None => {
-            let converted = match classed.is_empty() {
-                true => &inline,
-                false => &classed,
+            let converted = match converted.classed.is_empty() {
+                true => &converted.inline,
+                false => &converted.classed,
             };
             converted
                 .iter()
@@ -426,8 +506,17 @@ pub(super) fn rewrite_pages(
                 })
                 .unzip()
         }
-    };
-    let mut report = MarkupReport {
+    }
+}
+
+/// The report without its pages: the mode chosen, and why.
+fn report_head(
+    mode: Option<CssMode>,
+    atomic: bool,
+    choice: CssChoice,
+    totals: BTreeMap<String, u64>,
+) -> MarkupReport {
+    MarkupReport {
         css_mode: mode.map_or("unchanged", mode_name).to_string(),
         css_classes: match (mode, atomic) {
             (None | Some(CssMode::InlineStyle), _) => "none",
@@ -453,84 +542,106 @@ pub(super) fn rewrite_pages(
         },
         mode_totals: totals,
         ..MarkupReport::default()
+    }
+}
+
+/// Adds one page to the report's totals and rows, and writes it when it changed.
+fn add_page(
+    report: &mut MarkupReport,
+    page: &PageMarkup,
+    s: &Staged,
+    out: &Vec<u8>,
+    kept: Option<&'static str>,
+    staging: &Staging,
+    problems: &mut Vec<Problem>,
+) {
+    for (k, n) in &page.constructs_before {
+        *report.constructs_before.entry(k.clone()).or_default() += n;
+    }
+    for (k, n) in &page.constructs_after {
+        *report.constructs_after.entry(k.clone()).or_default() += n;
+    }
+    let mut left: BTreeMap<String, usize> = BTreeMap::new();
+    for (_, reason) in &page.left_as_is {
+        *left.entry(reason.clone()).or_default() += 1;
+        *report.left_as_is.entry(reason.clone()).or_default() += 1;
+    }
+    let (bytes_before, deflated_before) = s.original;
+    let deflated_after = match *out == s.before {
+        true => s.before_deflated,
+        false => deflated(out),
     };
-    for (((page, s), out), kept) in pages.iter().zip(&staged).zip(&outputs).zip(&kept) {
-        for (k, n) in &page.constructs_before {
-            *report.constructs_before.entry(k.clone()).or_default() += n;
-        }
-        for (k, n) in &page.constructs_after {
-            *report.constructs_after.entry(k.clone()).or_default() += n;
-        }
-        let mut left: BTreeMap<String, usize> = BTreeMap::new();
-        for (_, reason) in &page.left_as_is {
-            *left.entry(reason.clone()).or_default() += 1;
-            *report.left_as_is.entry(reason.clone()).or_default() += 1;
-        }
-        let (bytes_before, deflated_before) = s.original;
-        let deflated_after = match *out == s.before {
-            true => s.before_deflated,
-            false => deflated(out),
-        };
-        report.html_bytes_before += bytes_before;
-        report.html_bytes_after += out.len() as u64;
-        report.html_deflated_before += deflated_before;
-        report.html_deflated_after += deflated_after;
-        if let Some(reason) = kept {
-            *report.pages_kept.entry(reason.to_string()).or_default() += 1;
-        }
-        let changed = page.changed && *out != s.before;
-        if changed {
-            report.pages_changed += 1;
-            if let Err(err) = staging.write(&s.path, out) {
-                problems.push(Problem::new(&s.path, "unwritable", err.to_string()));
-            }
-        }
-        report.pages.push(MarkupPage {
-            path: s.path.clone(),
-            bytes_before,
-            bytes_after: out.len() as u64,
-            deflated_before,
-            deflated_after,
-            constructs_before: page.constructs_before.values().sum(),
-            constructs_after: page.constructs_after.values().sum(),
-            by_construct: page
-                .constructs_before
-                .keys()
-                .chain(page.constructs_after.keys())
-                .map(|k| {
-                    let count = |m: &BTreeMap<String, usize>| m.get(k).copied().unwrap_or(0);
-                    let counts = ConstructCount {
-                        before: count(&page.constructs_before),
-                        after: count(&page.constructs_after),
-                    };
-                    (k.clone(), counts)
-                })
-                .collect(),
-            left_as_is: left,
-            changed,
-            kept: kept.map(|r| format!("kept:{r}")),
-        });
-        let audit = markup::audit::TextImageOptions::default();
-        for image in markup::audit::text_images(&s.text, &audit) {
-            // The pixel half of the test: few colours (flat text on a flat ground).
-            let Some(found) = s.images.get(&image.src) else {
-                continue;
-            };
-            if found.facts.colors > audit.max_colors {
-                continue;
-            }
-            report.text_images.push(TextImageRow {
-                page: s.path.clone(),
-                src: image.src,
-                file: found.file.clone(),
-                alt: image.alt,
-                width: image.width,
-                height: image.height,
-                colors: found.facts.colors,
-                bytes: found.bytes,
-            });
+    report.html_bytes_before += bytes_before;
+    report.html_bytes_after += out.len() as u64;
+    report.html_deflated_before += deflated_before;
+    report.html_deflated_after += deflated_after;
+    if let Some(reason) = kept {
+        *report.pages_kept.entry(reason.to_string()).or_default() += 1;
+    }
+    let changed = page.changed && *out != s.before;
+    if changed {
+        report.pages_changed += 1;
+        if let Err(err) = staging.write(&s.path, out) {
+            problems.push(Problem::new(&s.path, "unwritable", err.to_string()));
         }
     }
+    report.pages.push(MarkupPage {
+        path: s.path.clone(),
+        bytes_before,
+        bytes_after: out.len() as u64,
+        deflated_before,
+        deflated_after,
+        constructs_before: page.constructs_before.values().sum(),
+        constructs_after: page.constructs_after.values().sum(),
+        by_construct: by_construct(page),
+        left_as_is: left,
+        changed,
+        kept: kept.map(|r| format!("kept:{r}")),
+    });
+}
+
+/// Construct name → occurrences before and after, for one page.
+fn by_construct(page: &PageMarkup) -> BTreeMap<String, ConstructCount> {
+    page.constructs_before
+        .keys()
+        .chain(page.constructs_after.keys())
+        .map(|k| {
+            let count = |m: &BTreeMap<String, usize>| m.get(k).copied().unwrap_or(0);
+            let counts = ConstructCount {
+                before: count(&page.constructs_before),
+                after: count(&page.constructs_after),
+            };
+            (k.clone(), counts)
+        })
+        .collect()
+}
+
+/// Adds the images of one page that look like text.
+fn add_text_images(report: &mut MarkupReport, s: &Staged) {
+    let audit = markup::audit::TextImageOptions::default();
+    for image in markup::audit::text_images(&s.text, &audit) {
+        // The pixel half of the test: few colours (flat text on a flat ground).
+        let Some(found) = s.images.get(&image.src) else {
+            continue;
+        };
+        if found.facts.colors > audit.max_colors {
+            continue;
+        }
+        report.text_images.push(TextImageRow {
+            page: s.path.clone(),
+            src: image.src,
+            file: found.file.clone(),
+            alt: image.alt,
+            width: image.width,
+            height: image.height,
+            colors: found.facts.colors,
+            bytes: found.bytes,
+        });
+    }
+}
+
+/// Totals the text images, each file once.
+fn total_text_images(report: &mut MarkupReport) {
     let files: BTreeMap<&str, u64> = report
         .text_images
         .iter()
@@ -541,6 +652,16 @@ pub(super) fn rewrite_pages(
         files: files.len(),
         bytes: files.values().sum(),
     };
+}
+
+/// Writes the shared sheet when a changed page links it.
+fn write_sheet(
+    report: &mut MarkupReport,
+    css: &str,
+    sheet_name: String,
+    staging: &Staging,
+    problems: &mut Vec<Problem>,
+) {
     if !css.is_empty() && report.pages_changed > 0 {
         match staging.write(&sheet_name, css.as_bytes()) {
             Ok(()) => {
@@ -551,7 +672,6 @@ pub(super) fn rewrite_pages(
             Err(err) => problems.push(Problem::new(&sheet_name, "unwritable", err.to_string())),
         }
     }
-    report
 }
 
 /// `site-sheet`, `site-sheet atomic`, …, `unchanged`: a key of `mode_totals`.

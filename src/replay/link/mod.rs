@@ -40,7 +40,9 @@ pub use capture::Capture;
 pub use emulator::{Emulator, EmulatorOptions, LinkReport, Priority, Threading};
 pub use forwarder::{DirectionCounters, LinkCounters};
 pub use namespace::{Netns, CLIENT_ADDR, CLIENT_DEVICE, SERVER_ADDR, SERVER_DEVICE};
-pub use spec::{parse, sweep, Direction, Link, LinkSpec, QueueLimit, Rate, SpecError};
+pub use spec::{parse, sweep, Direction, Link, LinkSpec, QueueLimit, Rate, SpecError, SpecReason};
+pub use trace::TraceError;
+pub use units::UnitError;
 
 /// Why an emulated link could not be set up or kept running.
 #[derive(Debug, thiserror::Error)]
@@ -127,18 +129,27 @@ fn child_failed(site: &crate::replay::ServedSite, message: String) -> crate::err
     }
 }
 
+/// Why [`start_run`] could not give a run its link: which link, and what failed.
+#[derive(Debug, thiserror::Error)]
+#[error("emulated link {name}: {source}")]
+pub struct StartError {
+    pub name: String,
+    #[source]
+    pub source: LinkError,
+}
+
 /// A fresh emulated link for one run of the replay, with the calling thread (and every
 /// client thread it starts) in the link's client namespace from here on.
-pub fn start_run(spec: &LinkSpec, seed: u64) -> Result<Emulator, String> {
+pub fn start_run(spec: &LinkSpec, seed: u64) -> Result<Emulator, StartError> {
     let options = EmulatorOptions {
         seed,
         ..EmulatorOptions::default()
     };
-    let emulator =
-        Emulator::start(spec, &options).map_err(|e| format!("emulated link {}: {e}", spec.name))?;
-    emulator
-        .client()
-        .enter()
-        .map_err(|e| format!("emulated link {}: {e}", spec.name))?;
+    let failed = |source| StartError {
+        name: spec.name.clone(),
+        source,
+    };
+    let emulator = Emulator::start(spec, &options).map_err(failed)?;
+    emulator.client().enter().map_err(failed)?;
     Ok(emulator)
 }

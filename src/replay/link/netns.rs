@@ -42,6 +42,28 @@ pub enum ChildError {
     Failed(String),
 }
 
+/// Why the child could not make its private network namespace (so the parent falls back to
+/// the host loopback); each variant names the step.
+#[derive(Debug, thiserror::Error)]
+pub enum NamespaceError {
+    #[error("unshare(CLONE_NEWUSER|CLONE_NEWNET): {0}")]
+    Unshare(#[source] std::io::Error),
+    #[error("{file}: {source}")]
+    IdMap {
+        file: &'static str,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("lo: cannot set MTU {mtu} and bring it up: {source}")]
+    Loopback {
+        mtu: u32,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("lo: ethtool: {0}")]
+    Offloads(#[source] std::io::Error),
+}
+
 /// What the parent sends the child on stdin.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct ChildRequest {
@@ -254,14 +276,14 @@ pub fn child_main() -> i32 {
 }
 
 /// Moves this (single-threaded) process into a new network namespace and sets up its loopback.
-fn enter(mss: u32) -> Result<Method, String> {
+fn enter(mss: u32) -> Result<Method, NamespaceError> {
     let (uid, gid) = sys::ids();
     let name = if uid == 0 && sys::unshare(false).is_ok() {
         "netns"
     } else {
-        sys::unshare(true).map_err(|e| format!("unshare(CLONE_NEWUSER|CLONE_NEWNET): {e}"))?;
-        let write = |file: &str, text: String| {
-            std::fs::write(file, text).map_err(|e| format!("{file}: {e}"))
+        sys::unshare(true).map_err(NamespaceError::Unshare)?;
+        let write = |file: &'static str, text: String| {
+            std::fs::write(file, text).map_err(|source| NamespaceError::IdMap { file, source })
         };
         write("/proc/self/setgroups", "deny".into())?;
         write("/proc/self/uid_map", format!("0 {uid} 1"))?;
@@ -269,9 +291,8 @@ fn enter(mss: u32) -> Result<Method, String> {
         "userns+netns"
     };
     let mtu = mss + 40;
-    sys::link_up("lo", Some(mtu))
-        .map_err(|e| format!("lo: cannot set MTU {mtu} and bring it up: {e}"))?;
-    let refused = sys::offloads_off("lo").map_err(|e| format!("lo: ethtool: {e}"))?;
+    sys::link_up("lo", Some(mtu)).map_err(|source| NamespaceError::Loopback { mtu, source })?;
+    let refused = sys::offloads_off("lo").map_err(NamespaceError::Offloads)?;
     let timestamps_off = std::fs::write("/proc/sys/net/ipv4/tcp_timestamps", "0").is_ok();
     let mut detail = format!("private network namespace, lo MTU {mtu}");
     if refused.is_empty() {

@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 
 use super::loss::Loss;
 use super::profiles::{self, Profile};
-use super::trace::Trace;
-use super::units;
+use super::trace::{Trace, TraceError};
+use super::units::{self, UnitError};
 
 /// A link the replay runs over.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -144,7 +144,58 @@ pub struct SpecError {
     /// `link` or `sweep`.
     pub flag: &'static str,
     pub input: String,
-    pub reason: String,
+    pub reason: SpecReason,
+}
+
+/// What is wrong with a `--link` or `--sweep` text (the [`SpecError`] names the flag and the
+/// text); each variant names the item or setting it is about.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SpecReason {
+    #[error("trace: needs two files, trace:UP_FILE,DOWN_FILE")]
+    TraceNeedsTwoFiles,
+    #[error(transparent)]
+    Trace(#[from] TraceError),
+    #[error("{key}=: a trace link takes its rates from its trace files")]
+    RateOfTrace { key: String },
+    /// A setting whose value does not parse.
+    #[error("{key}={value}: {source}")]
+    Value {
+        key: String,
+        value: String,
+        #[source]
+        source: UnitError,
+    },
+    #[error("rtt={value}: an RTT over {} s is refused", MAX_RTT.as_secs())]
+    RttTooLong { value: String },
+    #[error(
+        "loss={value}: loss of {MAX_LOSS_PERCENT}% or more is refused (TCP would spend the run \
+         in timeouts)"
+    )]
+    LossTooHigh { value: String },
+    #[error("burst={value}: the mean length of a loss burst is at least 1 packet")]
+    BurstTooShort { value: String },
+    #[error("mtu={value}: not a whole number of bytes")]
+    MtuNotWhole { value: String },
+    #[error("mtu={value}: must be {} to {} bytes", MTU_RANGE.start(), MTU_RANGE.end())]
+    MtuOutOfRange { value: String },
+    #[error("unknown setting {key:?} (settings: down, up, rate, rtt, loss, burst, queue, mtu)")]
+    UnknownSetting { key: String },
+    #[error("queue={bytes}B is smaller than one packet of the MTU ({mtu} bytes)")]
+    QueueBelowMtu { bytes: u64, mtu: u32 },
+    #[error("an empty item (two commas in a row, or a comma at an end)")]
+    EmptyItem,
+    #[error("loopback takes no settings ({token}); use a custom link instead")]
+    LoopbackSettings { token: String },
+    #[error("unknown profile {token:?}")]
+    UnknownProfile { token: String },
+    #[error("no link given")]
+    NoLink,
+    #[error("expected KEY=V1,V2,… (e.g. rtt=20,40,80 or loss=0,0.5,1)")]
+    SweepSyntax,
+    #[error("an empty value")]
+    SweepEmptyValue,
+    #[error("a sweep needs an emulated base link; loopback has nothing to vary")]
+    SweepOfLoopback,
 }
 
 /// A link being assembled from a profile or a custom spec and its overrides.
@@ -187,9 +238,9 @@ impl Draft {
         }
     }
 
-    fn from_traces(up: &str, down: &str) -> Result<Self, String> {
+    fn from_traces(up: &str, down: &str) -> Result<Self, SpecReason> {
         if up.is_empty() || down.is_empty() || down.contains('=') {
-            return Err("trace: needs two files, trace:UP_FILE,DOWN_FILE".into());
+            return Err(SpecReason::TraceNeedsTwoFiles);
         }
         Ok(Draft {
             name: format!("trace:{up},{down}"),
@@ -201,17 +252,21 @@ impl Draft {
     }
 
     /// Applies one `key=value`, and records it in the name in normalised form.
-    fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+    fn apply(&mut self, key: &str, value: &str) -> Result<(), SpecReason> {
         let key = key.trim().to_ascii_lowercase();
         let value = value.trim();
+        let refused = |source: UnitError| SpecReason::Value {
+            key: key.clone(),
+            value: value.to_string(),
+            source,
+        };
+        let value_of = || value.to_string();
         let shown = match key.as_str() {
             "down" | "up" | "rate" => {
                 if self.is_trace {
-                    return Err(format!(
-                        "{key}=: a trace link takes its rates from its trace files"
-                    ));
+                    return Err(SpecReason::RateOfTrace { key: key.clone() });
                 }
-                let bps = units::parse_rate(value).map_err(|e| format!("{key}={value}: {e}"))?;
+                let bps = units::parse_rate(value).map_err(refused)?;
                 if key != "up" {
                     self.down = Rate::BitsPerSecond(bps);
                 }
@@ -221,63 +276,45 @@ impl Draft {
                 units::rate_token(bps)
             }
             "rtt" => {
-                let rtt = units::parse_time(value).map_err(|e| format!("rtt={value}: {e}"))?;
+                let rtt = units::parse_time(value).map_err(refused)?;
                 if rtt > MAX_RTT {
-                    return Err(format!(
-                        "rtt={value}: an RTT over {} s is refused",
-                        MAX_RTT.as_secs()
-                    ));
+                    return Err(SpecReason::RttTooLong { value: value_of() });
                 }
                 self.rtt = rtt;
                 units::time_token(rtt)
             }
             "loss" => {
-                let pct = units::parse_percent(value).map_err(|e| format!("loss={value}: {e}"))?;
+                let pct = units::parse_percent(value).map_err(refused)?;
                 if pct >= MAX_LOSS_PERCENT {
-                    return Err(format!(
-                        "loss={value}: loss of {MAX_LOSS_PERCENT}% or more is refused (TCP \
-                         would spend the run in timeouts)"
-                    ));
+                    return Err(SpecReason::LossTooHigh { value: value_of() });
                 }
                 self.loss_percent = pct;
                 format!("{}%", units::decimal(pct))
             }
             "burst" => {
-                let burst =
-                    units::parse_number(value).map_err(|e| format!("burst={value}: {e}"))?;
+                let burst = units::parse_number(value).map_err(refused)?;
                 if burst < 1.0 {
-                    return Err(format!(
-                        "burst={value}: the mean length of a loss burst is at least 1 packet"
-                    ));
+                    return Err(SpecReason::BurstTooShort { value: value_of() });
                 }
                 self.burst = Some(burst);
                 units::decimal(burst)
             }
             "queue" => {
-                let queue = units::parse_queue(value).map_err(|e| format!("queue={value}: {e}"))?;
+                let queue = units::parse_queue(value).map_err(refused)?;
                 self.queue = Some(queue);
                 units::queue_token(queue)
             }
             "mtu" => {
                 let mtu: u32 = value
                     .parse()
-                    .map_err(|_| format!("mtu={value}: not a whole number of bytes"))?;
+                    .map_err(|_| SpecReason::MtuNotWhole { value: value_of() })?;
                 if !MTU_RANGE.contains(&mtu) {
-                    return Err(format!(
-                        "mtu={value}: must be {} to {} bytes",
-                        MTU_RANGE.start(),
-                        MTU_RANGE.end()
-                    ));
+                    return Err(SpecReason::MtuOutOfRange { value: value_of() });
                 }
                 self.mtu = mtu;
                 mtu.to_string()
             }
-            _ => {
-                return Err(format!(
-                    "unknown setting {key:?} (settings: down, up, rate, rtt, loss, burst, \
-                     queue, mtu)"
-                ))
-            }
+            _ => return Err(SpecReason::UnknownSetting { key: key.clone() }),
         };
         if !self.name.is_empty() {
             self.name.push(',');
@@ -287,13 +324,13 @@ impl Draft {
     }
 
     /// Checks what only the whole link can tell, and resolves the default queues.
-    fn build(self) -> Result<LinkSpec, String> {
+    fn build(self) -> Result<LinkSpec, SpecReason> {
         if let Some(QueueLimit::Bytes(bytes)) = self.queue {
             if bytes < u64::from(self.mtu) {
-                return Err(format!(
-                    "queue={bytes}B is smaller than one packet of the MTU ({} bytes)",
-                    self.mtu
-                ));
+                return Err(SpecReason::QueueBelowMtu {
+                    bytes,
+                    mtu: self.mtu,
+                });
             }
         }
         let loss = match (self.loss_percent, self.burst) {
@@ -330,7 +367,7 @@ enum Item {
 /// Parses a `--link` value: one or more links separated by commas, where `key=value` items
 /// modify the link before them (or, at the start, make a custom link).
 pub fn parse(text: &str) -> Result<Vec<Link>, SpecError> {
-    let error = |reason: String| SpecError {
+    let error = |reason: SpecReason| SpecError {
         flag: "link",
         input: text.to_string(),
         reason,
@@ -346,20 +383,20 @@ pub fn parse(text: &str) -> Result<Vec<Link>, SpecError> {
         .map_err(error)
 }
 
-fn parse_items(text: &str) -> Result<Vec<Item>, String> {
+fn parse_items(text: &str) -> Result<Vec<Item>, SpecReason> {
     let mut items: Vec<Item> = Vec::new();
     let mut tokens = text.split(',').map(str::trim);
     while let Some(token) = tokens.next() {
         if token.is_empty() {
-            return Err("an empty item (two commas in a row, or a comma at an end)".into());
+            return Err(SpecReason::EmptyItem);
         }
         if let Some((key, value)) = token.split_once('=') {
             match items.last_mut() {
                 Some(Item::Draft(draft)) => draft.apply(key, value)?,
                 Some(Item::Loopback) => {
-                    return Err(format!(
-                        "loopback takes no settings ({token}); use a custom link instead"
-                    ))
+                    return Err(SpecReason::LoopbackSettings {
+                        token: token.to_string(),
+                    })
                 }
                 None => {
                     let mut draft = Draft::custom();
@@ -373,13 +410,14 @@ fn parse_items(text: &str) -> Result<Vec<Item>, String> {
         } else if token.eq_ignore_ascii_case("loopback") {
             items.push(Item::Loopback);
         } else {
-            let profile =
-                profiles::find(token).ok_or_else(|| format!("unknown profile {token:?}"))?;
+            let profile = profiles::find(token).ok_or_else(|| SpecReason::UnknownProfile {
+                token: token.to_string(),
+            })?;
             items.push(Item::Draft(Draft::from_profile(profile)));
         }
     }
     if items.is_empty() {
-        return Err("no link given".into());
+        return Err(SpecReason::NoLink);
     }
     Ok(items)
 }
@@ -387,17 +425,17 @@ fn parse_items(text: &str) -> Result<Vec<Item>, String> {
 /// Expands a `--sweep KEY=V1,V2,…` over the `--link` value `base`: one link per base link and
 /// value, each the base with `KEY=V` applied (`rtt=20,40` → `spdy-cable,rtt=20ms`, …).
 pub fn sweep(base: &str, sweep: &str) -> Result<Vec<Link>, SpecError> {
-    let error = |reason: String| SpecError {
+    let error = |reason: SpecReason| SpecError {
         flag: "sweep",
         input: sweep.to_string(),
         reason,
     };
     let (key, values) = sweep
         .split_once('=')
-        .ok_or_else(|| error("expected KEY=V1,V2,… (e.g. rtt=20,40,80 or loss=0,0.5,1)".into()))?;
+        .ok_or_else(|| error(SpecReason::SweepSyntax))?;
     let values: Vec<&str> = values.split(',').map(str::trim).collect();
     if values.iter().any(|v| v.is_empty()) {
-        return Err(error("an empty value".into()));
+        return Err(error(SpecReason::SweepEmptyValue));
     }
     let items = parse_items(base).map_err(|reason| SpecError {
         flag: "link",
@@ -407,9 +445,7 @@ pub fn sweep(base: &str, sweep: &str) -> Result<Vec<Link>, SpecError> {
     let mut links = Vec::new();
     for item in items {
         let Item::Draft(draft) = item else {
-            return Err(error(
-                "a sweep needs an emulated base link; loopback has nothing to vary".into(),
-            ));
+            return Err(error(SpecReason::SweepOfLoopback));
         };
         for value in &values {
             let mut point = draft.clone();

@@ -16,7 +16,7 @@ fn refused(text: &str) -> String {
         message.contains("valid forms") && message.contains("spdy-cable"),
         "the message lists the valid forms: {message}"
     );
-    err.reason
+    err.reason.to_string()
 }
 
 #[test]
@@ -259,9 +259,14 @@ fn bad_sweeps_are_refused() {
     assert!(sweep("3G", "rtt=20,,40").is_err());
     let err = sweep("3G", "loss=1,60").unwrap_err();
     assert_eq!(err.flag, "sweep");
-    assert!(err.reason.contains("50%"), "{}", err.reason);
-    assert!(sweep("nope", "rtt=20")
-        .unwrap_err()
-        .reason
-        .contains("unknown profile"));
+    assert_eq!(err.reason, SpecReason::LossTooHigh { value: "60".into() });
+    assert!(err.reason.to_string().contains("50%"), "{}", err.reason);
+    let err = sweep("nope", "rtt=20").unwrap_err();
+    assert_eq!(
+        err.reason,
+        SpecReason::UnknownProfile {
+            token: "nope".into()
+        }
+    );
+    assert!(err.reason.to_string().contains("unknown profile"));
 }

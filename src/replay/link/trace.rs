@@ -11,6 +11,35 @@ use serde::{Deserialize, Serialize};
 /// it (Mahimahi's 1504 counts the 4-byte TUN header its devices carry; ours carry none).
 pub const OPPORTUNITY_BYTES: u32 = 1500;
 
+/// Why a trace file was refused; each variant names the trace (and the line).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TraceError {
+    #[error("trace {path}: {reason}")]
+    Unreadable { path: String, reason: String },
+    #[error("trace {path}: not UTF-8 text")]
+    NotText { path: String },
+    #[error("trace {path}, line {line}: {text:?} is not a whole number of milliseconds")]
+    NotMilliseconds {
+        path: String,
+        line: usize,
+        text: String,
+    },
+    #[error(
+        "trace {path}, line {line}: {ms} ms comes before the previous line's {last} ms; \
+         timestamps must never decrease (not monotonic)"
+    )]
+    Decreasing {
+        path: String,
+        line: usize,
+        ms: u64,
+        last: u64,
+    },
+    #[error("trace {path}: empty, it holds no timestamps")]
+    Empty { path: String },
+    #[error("trace {path}: every timestamp is 0, so the trace lasts no time and cannot repeat")]
+    NoDuration { path: String },
+}
+
 /// A loaded trace: its delivery opportunities, in milliseconds from the start of the link.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Trace {
@@ -23,44 +52,52 @@ pub struct Trace {
 impl Trace {
     /// Reads and checks a trace file: it must hold at least one timestamp, every line a whole
     /// number of milliseconds, never less than the line before, and last longer than 0 ms.
-    pub fn load(path: &Path) -> Result<Trace, String> {
-        let bytes = crate::input::read_limited(path, crate::input::MAX_TRACE_BYTES)
-            .map_err(|e| format!("trace {}: {e}", path.display()))?;
-        let text = String::from_utf8(bytes)
-            .map_err(|_| format!("trace {}: not UTF-8 text", path.display()))?;
+    pub fn load(path: &Path) -> Result<Trace, TraceError> {
+        let bytes =
+            crate::input::read_limited(path, crate::input::MAX_TRACE_BYTES).map_err(|e| {
+                TraceError::Unreadable {
+                    path: path.display().to_string(),
+                    reason: e.to_string(),
+                }
+            })?;
+        let text = String::from_utf8(bytes).map_err(|_| TraceError::NotText {
+            path: path.display().to_string(),
+        })?;
         Trace::parse(&path.display().to_string(), &text)
     }
 
     /// Parses trace text (see [`Trace::load`]); `path` only names it in messages.
-    pub fn parse(path: &str, text: &str) -> Result<Trace, String> {
+    pub fn parse(path: &str, text: &str) -> Result<Trace, TraceError> {
         let mut opportunities_ms: Vec<u64> = Vec::new();
         for (i, line) in text.lines().enumerate() {
             let line = line.trim();
             if line.is_empty() {
                 continue;
             }
-            let ms: u64 = line.parse().map_err(|_| {
-                format!(
-                    "trace {path}, line {}: {line:?} is not a whole number of milliseconds",
-                    i + 1
-                )
+            let ms: u64 = line.parse().map_err(|_| TraceError::NotMilliseconds {
+                path: path.to_string(),
+                line: i + 1,
+                text: line.to_string(),
             })?;
             if let Some(&last) = opportunities_ms.last() {
                 if ms < last {
-                    return Err(format!(
-                        "trace {path}, line {}: {ms} ms comes before the previous line's \
-                         {last} ms; timestamps must never decrease (not monotonic)",
-                        i + 1
-                    ));
+                    return Err(TraceError::Decreasing {
+                        path: path.to_string(),
+                        line: i + 1,
+                        ms,
+                        last,
+                    });
                 }
             }
             opportunities_ms.push(ms);
         }
         match opportunities_ms.last() {
-            None => Err(format!("trace {path}: empty, it holds no timestamps")),
-            Some(0) => Err(format!(
-                "trace {path}: every timestamp is 0, so the trace lasts no time and cannot repeat"
-            )),
+            None => Err(TraceError::Empty {
+                path: path.to_string(),
+            }),
+            Some(0) => Err(TraceError::NoDuration {
+                path: path.to_string(),
+            }),
             Some(_) => Ok(Trace {
                 path: path.to_string(),
                 opportunities_ms,
@@ -124,12 +161,29 @@ mod tests {
     #[test]
     fn an_empty_trace_is_rejected() {
         let err = Trace::parse("t", "\n\n").unwrap_err();
-        assert!(err.contains("empty"), "{err}");
+        assert!(
+            matches!(&err, TraceError::Empty { path } if path == "t"),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("empty"), "{err}");
     }
 
     #[test]
     fn a_decreasing_trace_is_rejected_with_its_line() {
         let err = Trace::parse("t", "1\n5\n3\n").unwrap_err();
+        assert!(
+            matches!(
+                err,
+                TraceError::Decreasing {
+                    line: 3,
+                    ms: 3,
+                    last: 5,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        let err = err.to_string();
         assert!(err.contains("line 3") && err.contains("monotonic"), "{err}");
     }
 
@@ -141,7 +195,11 @@ mod tests {
     #[test]
     fn a_non_number_is_rejected_with_its_line() {
         let err = Trace::parse("t", "1\nfast\n").unwrap_err();
-        assert!(err.contains("line 2"), "{err}");
+        assert!(
+            matches!(&err, TraceError::NotMilliseconds { line: 2, text, .. } if text == "fast"),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("line 2"), "{err}");
     }
 
     #[test]

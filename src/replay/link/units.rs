@@ -6,12 +6,45 @@ use std::time::Duration;
 
 use super::spec::QueueLimit;
 
+/// Why a quantity of a link spec was refused; the caller names the setting it was for.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UnitError {
+    #[error("not a number")]
+    NotANumber,
+    #[error("must be a finite number of at least 0")]
+    OutOfRange,
+    #[error("give a unit: bit, kbit, mbit or gbit (e.g. 2mbit)")]
+    RateWithoutUnit,
+    #[error(
+        "{unit} is ambiguous (tc reads kbps as kilobytes per second); write kbit, mbit or gbit"
+    )]
+    AmbiguousRate { unit: String },
+    #[error("unknown unit {unit:?}; use bit, kbit, mbit or gbit")]
+    UnknownRateUnit { unit: String },
+    #[error("a rate of 0 carries nothing; leave the rate out for an unshaped link")]
+    ZeroRate,
+    #[error("more than 1000 Gbit/s")]
+    RateTooHigh,
+    #[error("unknown unit {unit:?}; use us, ms or s")]
+    UnknownTimeUnit { unit: String },
+    #[error("too long")]
+    TimeTooLong,
+    #[error("a queue holds a whole number of packets or bytes, at least 1")]
+    QueueNotWhole,
+    #[error("too large")]
+    QueueTooLarge,
+    #[error("too many packets")]
+    TooManyPackets,
+    #[error("unknown unit {unit:?}; a number alone is packets, or give bytes as B, kB, KiB, MB")]
+    UnknownQueueUnit { unit: String },
+}
+
 /// A finite, non-negative decimal number.
-pub fn parse_number(text: &str) -> Result<f64, String> {
+pub fn parse_number(text: &str) -> Result<f64, UnitError> {
     match text.trim().parse::<f64>() {
         Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
-        Ok(_) => Err("must be a finite number of at least 0".into()),
-        Err(_) => Err("not a number".into()),
+        Ok(_) => Err(UnitError::OutOfRange),
+        Err(_) => Err(UnitError::NotANumber),
     }
 }
 
@@ -25,69 +58,77 @@ fn split_unit(text: &str) -> (&str, &str) {
 }
 
 /// A rate in bits per second: `28.8kbit`, `2mbit`, `1gbit`, `9600bit`.
-pub fn parse_rate(text: &str) -> Result<u64, String> {
+pub fn parse_rate(text: &str) -> Result<u64, UnitError> {
     let (number, unit) = split_unit(text);
     let scale = match unit.to_ascii_lowercase().as_str() {
         "bit" => 1.0,
         "kbit" => 1e3,
         "mbit" => 1e6,
         "gbit" => 1e9,
-        "" => return Err("give a unit: bit, kbit, mbit or gbit (e.g. 2mbit)".into()),
+        "" => return Err(UnitError::RateWithoutUnit),
         u if u.ends_with("bps") || u.ends_with("b/s") => {
-            return Err(format!(
-                "{u} is ambiguous (tc reads kbps as kilobytes per second); write kbit, mbit or gbit"
-            ))
+            return Err(UnitError::AmbiguousRate {
+                unit: u.to_string(),
+            })
         }
-        u => return Err(format!("unknown unit {u:?}; use bit, kbit, mbit or gbit")),
+        u => {
+            return Err(UnitError::UnknownRateUnit {
+                unit: u.to_string(),
+            })
+        }
     };
     let bps = (parse_number(number)? * scale).round();
     if bps < 1.0 {
-        return Err("a rate of 0 carries nothing; leave the rate out for an unshaped link".into());
+        return Err(UnitError::ZeroRate);
     }
     if bps > 1e12 {
-        return Err("more than 1000 Gbit/s".into());
+        return Err(UnitError::RateTooHigh);
     }
     Ok(bps as u64)
 }
 
 /// A time: `50ms`, `0.2s`, `500us`; a bare number is milliseconds (as in `--sweep rtt=20,40`).
-pub fn parse_time(text: &str) -> Result<Duration, String> {
+pub fn parse_time(text: &str) -> Result<Duration, UnitError> {
     let (number, unit) = split_unit(text);
     let scale = match unit.to_ascii_lowercase().as_str() {
         "" | "ms" => 1e-3,
         "s" => 1.0,
         "us" | "µs" => 1e-6,
-        u => return Err(format!("unknown unit {u:?}; use us, ms or s")),
+        u => {
+            return Err(UnitError::UnknownTimeUnit {
+                unit: u.to_string(),
+            })
+        }
     };
     let secs = parse_number(number)? * scale;
     if secs > 1e6 {
-        return Err("too long".into());
+        return Err(UnitError::TimeTooLong);
     }
     Ok(Duration::from_secs_f64(secs))
 }
 
 /// A percentage, with or without the `%` sign (`1%`, `0.5`).
-pub fn parse_percent(text: &str) -> Result<f64, String> {
+pub fn parse_percent(text: &str) -> Result<f64, UnitError> {
     parse_number(text.trim().trim_end_matches('%'))
 }
 
 /// A queue size: packets (`100`, `100p`) or bytes (`64000B`, `64kB`, `64KiB`).
-pub fn parse_queue(text: &str) -> Result<QueueLimit, String> {
+pub fn parse_queue(text: &str) -> Result<QueueLimit, UnitError> {
     let (number, unit) = split_unit(text);
     let value = parse_number(number)?;
     if value < 1.0 || value.fract() != 0.0 {
-        return Err("a queue holds a whole number of packets or bytes, at least 1".into());
+        return Err(UnitError::QueueNotWhole);
     }
     let bytes = |scale: f64| {
         let n = value * scale;
         (n <= 1e12)
             .then_some(QueueLimit::Bytes(n as u64))
-            .ok_or_else(|| "too large".to_string())
+            .ok_or(UnitError::QueueTooLarge)
     };
     match unit {
         "" | "p" | "pkt" | "packets" => {
             if value > f64::from(u32::MAX) {
-                return Err("too many packets".into());
+                return Err(UnitError::TooManyPackets);
             }
             Ok(QueueLimit::Packets(value as u32))
         }
@@ -96,9 +137,9 @@ pub fn parse_queue(text: &str) -> Result<QueueLimit, String> {
         "KiB" => bytes(1024.0),
         "MB" => bytes(1e6),
         "MiB" => bytes(1_048_576.0),
-        u => Err(format!(
-            "unknown unit {u:?}; a number alone is packets, or give bytes as B, kB, KiB, MB"
-        )),
+        u => Err(UnitError::UnknownQueueUnit {
+            unit: u.to_string(),
+        }),
     }
 }
 
@@ -179,9 +220,21 @@ mod tests {
 
     #[test]
     fn a_rate_of_zero_or_without_a_unit_is_refused() {
-        assert!(parse_rate("0mbit").unwrap_err().contains("rate of 0"));
-        assert!(parse_rate("2").unwrap_err().contains("unit"));
-        assert!(parse_rate("2mbps").unwrap_err().contains("ambiguous"));
+        assert_eq!(parse_rate("0mbit"), Err(UnitError::ZeroRate));
+        assert_eq!(parse_rate("2"), Err(UnitError::RateWithoutUnit));
+        let ambiguous = parse_rate("2mbps").unwrap_err();
+        assert_eq!(
+            ambiguous,
+            UnitError::AmbiguousRate {
+                unit: "mbps".into()
+            }
+        );
+        assert!(parse_rate("0mbit")
+            .unwrap_err()
+            .to_string()
+            .contains("rate of 0"));
+        assert!(parse_rate("2").unwrap_err().to_string().contains("unit"));
+        assert!(ambiguous.to_string().contains("ambiguous"));
     }
 
     #[test]

@@ -98,19 +98,22 @@ impl ClientHalf for H2Client {
         cache: &mut Cache,
     ) -> Result<Visit, VisitError> {
         let initial = robot.initial(page, test, cache)?;
-        let mut conn = connector
-            .connect()
-            .map_err(|e| format!("{}: connect: {e}", connector.addr))?;
+        let mut conn = connector.connect().map_err(|source| VisitError::Connect {
+            addr: connector.addr.to_string(),
+            source,
+        })?;
         let (handle, tls, early) = conn
             .async_parts()
             .and_then(|(s, tls, early)| s.set_nonblocking(true).map(|()| (s, tls, early)))
-            .map_err(|e| format!("{}: {e}", connector.addr))?;
+            .map_err(|source| VisitError::Io {
+                at: connector.addr.to_string(),
+                source,
+            })?;
         if let Some(session) = &tls {
             if session.alpn() != Some(ALPN_H2) {
-                return Err(format!(
-                    "{}: the server did not agree to HTTP/2 by ALPN",
-                    connector.addr
-                ));
+                return Err(VisitError::NoHttp2 {
+                    addr: connector.addr.to_string(),
+                });
             }
         }
         let mut held = None;
@@ -118,12 +121,18 @@ impl ClientHalf for H2Client {
             .enable_io()
             .enable_time()
             .build()
-            .map_err(|e| format!("tokio runtime: {e}"))?;
+            .map_err(|e| VisitError::Client {
+                what: "tokio runtime",
+                reason: e.to_string(),
+            })?;
         let record = Arc::new(Mutex::new(Record::default()));
         let clock = Clock::start();
         let outcome = rt.block_on(async {
             let (io, hold) = MeteredIo::new(
-                tokio::net::TcpStream::from_std(handle).map_err(|e| e.to_string())?,
+                tokio::net::TcpStream::from_std(handle).map_err(|source| VisitError::Io {
+                    at: connector.addr.to_string(),
+                    source,
+                })?,
                 tls,
                 early,
                 record.clone(),
@@ -134,11 +143,10 @@ impl ClientHalf for H2Client {
                 Ok(result) => result,
                 Err(_) => Err({
                     connector.visit.timed_out();
-                    format!(
-                        "{}: the visit took more than {:?}",
-                        connector.addr,
-                        connector.timeout * 6
-                    )
+                    VisitError::TooSlow {
+                        addr: connector.addr.to_string(),
+                        limit: connector.timeout * 6,
+                    }
                 }),
             }
         });
@@ -146,7 +154,10 @@ impl ClientHalf for H2Client {
         let (session, wire) = held.map(|h| h.finish()).unwrap_or_default();
         conn.restore_tls(session);
         let batches = outcome?;
-        let record = record.lock().map_err(|_| "meter poisoned".to_string())?;
+        let record = record.lock().map_err(|_| VisitError::Client {
+            what: "meter",
+            reason: "poisoned".to_string(),
+        })?;
         conn.meter.requests = batches.iter().sum::<usize>() as u64;
         // On top of the TLS handshake's bytes, if any.
         conn.meter.bytes_up += wire.written;
@@ -185,7 +196,10 @@ impl H2Client {
         cache: &mut Cache,
         clock: &Clock,
     ) -> Result<Vec<usize>, VisitError> {
-        let fail = |e: h2::Error| format!("{}: {e}", connector.addr);
+        let fail = |e: h2::Error| VisitError::Http2 {
+            at: connector.addr.to_string(),
+            reason: e.to_string(),
+        };
         // The preface, SETTINGS and WINDOW_UPDATE go out with the first requests.
         hold.hold();
         let (send, connection) = client::Builder::new()
@@ -217,22 +231,40 @@ impl H2Client {
                 let mut request = Request::builder()
                     .uri(format!("http://{host}{}", fetch.target))
                     .body(())
-                    .map_err(|e| e.to_string())?;
+                    .map_err(|e| VisitError::BadRequest {
+                        target: fetch.target.clone(),
+                        reason: e.to_string(),
+                    })?;
                 let headers = request.headers_mut();
                 for (name, value) in robot.request_headers(&fetch, &host, self.deflate, true) {
-                    headers.append(name, value.parse().map_err(|_| "bad header".to_string())?);
+                    let bad = |what: &str| VisitError::BadRequest {
+                        target: fetch.target.clone(),
+                        reason: format!("bad {what} value"),
+                    };
+                    headers.append(name, value.parse().map_err(|_| bad(name))?);
                 }
                 if let Some(entry) = &cached {
                     if let Some(etag) = &entry.etag {
-                        headers.insert("if-none-match", etag.parse().map_err(|_| "bad etag")?);
+                        let bad = VisitError::BadRequest {
+                            target: fetch.target.clone(),
+                            reason: "bad etag".to_string(),
+                        };
+                        headers.insert("if-none-match", etag.parse().map_err(|_| bad)?);
                     }
                     if let Some(date) = &entry.last_modified {
-                        headers.insert("if-modified-since", date.parse().map_err(|_| "bad date")?);
+                        let bad = VisitError::BadRequest {
+                            target: fetch.target.clone(),
+                            reason: "bad date".to_string(),
+                        };
+                        headers.insert("if-modified-since", date.parse().map_err(|_| bad)?);
                     }
                 }
-                let (mut response, _) = send
-                    .send_request(request, true)
-                    .map_err(|e| format!("{}: {e}", fetch.target))?;
+                let (mut response, _) =
+                    send.send_request(request, true)
+                        .map_err(|e| VisitError::Http2 {
+                            at: fetch.target.clone(),
+                            reason: e.to_string(),
+                        })?;
                 let index = fetches.len();
                 let is_page = fetch.target == page_target;
                 fetches.push(fetch);
@@ -255,9 +287,10 @@ impl H2Client {
                 send = s;
                 in_flight += n;
                 batches.push(n);
-                release(&hold)
-                    .await
-                    .map_err(|e| format!("{}: {e}", connector.addr))?;
+                release(&hold).await.map_err(|source| VisitError::Io {
+                    at: connector.addr.to_string(),
+                    source,
+                })?;
                 let at = Instant::now();
                 for fetch in &fetches[from..] {
                     clock.sent(&fetch.target, at);
@@ -267,10 +300,18 @@ impl H2Client {
                 break;
             }
             let Some(event) = rx.recv().await else {
-                return Err("the response tasks ended early".into());
+                return Err(VisitError::Client {
+                    what: "HTTP/2 client",
+                    reason: "the response tasks ended early".to_string(),
+                });
             };
             pending = match event {
-                Event::Failed(e) => return Err(e),
+                Event::Failed(reason) => {
+                    return Err(VisitError::Http2 {
+                        at: connector.addr.to_string(),
+                        reason,
+                    })
+                }
                 Event::PageHead { hinted, head_at } => {
                     clock.page_byte_at(head_at);
                     let page = fetches
@@ -320,7 +361,7 @@ impl H2Client {
                 } => {
                     in_flight -= 1;
                     let Some(pushed) = robot.discover_target(&fetches[parent], &target) else {
-                        return Err(format!("{target}: pushed, but not a file of the site"));
+                        return Err(VisitError::PushedNotInSite { target });
                     };
                     seen.insert(pushed.target.clone());
                     // Pushed: never requested; it was on its way from its promise.

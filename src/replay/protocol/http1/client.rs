@@ -112,7 +112,10 @@ impl Run<'_, '_> {
     fn connect(&self) -> Result<Conn<'_>, VisitError> {
         self.connector
             .connect()
-            .map_err(|e| format!("{}: connect: {e}", self.connector.addr))
+            .map_err(|source| VisitError::Connect {
+                addr: self.connector.addr.to_string(),
+                source,
+            })
     }
 
     /// Reads the next response of `fetch`, timing the page's first byte.
@@ -220,14 +223,18 @@ impl Run<'_, '_> {
                     return Ok((total, (head.status != 304).then_some(body)));
                 }
                 Ok(None) => continue,
-                Err(e) if is_timeout(&e) => return Err(format!("{}: {e}", fetch.target)),
+                Err(source) if is_timeout(&source) => {
+                    return Err(VisitError::Io {
+                        at: fetch.target.clone(),
+                        source,
+                    })
+                }
                 Err(_) => continue,
             }
         }
-        Err(format!(
-            "{}: the server kept closing the connection",
-            fetch.target
-        ))
+        Err(VisitError::KeptClosing {
+            at: fetch.target.clone(),
+        })
     }
 
     /// HTTP/1.1 on one connection at a time: one request at a time, or pipelined. When the
@@ -312,19 +319,21 @@ impl Run<'_, '_> {
                     }
                 }
                 Ok(None) | Err(_) => {
-                    if let Err(e) = &response {
-                        if is_timeout(e) {
-                            return Err(format!("{}: {e}", self.connector.addr));
+                    if let Err(e) = response {
+                        if is_timeout(&e) {
+                            return Err(VisitError::Io {
+                                at: self.connector.addr.to_string(),
+                                source: e,
+                            });
                         }
                     }
                     let c = conn.take().expect("connected");
                     total += c.finish();
                     failures += 1;
                     if failures > opts.max_failures {
-                        return Err(format!(
-                            "{}: the server kept closing the connection",
-                            self.connector.addr
-                        ));
+                        return Err(VisitError::KeptClosing {
+                            at: self.connector.addr.to_string(),
+                        });
                     }
                     while let Some(f) = outstanding.pop_back() {
                         queue.push_front(f);
