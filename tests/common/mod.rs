@@ -16,6 +16,22 @@ pub fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true")
 }
 
+/// Whether tcpdump is here; `false` means "skip" (with a note). With CI=true it must be.
+pub fn tcpdump_available() -> bool {
+    let found = std::process::Command::new("tcpdump")
+        .arg("--version")
+        .output()
+        .is_ok();
+    if !found {
+        assert!(
+            !in_ci(),
+            "tcpdump is required in CI (Debian package tcpdump)"
+        );
+        eprintln!("note: tcpdump not installed; capture comparison skipped");
+    }
+    found
+}
+
 /// One turn at the machine's clock, held by every test that times something or counts packets
 /// on a link (emulated links, captures, Chromium's page loads, the replay's kernel counts).
 ///

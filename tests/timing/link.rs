@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
-use common::{in_ci, timing_turn};
+use common::{in_ci, tcpdump_available, timing_turn};
 use webdiet::replay::link::{self, Emulator, EmulatorOptions, Link, LinkSpec};
 
 fn spec(text: &str) -> LinkSpec {
@@ -389,18 +389,6 @@ fn libc_enetunreach() -> i32 {
 struct Capture {
     child: std::process::Child,
     _stderr: std::io::BufReader<std::process::ChildStderr>,
-}
-
-fn tcpdump_available() -> bool {
-    let found = Command::new("tcpdump").arg("--version").output().is_ok();
-    if !found {
-        assert!(
-            !in_ci(),
-            "tcpdump is required in CI (Debian package tcpdump)"
-        );
-        eprintln!("note: tcpdump not installed; capture comparison skipped");
-    }
-    found
 }
 
 fn start_capture(emulator: &Emulator, file: &std::path::Path) -> Capture {

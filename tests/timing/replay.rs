@@ -10,7 +10,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use common::{in_ci, microscape, timing_turn};
+use common::{in_ci, microscape, tcpdump_available, timing_turn};
 
 const BIN: &str = env!("CARGO_BIN_EXE_webdiet");
 
@@ -262,12 +262,7 @@ fn assert_agrees(mode: &str, rows: &[Value], (cap_up, cap_down): (u64, u64), wha
 
 #[test]
 fn kernel_counts_agree_with_a_packet_capture() {
-    if Command::new("tcpdump").arg("--version").output().is_err() {
-        assert!(
-            !in_ci(),
-            "tcpdump is required in CI (Debian package tcpdump)"
-        );
-        eprintln!("note: tcpdump not installed; capture comparison skipped");
+    if !tcpdump_available() {
         return;
     }
     let _turn = timing_turn();
@@ -422,12 +417,7 @@ fn the_namespace_child_does_not_outlive_a_terminated_replay() {
 /// (`wd-client`), and it agrees with the kernel's counts packet for packet.
 #[test]
 fn over_an_emulated_link_a_capture_on_the_clients_device_agrees_with_the_counts() {
-    if Command::new("tcpdump").arg("--version").output().is_err() {
-        assert!(
-            !in_ci(),
-            "tcpdump is required in CI (Debian package tcpdump)"
-        );
-        eprintln!("note: tcpdump not installed; capture comparison skipped");
+    if !tcpdump_available() {
         return;
     }
     let _turn = timing_turn();
