@@ -225,7 +225,11 @@ pub fn drive(
             None => None,
         };
         let capture = match (capture, &emulator) {
-            (Some(file), Some(_)) if run == 0 => Some(Capture::start(file, link::CLIENT_DEVICE)?),
+            (Some(file), Some(_)) if run == 0 => Some(Capture::start(
+                file,
+                link::CLIENT_DEVICE,
+                link::SERVER_ADDR,
+            )?),
             _ => None,
         };
         let modes = visitor.modes().to_vec();

@@ -8,12 +8,24 @@
 //! The file is pcapng rather than tcpdump's pcap so that it can say who wrote it: its section
 //! header's `shb_userappl` option is `webdiet …` ([`is_ours`]). The output rules
 //! ([`crate::output::check_named_file`]) replace an existing FILE only when it says so.
+//!
+//! The capture ends on a marker, not on a timer: tcpdump stopped by a signal forgets the packets
+//! the kernel holds for it and it has not read yet, so a capture stopped "300 ms after the
+//! replay" lost its last packets whenever tcpdump was starved of CPU that long (a CI run saw a
+//! connection's last ACK and close_notify missing). [`Capture::finish`] sends one SYN to the
+//! discard port, where nothing listens in the replay's private namespaces, and stops tcpdump
+//! only once that SYN has come through the pipe: the kernel hands tcpdump its packets in order,
+//! so everything before it has been read. Marker packets are not written to the file, and a
+//! capture in which tcpdump reports dropped packets is an error, never a short file.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+use std::net::{Ipv4Addr, SocketAddrV4, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStderr, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, Sender};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 use crate::error::{Error, Result};
 
@@ -28,6 +40,14 @@ const OPT_ENDOFOPT: u16 = 0;
 const SHB_USERAPPL: u16 = 4;
 /// A captured packet longer than this is not a packet (tcpdump runs with `-s 128`).
 const MAX_PACKET: usize = 1 << 18;
+/// The end-of-capture marker goes to this port (discard), where nothing listens in the
+/// replay's namespaces: its SYN is answered by a reset, and neither is written to the file.
+const MARKER_PORT: u16 = 9;
+/// How long [`Capture::finish`] waits for its marker to come through tcpdump.
+const MARKER_PATIENCE: Duration = Duration::from_secs(20);
+/// How long packets of the replay may still be on their way when it ends (an emulated link's
+/// last segments, the server's FIN): the marker is sent after this.
+const SETTLE: Duration = Duration::from_millis(300);
 
 /// Whether `path` is a capture webdiet wrote: a pcapng file whose first section header names
 /// webdiet as the application that wrote it.
@@ -67,6 +87,11 @@ pub struct Capture {
     /// Kept open until tcpdump has exited, so its closing statistics do not hit a closed pipe.
     stderr: Option<BufReader<ChildStderr>>,
     copier: Option<JoinHandle<io::Result<()>>>,
+    /// Told by the copier when the end-of-capture marker has come through.
+    marker_seen: Receiver<()>,
+    /// Where the marker is sent: an address across `device` (the peer on an emulated link,
+    /// 127.0.0.1 on `lo`).
+    marker_to: Ipv4Addr,
     staging: PathBuf,
     file: PathBuf,
 }
@@ -74,7 +99,9 @@ pub struct Capture {
 impl Capture {
     /// Starts tcpdump on `device` in the calling thread's network namespace, its packets
     /// bound for `file`, and returns once it listens. `file` has passed the output rules.
-    pub fn start(file: &Path, device: &str) -> Result<Self> {
+    /// `marker_to` is an address whose packets leave through `device`, with nothing listening
+    /// on its discard port.
+    pub fn start(file: &Path, device: &str, marker_to: Ipv4Addr) -> Result<Self> {
         let parent = match file.parent().filter(|d| !d.as_os_str().is_empty()) {
             Some(dir) => dir.to_path_buf(),
             None => PathBuf::from("."),
@@ -100,11 +127,14 @@ impl Capture {
             }
         };
         let pcap = child.stdout.take().expect("piped stdout");
-        let copier = std::thread::spawn(move || copy_as_pcapng(pcap, out));
+        let (seen, marker_seen) = mpsc::channel();
+        let copier = std::thread::spawn(move || copy_as_pcapng(pcap, out, Some(seen)));
         let mut capture = Capture {
             stderr: child.stderr.take().map(BufReader::new),
             child,
             copier: Some(copier),
+            marker_seen,
+            marker_to,
             staging,
             file: file.to_path_buf(),
         };
@@ -127,11 +157,15 @@ impl Capture {
         })
     }
 
-    /// Stops tcpdump once the last packets have reached it, completes the file and moves it
-    /// into place.
+    /// Stops tcpdump once the last packets have reached it (its marker has come through),
+    /// completes the file and moves it into place. Must run in the namespace `start` ran in.
     pub fn finish(mut self) -> Result<()> {
-        std::thread::sleep(std::time::Duration::from_millis(300));
-        self.stop();
+        std::thread::sleep(SETTLE);
+        let marker = SocketAddrV4::new(self.marker_to, MARKER_PORT);
+        // The answer is a reset (or nothing, over a link that lost it): only the SYN matters.
+        let _ = TcpStream::connect_timeout(&marker.into(), Duration::from_millis(500));
+        let arrived = self.marker_seen.recv_timeout(MARKER_PATIENCE).is_ok();
+        let said = self.stop();
         let copied = match self.copier.take().map(JoinHandle::join) {
             Some(Ok(result)) => result.map_err(|e| Error::io(&self.staging, e)),
             _ => Err(Error::Invalid {
@@ -140,16 +174,44 @@ impl Capture {
             }),
         };
         copied?;
+        let incomplete = |why: String| Error::Invalid {
+            path: self.file.clone(),
+            message: format!("the capture is incomplete, not written: {why}"),
+        };
+        if !arrived {
+            return Err(incomplete(format!(
+                "tcpdump did not pass on the end-of-capture marker within {} s",
+                MARKER_PATIENCE.as_secs()
+            )));
+        }
+        if let Some(dropped) = dropped_by_kernel(&said).filter(|&n| n > 0) {
+            return Err(incomplete(format!(
+                "tcpdump says {dropped} packets were dropped by the kernel"
+            )));
+        }
         std::fs::rename(&self.staging, &self.file).map_err(|e| Error::io(&self.file, e))
     }
 
-    /// Interrupts tcpdump (our own child, by its id) and waits for it.
-    fn stop(&mut self) {
+    /// Interrupts tcpdump (our own child, by its id), waits for it and returns what it said
+    /// on the way out (its packet statistics).
+    fn stop(&mut self) -> String {
         let _ = Command::new("kill")
             .args(["-INT", &self.child.id().to_string()])
             .status();
+        let mut said = String::new();
+        if let Some(mut reader) = self.stderr.take() {
+            let _ = reader.read_to_string(&mut said);
+        }
         let _ = self.child.wait();
+        said
     }
+}
+
+/// The count in tcpdump's closing "N packets dropped by kernel", if it said one.
+fn dropped_by_kernel(said: &str) -> Option<u64> {
+    said.lines()
+        .find_map(|line| line.trim().strip_suffix("packets dropped by kernel"))
+        .and_then(|n| n.trim().parse().ok())
 }
 
 impl Drop for Capture {
@@ -165,8 +227,9 @@ impl Drop for Capture {
 
 /// Reads tcpdump's pcap stream and writes it to `out` as pcapng: a section header naming
 /// webdiet, one interface, one enhanced packet block per packet. Every write is checked, and
-/// the file is synced before it counts as written.
-fn copy_as_pcapng(pcap: impl Read, out: File) -> io::Result<()> {
+/// the file is synced before it counts as written. Packets to or from the marker port are
+/// left out; the first tells `marker`.
+fn copy_as_pcapng(pcap: impl Read, out: File, mut marker: Option<Sender<()>>) -> io::Result<()> {
     let mut input = BufReader::new(pcap);
     let mut header = [0u8; 24];
     let mut output = BufWriter::new(out);
@@ -206,11 +269,50 @@ fn copy_as_pcapng(pcap: impl Read, out: File) -> io::Result<()> {
         if !read_full(&mut input, &mut data)? {
             break; // tcpdump was stopped in the middle of a packet
         }
+        if is_marker(linktype, &data) {
+            if let Some(tell) = marker.take() {
+                let _ = tell.send(());
+            }
+            continue;
+        }
         let per_second: u64 = if nanos { 1_000_000_000 } else { 1_000_000 };
         let stamp = u64::from(secs) * per_second + u64::from(frac);
         output.write_all(&enhanced_packet(stamp, &data, original))?;
     }
     finish_file(output)
+}
+
+/// Whether a captured frame of link type `linktype` is a TCP segment to or from
+/// [`MARKER_PORT`] over IPv4. Frames of a link type it does not know are never markers.
+fn is_marker(linktype: u32, frame: &[u8]) -> bool {
+    // Where the IP header starts: Ethernet (lo), raw IP (a TUN device), Linux cooked v1/v2.
+    let (ip_at, ethertype_at) = match linktype {
+        1 => (14, Some(12)),
+        12 | 14 | 101 => (0, None),
+        113 => (16, Some(14)),
+        276 => (20, Some(0)),
+        _ => return false,
+    };
+    if let Some(at) = ethertype_at {
+        if frame.get(at..at + 2) != Some(&[0x08, 0x00]) {
+            return false;
+        }
+    }
+    let Some(ip) = frame.get(ip_at..) else {
+        return false;
+    };
+    let (Some(&version_ihl), Some(&protocol)) = (ip.first(), ip.get(9)) else {
+        return false;
+    };
+    if version_ihl >> 4 != 4 || protocol != 6 {
+        return false;
+    }
+    let tcp_at = usize::from(version_ihl & 0x0F) * 4;
+    let port = |at: usize| {
+        ip.get(tcp_at + at..tcp_at + at + 2)
+            .map(|b| u16::from_be_bytes([b[0], b[1]]))
+    };
+    port(0) == Some(MARKER_PORT) || port(2) == Some(MARKER_PORT)
 }
 
 fn finish_file(output: BufWriter<File>) -> io::Result<()> {
@@ -305,10 +407,21 @@ mod tests {
         pcap.extend_from_slice(b"abc");
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("c.pcapng");
-        copy_as_pcapng(&pcap[..], File::create(&path).unwrap()).unwrap();
+        copy_as_pcapng(&pcap[..], File::create(&path).unwrap(), None).unwrap();
         assert!(is_ours(&path));
-        let bytes = std::fs::read(&path).unwrap();
         // Section, interface and one packet, each block a multiple of four bytes long.
+        assert_eq!(
+            block_kinds(&path),
+            [SECTION_HEADER, INTERFACE_DESCRIPTION, ENHANCED_PACKET]
+        );
+        std::fs::write(&path, b"a user's own notes").unwrap();
+        assert!(!is_ours(&path));
+    }
+
+    /// The block types of the pcapng file at `path`, in order; every block's length is a
+    /// multiple of four.
+    fn block_kinds(path: &Path) -> Vec<u32> {
+        let bytes = std::fs::read(path).unwrap();
         let mut at = 0;
         let mut kinds = Vec::new();
         while at < bytes.len() {
@@ -318,11 +431,74 @@ mod tests {
             kinds.push(kind);
             at += len;
         }
+        kinds
+    }
+
+    /// An IPv4 TCP segment from `from` to `to` behind a frame header of `pad` bytes.
+    fn segment(pad: &[u8], from: u16, to: u16) -> Vec<u8> {
+        let mut frame = pad.to_vec();
+        let mut ip = vec![
+            0x45, 0, 0, 40, 0, 0, 0, 0, 64, 6, 0, 0, 127, 0, 0, 1, 127, 0, 0, 1,
+        ];
+        ip.extend_from_slice(&from.to_be_bytes());
+        ip.extend_from_slice(&to.to_be_bytes());
+        ip.resize(40, 0);
+        frame.extend(ip);
+        frame
+    }
+
+    #[test]
+    fn the_end_marker_is_a_segment_to_or_from_the_discard_port_on_every_link_type() {
+        let ethernet = [[0u8; 12].as_slice(), &[0x08, 0x00]].concat();
+        assert!(is_marker(1, &segment(&ethernet, 40_000, MARKER_PORT)));
+        assert!(is_marker(1, &segment(&ethernet, MARKER_PORT, 40_000)));
+        assert!(!is_marker(1, &segment(&ethernet, 40_000, 8080)));
+        assert!(is_marker(101, &segment(&[], 40_000, MARKER_PORT)));
+        assert!(is_marker(
+            113,
+            &segment(&[[0u8; 14].as_slice(), &[8, 0]].concat(), 1, 9)
+        ));
+        // Not IPv4 behind Ethernet, a truncated frame, an unknown link type: never a marker.
+        let ipv6 = [[0u8; 12].as_slice(), &[0x86, 0xDD]].concat();
+        assert!(!is_marker(1, &segment(&ipv6, 40_000, MARKER_PORT)));
+        assert!(!is_marker(
+            1,
+            &segment(&ethernet, 40_000, MARKER_PORT)[..30]
+        ));
+        assert!(!is_marker(147, &segment(&[], 40_000, MARKER_PORT)));
+    }
+
+    #[test]
+    fn the_marker_is_reported_once_and_left_out_of_the_file() {
+        let mut pcap = Vec::new();
+        for word in [0xA1B2_C3D4u32, 0x0004_0002, 0, 0, 128, 101] {
+            pcap.extend_from_slice(&word.to_le_bytes());
+        }
+        for to in [80, MARKER_PORT, MARKER_PORT] {
+            let packet = segment(&[], 40_000, to);
+            for word in [1u32, 2, packet.len() as u32, packet.len() as u32] {
+                pcap.extend_from_slice(&word.to_le_bytes());
+            }
+            pcap.extend(packet);
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.pcapng");
+        let (tell, told) = mpsc::channel();
+        copy_as_pcapng(&pcap[..], File::create(&path).unwrap(), Some(tell)).unwrap();
+        assert_eq!(told.try_iter().count(), 1);
         assert_eq!(
-            kinds,
-            [SECTION_HEADER, INTERFACE_DESCRIPTION, ENHANCED_PACKET]
+            block_kinds(&path),
+            [SECTION_HEADER, INTERFACE_DESCRIPTION, ENHANCED_PACKET],
+            "only the segment to port 80 is written"
         );
-        std::fs::write(&path, b"a user's own notes").unwrap();
-        assert!(!is_ours(&path));
+    }
+
+    #[test]
+    fn tcpdumps_drop_count_is_read_from_its_closing_words() {
+        let said = "listening on lo\n12 packets captured\n12 packets received by filter\n\
+                    3 packets dropped by kernel\n";
+        assert_eq!(dropped_by_kernel(said), Some(3));
+        assert_eq!(dropped_by_kernel("0 packets dropped by kernel"), Some(0));
+        assert_eq!(dropped_by_kernel("tcpdump: nothing"), None);
     }
 }

@@ -254,7 +254,9 @@ pub fn child_main() -> i32 {
         served.set_modified(&request.modified);
         // Over an emulated link the capture runs on the client's device (see `run_here`).
         let capture = match (&request.options.capture, &request.link) {
-            (Some(file), Link::Loopback) => Some(Capture::start(file, "lo")?),
+            (Some(file), Link::Loopback) => {
+                Some(Capture::start(file, "lo", std::net::Ipv4Addr::LOCALHOST)?)
+            }
             _ => None,
         };
         let replay = run_here(&served, &request.options, method, &request.link, &progress)?;
