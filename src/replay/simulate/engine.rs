@@ -1,9 +1,11 @@
 //! The discrete-event loop of the simulation: events in time order (ties in the order they
 //! were scheduled), packets through the link's two [`Shaper`]s, each connection's two ends
-//! through [`super::tcp`], and every message written when its trigger fires.
+//! through [`super::tcp`], and every message written when its trigger fires — through the
+//! server's buffer where the connection has a [`super::Responder`], once a slot of its pool is
+//! free where it has a pool.
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 use super::tcp::{AckNow, Receiver, Send, Sender};
 use super::{ConnectionTime, Exchange, MessageTime, Side, SimOptions, Timeline, Trigger};
@@ -55,6 +57,16 @@ enum Event {
         side: Side,
         generation: u64,
     },
+    /// The responder of `conn` decides whether its buffer goes out now (after every answer
+    /// of the same instant has been added to it).
+    Settle {
+        conn: usize,
+    },
+    /// The responder of `conn` has waited long enough for the rest of a partial request.
+    Waited {
+        conn: usize,
+        generation: u64,
+    },
 }
 
 struct Scheduled {
@@ -100,6 +112,20 @@ struct Conn {
     opened: bool,
     syn_generation: u64,
     syn_backoff: u32,
+    /// Its pool slot was given back (every message arrived).
+    released: bool,
+    /// The responder's buffered answers, in the order they were added, and their bytes.
+    buffered: Vec<usize>,
+    buffered_bytes: u64,
+    /// Counts client arrivals at the responder: a wait armed before the latest is stale.
+    arrivals: u64,
+}
+
+/// A pool's free slots and the connections waiting for one, in the order their triggers
+/// fired.
+struct Pool {
+    free: usize,
+    waiting: VecDeque<usize>,
 }
 
 impl Conn {
@@ -126,6 +152,7 @@ struct Sim<'a> {
     queue: BinaryHeap<Scheduled>,
     order: u64,
     conns: Vec<Conn>,
+    pools: Vec<Pool>,
     waiting: Vec<(Trigger, Waiter)>,
     timeline: Timeline,
 }
@@ -157,6 +184,18 @@ pub fn run(exchange: &Exchange, link: &LinkSpec, options: &SimOptions) -> Timeli
                 opened: false,
                 syn_generation: 0,
                 syn_backoff: 0,
+                released: false,
+                buffered: Vec::new(),
+                buffered_bytes: 0,
+                arrivals: 0,
+            })
+            .collect(),
+        pools: exchange
+            .pools
+            .iter()
+            .map(|&free| Pool {
+                free,
+                waiting: VecDeque::new(),
             })
             .collect(),
         waiting: Vec::new(),
@@ -213,7 +252,13 @@ impl Sim<'_> {
             if pred(&self.waiting[i].0) {
                 let (_, waiter) = self.waiting.remove(i);
                 match waiter {
-                    Waiter::Open { conn } => self.schedule(now, Event::Open { conn }),
+                    Waiter::Open { conn } => match self.exchange.connections[conn].pool {
+                        Some(pool) => {
+                            self.pools[pool].waiting.push_back(conn);
+                            self.open_from_pool(now, pool);
+                        }
+                        None => self.schedule(now, Event::Open { conn }),
+                    },
                     Waiter::Write { conn, message } => {
                         let after = self.exchange.connections[conn].messages[message].after_ns;
                         self.schedule(now + after, Event::Write { conn, message });
@@ -257,6 +302,12 @@ impl Sim<'_> {
                 let sends = end.sender.on_rto(now);
                 self.send_data(now, conn, side, sends);
             }
+            Event::Settle { conn } => self.settle(now, conn),
+            Event::Waited { conn, generation } => {
+                if generation == self.conns[conn].arrivals {
+                    self.flush(now, conn);
+                }
+            }
             Event::DelayedAck {
                 conn,
                 side,
@@ -289,14 +340,85 @@ impl Sim<'_> {
         self.schedule(now + rto, Event::SynRto { conn, generation });
     }
 
+    /// Opens as many of `pool`'s waiting connections as it has free slots.
+    fn open_from_pool(&mut self, now: u64, pool: usize) {
+        while self.pools[pool].free > 0 {
+            let Some(conn) = self.pools[pool].waiting.pop_front() else {
+                break;
+            };
+            self.pools[pool].free -= 1;
+            self.schedule(now, Event::Open { conn });
+        }
+    }
+
+    /// A message's trigger fired: it is written, or added to the responder's buffer.
     fn write(&mut self, now: u64, conn: usize, message: usize) {
+        let spec = &self.exchange.connections[conn];
+        if let Some(r) = spec
+            .responder
+            .as_ref()
+            .filter(|r| r.answers.contains(&message))
+        {
+            let c = &mut self.conns[conn];
+            c.buffered.push(message);
+            c.buffered_bytes += spec.messages[message].bytes;
+            if c.buffered_bytes >= r.buffer_bytes {
+                self.flush(now, conn);
+            } else {
+                self.schedule(now, Event::Settle { conn });
+            }
+            return;
+        }
+        self.put(now, conn, message);
+        self.pump(now, conn, spec.messages[message].from);
+    }
+
+    /// Puts a message's bytes into its writer's socket.
+    fn put(&mut self, now: u64, conn: usize, message: usize) {
         let m = &self.exchange.connections[conn].messages[message];
         let end = self.conns[conn].end(m.from);
         let start = end.sender.written;
         end.sender.written += m.bytes;
         end.stream.push((message, start, start + m.bytes));
         self.timeline.connections[conn].messages[message].written_ns = Some(now);
-        self.pump(now, conn, m.from);
+    }
+
+    /// The responder's buffer goes out in one write.
+    fn flush(&mut self, now: u64, conn: usize) {
+        let c = &mut self.conns[conn];
+        let buffered = std::mem::take(&mut c.buffered);
+        c.buffered_bytes = 0;
+        if buffered.is_empty() {
+            return;
+        }
+        for message in buffered {
+            self.put(now, conn, message);
+        }
+        self.pump(now, conn, Side::Server);
+    }
+
+    /// After every answer of this instant is buffered: out now if the client's bytes that
+    /// arrived end at a boundary, else once the responder has waited for the rest.
+    fn settle(&mut self, now: u64, conn: usize) {
+        let Some(r) = &self.exchange.connections[conn].responder else {
+            return;
+        };
+        let c = &self.conns[conn];
+        if c.buffered.is_empty() {
+            return;
+        }
+        let delivered = c.server.receiver.delivered;
+        let at_boundary = delivered == 0
+            || c.client
+                .stream
+                .iter()
+                .any(|&(m, _, end)| end == delivered && r.boundaries.contains(&m));
+        if at_boundary {
+            self.flush(now, conn);
+        } else {
+            let (generation, wait) = (c.arrivals, r.wait_ns);
+            self.schedule(now + wait, Event::Waited { conn, generation });
+        }
     }
 
     /// Sends what `side`'s window allows on `conn`.
@@ -408,6 +530,7 @@ impl Sim<'_> {
                 }
                 c.client.established = true;
                 self.timeline.connections[conn].established_ns = Some(now);
+                self.release_if_done(now, conn);
                 self.send_packet(now, conn, Side::Client, Kind::Segment { seq: 0, len: 0 });
                 self.fire(now, |t| *t == Trigger::Established { conn });
                 self.pump(now, conn, Side::Client);
@@ -466,6 +589,10 @@ impl Sim<'_> {
         }
         if delivered > before {
             self.delivered(now, conn, packet.from, delivered);
+            if to == Side::Server && self.exchange.connections[conn].responder.is_some() {
+                self.conns[conn].arrivals += 1;
+                self.schedule(now, Event::Settle { conn });
+            }
         }
     }
 
@@ -487,6 +614,23 @@ impl Sim<'_> {
                 matches!(*trigger, Trigger::Received { conn: c, message: m, bytes }
                     if c == conn && m == message && bytes <= have)
             });
+        }
+        self.release_if_done(now, conn);
+    }
+
+    /// Gives a pooled connection's slot back once every one of its messages has arrived.
+    fn release_if_done(&mut self, now: u64, conn: usize) {
+        let Some(pool) = self.exchange.connections[conn].pool else {
+            return;
+        };
+        let done = self.timeline.connections[conn]
+            .messages
+            .iter()
+            .all(|m| m.last_byte_ns.is_some());
+        if done && !self.conns[conn].released {
+            self.conns[conn].released = true;
+            self.pools[pool].free += 1;
+            self.open_from_pool(now, pool);
         }
     }
 

@@ -88,12 +88,56 @@ pub struct Message {
 pub struct Connection {
     pub open: Trigger,
     pub messages: Vec<Message>,
+    /// The client's pool of connections this one belongs to ([`Exchange::pools`]): it opens
+    /// once its trigger has fired *and* the pool has a free slot, and holds the slot until
+    /// every message on it has arrived. `None`: it opens as soon as its trigger fires.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool: Option<usize>,
+    /// How the server writes its answers, when it buffers them; `None`: each server message
+    /// is written as soon as its trigger fires.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub responder: Option<Responder>,
+}
+
+impl Connection {
+    /// A connection opened on `open` that writes `messages` as their triggers fire: no pool,
+    /// no buffering responder.
+    pub fn new(open: Trigger, messages: Vec<Message>) -> Self {
+        Connection {
+            open,
+            messages,
+            pool: None,
+            responder: None,
+        }
+    }
+}
+
+/// A server that answers into a buffer (the replay's HTTP/1 and HTTP/2 servers, docs/packets.md):
+/// the server messages listed in `answers` are not written when their trigger fires but added
+/// to the buffer, and the buffer goes out in one write when it holds `buffer_bytes` or more,
+/// when the client's bytes that have arrived end where nothing is left half-received (the end
+/// of one of the `boundaries`, the client messages that end a request or frame), or
+/// `wait_ns` after the last client bytes arrived with nothing since (the rest of a request
+/// split by the link took too long).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Responder {
+    pub buffer_bytes: u64,
+    pub wait_ns: u64,
+    /// Server messages of this connection that go through the buffer.
+    pub answers: Vec<usize>,
+    /// Client messages of this connection after whose last byte nothing is left partial.
+    pub boundaries: Vec<usize>,
 }
 
 /// A visit's connections.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Exchange {
     pub connections: Vec<Connection>,
+    /// Each pool's number of slots: connections of a pool open at most that many at a time,
+    /// in the order their triggers fired (HTTP/1.0's parallel connections, a browser's six per
+    /// host).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pools: Vec<usize>,
 }
 
 /// Options for [`simulate`].
@@ -220,6 +264,31 @@ fn check(exchange: &Exchange) -> Result<(), SimError> {
         let bad = |what: String| SimError::BadTrigger { conn: i, what };
         if c.open == (Trigger::Established { conn: i }) {
             return Err(bad("opens when it is itself established".into()));
+        }
+        match c.pool {
+            Some(p) if exchange.pools.get(p).is_none_or(|&n| n == 0) => {
+                return Err(bad(format!(
+                    "is in pool {p}, which does not exist or has no slot"
+                )))
+            }
+            _ => {}
+        }
+        if let Some(r) = &c.responder {
+            let side_of = |m: usize| c.messages.get(m).map(|m| m.from);
+            if let Some(&m) = r
+                .answers
+                .iter()
+                .find(|&&m| side_of(m) != Some(Side::Server))
+            {
+                return Err(bad(format!("answer {m} is not a server message of it")));
+            }
+            if let Some(&m) = r
+                .boundaries
+                .iter()
+                .find(|&&m| side_of(m) != Some(Side::Client))
+            {
+                return Err(bad(format!("boundary {m} is not a client message of it")));
+            }
         }
         valid(Side::Client, &c.open).map_err(|what| bad(format!("its opening {what}")))?;
         for (j, m) in c.messages.iter().enumerate() {

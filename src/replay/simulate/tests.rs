@@ -20,9 +20,9 @@ fn spec(text: &str) -> LinkSpec {
 /// `response` bytes once the request has arrived.
 fn one_fetch(request: u64, response: u64) -> Exchange {
     Exchange {
-        connections: vec![Connection {
-            open: Trigger::Start,
-            messages: vec![
+        connections: vec![Connection::new(
+            Trigger::Start,
+            vec![
                 Message {
                     from: Side::Client,
                     bytes: request,
@@ -40,7 +40,8 @@ fn one_fetch(request: u64, response: u64) -> Exchange {
                     after_ns: 0,
                 },
             ],
-        }],
+        )],
+        pools: Vec::new(),
     }
 }
 
@@ -106,9 +107,9 @@ fn a_slow_link_is_bound_by_serialization() {
 #[test]
 fn a_hand_worked_trace_of_two_requests_on_one_connection() {
     let exchange = Exchange {
-        connections: vec![Connection {
-            open: Trigger::Start,
-            messages: vec![
+        connections: vec![Connection::new(
+            Trigger::Start,
+            vec![
                 Message {
                     from: Side::Client,
                     bytes: 200,
@@ -146,7 +147,8 @@ fn a_hand_worked_trace_of_two_requests_on_one_connection() {
                     after_ns: 0,
                 },
             ],
-        }],
+        )],
+        pools: Vec::new(),
     };
     let t = run(&exchange, "rtt=10ms");
     let c = &t.connections[0];
@@ -338,4 +340,135 @@ fn the_cube_root_is_exact() {
             "{n}: {r}"
         );
     }
+}
+
+fn message(from: Side, bytes: u64, trigger: Trigger) -> Message {
+    Message {
+        from,
+        bytes,
+        trigger,
+        after_ns: 0,
+    }
+}
+
+/// Three fetches known at the start, each on a connection of its own in a pool of two slots
+/// (HTTP/1.0's parallel connections): the third opens when the first is done. Over 10 ms of
+/// RTT and no rate limit each fetch takes 20 ms (SYN-ACK at 10, request at 15, answer at 20).
+#[test]
+fn a_pool_opens_a_connection_only_when_a_slot_is_free() {
+    let fetch = |conn: usize| {
+        let mut c = Connection::new(
+            Trigger::Start,
+            vec![
+                message(Side::Client, 100, Trigger::Established { conn }),
+                message(
+                    Side::Server,
+                    1000,
+                    Trigger::Received {
+                        conn,
+                        message: 0,
+                        bytes: 100,
+                    },
+                ),
+            ],
+        );
+        c.pool = Some(0);
+        c
+    };
+    let exchange = Exchange {
+        connections: (0..3).map(fetch).collect(),
+        pools: vec![2],
+    };
+    let t = run(&exchange, "rtt=10ms");
+    let syns: Vec<Option<u64>> = t.connections.iter().map(|c| c.syn_ns).collect();
+    assert_eq!(syns, [Some(0), Some(0), Some(20 * MS)]);
+    assert_eq!(t.complete_ns, 40 * MS);
+}
+
+/// A request split over two client writes (the second 14 ms behind the first on an 80 kbit/s
+/// uplink): the server answers nothing until the split request is whole, then both answers
+/// in one write; with a wait shorter than the gap, the first answer goes out on its own when
+/// the wait ends.
+#[test]
+fn a_responder_waits_for_a_split_request_as_long_as_its_wait_allows() {
+    let exchange = |wait_ns: u64| {
+        let received = |message| Trigger::Received {
+            conn: 0,
+            message,
+            bytes: 100,
+        };
+        let mut c = Connection::new(
+            Trigger::Start,
+            vec![
+                message(Side::Client, 100, Trigger::Established { conn: 0 }),
+                message(Side::Client, 100, Trigger::Established { conn: 0 }),
+                message(Side::Server, 500, received(0)),
+                message(Side::Server, 500, received(1)),
+            ],
+        );
+        c.responder = Some(Responder {
+            buffer_bytes: 64 << 10,
+            wait_ns,
+            answers: vec![2, 3],
+            boundaries: vec![1],
+        });
+        Exchange {
+            connections: vec![c],
+            pools: Vec::new(),
+        }
+    };
+    let link = "up=80kbit,down=100mbit,rtt=10ms";
+    let patient = run(&exchange(50 * MS), link);
+    let m = &patient.connections[0].messages;
+    let (first, second) = (m[0].last_byte_ns.unwrap(), m[1].last_byte_ns.unwrap());
+    assert!(second >= first + 14 * MS, "{first} {second}");
+    assert_eq!(
+        m[2].written_ns,
+        Some(second),
+        "held until the request was whole"
+    );
+    assert_eq!(m[3].written_ns, Some(second));
+    let hasty = run(&exchange(5 * MS), link);
+    let m = &hasty.connections[0].messages;
+    assert_eq!(
+        m[2].written_ns,
+        Some(first + 5 * MS),
+        "out when the wait ended"
+    );
+    assert_eq!(m[3].written_ns, m[1].last_byte_ns);
+}
+
+/// Answers that fill the buffer go out at once, before the request that ends the batch.
+#[test]
+fn a_full_responder_buffer_goes_out_at_once() {
+    let received = |message| Trigger::Received {
+        conn: 0,
+        message,
+        bytes: 100,
+    };
+    let mut c = Connection::new(
+        Trigger::Start,
+        vec![
+            message(Side::Client, 100, Trigger::Established { conn: 0 }),
+            message(Side::Client, 100, Trigger::Established { conn: 0 }),
+            message(Side::Server, 70_000, received(0)),
+            message(Side::Server, 500, received(1)),
+        ],
+    );
+    c.responder = Some(Responder {
+        buffer_bytes: 64 << 10,
+        wait_ns: 50 * MS,
+        answers: vec![2, 3],
+        boundaries: vec![1],
+    });
+    let t = run(
+        &Exchange {
+            connections: vec![c],
+            pools: Vec::new(),
+        },
+        "up=80kbit,down=100mbit,rtt=10ms",
+    );
+    let m = &t.connections[0].messages;
+    assert_eq!(m[2].written_ns, m[0].last_byte_ns);
+    assert_eq!(m[3].written_ns, m[1].last_byte_ns);
 }
