@@ -9,19 +9,16 @@ use crate::budget::{self, Budgets};
 use crate::deflate::WorthRule;
 use crate::error::{Error, Result};
 use crate::inventory::{self, AnalyzeOptions};
+use crate::replay::load::{Load, Watch};
 use crate::replay::{self, ReplayOptions, ServedSite};
 use crate::report::{CompressionReport, Report};
 use crate::rewrite::{self, RewriteOptions};
 use crate::site::{self, CrawlOptions, FileKind, Site};
 
-/// The links an audit replays over when no `--link` is given: the private loopback (bytes
-/// and packets, as in the 1997 study) and one of today's access links, for time.
-pub const DEFAULT_LINKS: &str = "loopback,Cable";
-
-/// Runs on the default modern link when neither `--link` nor `--runs-on` is given: two, so
-/// that a default audit of `corpus/microscape` stays well under 90 s on 2 cores (each run
-/// over Cable replays 10 modes × 2 tests, about 15 s a site).
-pub const DEFAULT_LINK_RUNS: (&str, usize) = ("Cable", 2);
+/// The links an audit reports time on when no `--link` is given: today's access links, each
+/// simulated (docs/simulation.md); the private loopback is always replayed besides, for bytes
+/// and packets as in the 1997 study, and for the recording the simulation replays.
+pub const DEFAULT_LINKS: &str = "Cable,DSL,3G,4G";
 
 /// Options for [`audit`].
 #[derive(Debug, Clone)]
@@ -42,6 +39,10 @@ pub struct AuditOptions {
     pub worth: WorthRule,
     /// Limits that make the run fail (exit code 1). Default: none.
     pub budgets: Budgets,
+    /// The most runs a measured emulated link gets while original and rewritten cannot be
+    /// told apart (`--max-runs`): runs are added two at a time from the replay's `runs`.
+    /// Default: 11.
+    pub max_runs: usize,
 }
 
 /// Progress notes for a person: one call per stage.
@@ -106,6 +107,7 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
             }
         }
     }
+    let mut load = Load::watch();
     if let Some(replay_opts) = &replay {
         for (step, label, served) in [
             (4, "original", &served_original),
@@ -115,6 +117,7 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
             let mut o = replay_opts.clone();
             o.label = label.to_string();
             let replayed = replay::replay_with(served, &o, &|what| progress.note(what))?;
+            load.sample();
             report.replay_method = Some(replayed.method.detail.clone());
             report.replay.extend(replayed.rows);
             report.browser.extend(replayed.browser);
@@ -123,8 +126,30 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
             }
             timed.lap(&mut report, &format!("replay-{label}"));
         }
+        let sites = [
+            ("original", &served_original),
+            ("rewritten", &served_rewritten),
+        ];
+        more_runs(
+            &mut report,
+            &sites,
+            replay_opts,
+            opts.max_runs,
+            &mut load,
+            progress,
+        )?;
+        timed.lap(&mut report, "replay-more-runs");
     }
     progress.done();
+    let measured = replay.as_ref().is_some_and(|r| {
+        r.links
+            .iter()
+            .any(|l| matches!(l, replay::Link::Emulated(_)))
+    });
+    if measured {
+        report.measured_load = Some(load.finish());
+    }
+    report.simulation_error = replay::simulated::validation(&report.replay);
     // The packet tables read the first row of a site, mode and test: loopback's, when it ran
     // (the 1997 study's figures); the times are read per link.
     report.replay.sort_by_key(|r| r.link.name != "loopback");
@@ -140,6 +165,91 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
     report.problems.sort();
     report.problems.dedup();
     Ok(report)
+}
+
+/// Adds runs over each measured emulated link, two at a time, in the modes where the original
+/// and the rewritten site cannot be told apart yet (the 90% confidence intervals of their
+/// medians overlap, or there are too few runs for one), until they can or a row has
+/// `max_runs`. A link whose runs `--runs-on` fixes is left as it is.
+fn more_runs(
+    report: &mut Report,
+    sites: &[(&str, &ServedSite)],
+    replay_opts: &ReplayOptions,
+    max_runs: usize,
+    load: &mut Watch,
+    progress: &dyn Progress,
+) -> Result<()> {
+    const STEP: usize = 2;
+    for link in &replay_opts.links {
+        let fixed = replay_opts
+            .runs_on
+            .iter()
+            .any(|(name, _)| name.eq_ignore_ascii_case(link.name()));
+        if !matches!(link, replay::Link::Emulated(_)) || fixed {
+            continue;
+        }
+        loop {
+            let mut modes = Vec::new();
+            let mut fewest = usize::MAX;
+            for row in report
+                .replay
+                .iter()
+                .filter(|r| r.site == "original" && r.link.name == link.name() && r.measured())
+            {
+                let Some(other) = report.replay.iter().find(|r| {
+                    r.site == "rewritten"
+                        && r.link.name == row.link.name
+                        && r.mode == row.mode
+                        && r.test == row.test
+                        && r.page == row.page
+                }) else {
+                    continue;
+                };
+                let runs = row.runs.min(other.runs);
+                if runs < max_runs && !replay::simulated::told_apart(row, other) {
+                    if !modes.contains(&row.mode) {
+                        modes.push(row.mode);
+                    }
+                    fewest = fewest.min(runs);
+                }
+            }
+            if modes.is_empty() {
+                break;
+            }
+            let mut o = replay_opts.clone();
+            o.links = vec![link.clone()];
+            o.simulate.clear();
+            o.runs_on.clear();
+            o.modes = modes;
+            o.runs = STEP.min(max_runs - fewest);
+            o.seed = replay_opts.seed.wrapping_add(fewest as u64);
+            o.clients = vec![replay::ClientKind::Webdiet];
+            o.capture = None;
+            for (label, served) in sites {
+                progress.note(&format!(
+                    "{} ({label}): {} more runs in {} mode(s) whose times overlap",
+                    link.name(),
+                    o.runs,
+                    o.modes.len()
+                ));
+                o.label = label.to_string();
+                let replayed = replay::replay_with(served, &o, &|what| progress.note(what))?;
+                load.sample();
+                for more in replayed.rows {
+                    if let Some(row) = report.replay.iter_mut().find(|r| {
+                        r.site == more.site
+                            && r.link.name == more.link.name
+                            && r.mode == more.mode
+                            && r.test == more.test
+                            && r.page == more.page
+                    }) {
+                        row.absorb(more);
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Refuses, right after the crawl and before anything is rewritten, a site the audit could
@@ -208,6 +318,7 @@ fn header_cost(
         o.runs_on.clear();
         // Header bytes are the same on any link.
         o.links = vec![replay::Link::Loopback];
+        o.simulate.clear();
         o.clients = vec![replay::ClientKind::Webdiet];
         o.capture = None;
         o.client.headers = set;

@@ -28,10 +28,14 @@ pub struct Budgets {
     #[serde(default)]
     pub max_packets: BTreeMap<String, u64>,
     /// The paper's time of a first visit to the rewritten site, in milliseconds (first SYN to
-    /// the last counted packet, median over the runs), per link, in the budget mode
-    /// (`[budgets.max-time-ms]`, `Cable = 1500`; `--max-time Cable=1500`).
+    /// the last counted packet), per link, in the budget mode (`[budgets.max-time-ms]`,
+    /// `Cable = 1500`; `--max-time Cable=1500`): simulated, or the measured median, as
+    /// `time_source` says.
     #[serde(default)]
     pub max_time_ms: BTreeMap<String, f64>,
+    /// Which time `max_time_ms` reads (`time-source = "measured"`, `--time-source`).
+    /// Default: simulated, the same on any runner.
+    pub time_source: Option<TimeSource>,
     /// Minimum saving of first-visit bytes, rewritten against original, in percent.
     pub min_saving_percent: Option<f64>,
     /// Fail when any image conversion failed its pixel verification.
@@ -39,6 +43,27 @@ pub struct Budgets {
     pub no_verify_failures: bool,
     /// The mode whose replay the byte and request budgets read. Default: `pipelined`.
     pub budget_mode: Option<String>,
+}
+
+/// Where a time budget's figure comes from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TimeSource {
+    /// The simulated time (docs/simulation.md): the same verdict for the same site on any
+    /// runner, at any load.
+    #[default]
+    Simulated,
+    /// The median measured over the emulated link (`audit --measure`).
+    Measured,
+}
+
+impl TimeSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TimeSource::Simulated => "simulated",
+            TimeSource::Measured => "measured",
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -75,6 +100,7 @@ impl Budgets {
         self.min_saving_percent = other.min_saving_percent.or(self.min_saving_percent);
         self.no_verify_failures |= other.no_verify_failures;
         self.budget_mode = other.budget_mode.or(self.budget_mode);
+        self.time_source = other.time_source.or(self.time_source);
         self
     }
 }
@@ -146,6 +172,7 @@ pub fn check(budgets: &Budgets, report: &Report) -> Vec<BudgetResult> {
             &|| unmeasured(m),
         );
     }
+    let source = budgets.time_source.unwrap_or_default();
     for (link, max) in &budgets.max_time_ms {
         let row = report.replay.iter().find(|r| {
             r.site == "rewritten"
@@ -157,17 +184,25 @@ pub fn check(budgets: &Budgets, report: &Report) -> Vec<BudgetResult> {
             .replay
             .iter()
             .any(|r| r.link.name.eq_ignore_ascii_case(link));
+        let actual = row.and_then(|r| match source {
+            TimeSource::Simulated => r.simulated_time.as_ref().map(|s| s.last_packet_ms.median),
+            TimeSource::Measured => r.measured().then_some(r.time.last_packet_ms.median),
+        });
         limit(
-            format!("max-time-ms ({mode}, first visit on {link})"),
+            format!(
+                "max-time-ms ({mode}, first visit on {link}, {})",
+                source.as_str()
+            ),
             *max,
-            row.map(|r| r.time.last_packet_ms.median),
+            actual,
             true,
-            &|| {
-                if replayed || report.replay.is_empty() {
-                    unmeasured(mode)
-                } else {
-                    format!("link {link} was not replayed (see --link)")
+            &|| match (row, source) {
+                (Some(_), TimeSource::Measured) => {
+                    format!("time on {link} was not measured (add --measure {link})")
                 }
+                (Some(_), TimeSource::Simulated) => format!("time on {link} was not simulated"),
+                (None, _) if replayed || report.replay.is_empty() => unmeasured(mode),
+                (None, _) => format!("link {link} was not replayed (see --link)"),
             },
         );
     }
@@ -290,26 +325,75 @@ mod tests {
         assert!(!check(&budgets, &report())[0].passed);
     }
 
-    #[test]
-    fn a_time_budget_reads_its_own_link_and_fails_on_a_link_not_replayed() {
-        let mut report = report();
+    /// A row over Cable with a simulated paper's time of 1,000 ms, and, when `measured`, a
+    /// measured median of 1,200 ms.
+    fn cable(measured: bool) -> ReplayRow {
         let mut cable = row("rewritten", "pipelined", 800, 80);
         cable.link.name = "Cable".into();
-        cable.time.last_packet_ms = crate::replay::Spread::of([900.0, 1000.0, 1100.0]);
-        report.replay.push(cable);
-        let check_one = |link: &str, ms: f64| {
-            let budgets = Budgets {
-                max_time_ms: [(link.to_string(), ms)].into(),
-                ..Budgets::default()
-            };
-            check(&budgets, &report).remove(0)
+        cable.time = Default::default();
+        if measured {
+            cable.time.last_packet_ms = crate::replay::Spread::of([1100.0, 1200.0, 1300.0]);
+        }
+        cable.simulated_time = Some(crate::replay::row::SimulatedTime {
+            last_packet_ms: crate::replay::Spread::of([1000.0]),
+            first_byte_ms: crate::replay::Spread::of([100.0]),
+            complete_ms: crate::replay::Spread::of([990.0]),
+            tcp: "cubic".into(),
+            seeds: vec![1],
+            timed_out_seeds: 0,
+            retransmits: crate::replay::Spread::of([0.0]),
+        });
+        cable
+    }
+
+    fn check_time(
+        report: &Report,
+        link: &str,
+        ms: f64,
+        source: Option<TimeSource>,
+    ) -> BudgetResult {
+        let budgets = Budgets {
+            max_time_ms: [(link.to_string(), ms)].into(),
+            time_source: source,
+            ..Budgets::default()
         };
-        // Loopback's rewritten pipelined row (13 ms) comes first; the budget reads Cable's.
-        assert!(check_one("cable", 1000.0).passed);
-        assert!(!check_one("Cable", 999.0).passed);
-        let missing = check_one("3G", 1e9);
+        check(&budgets, report).remove(0)
+    }
+
+    #[test]
+    fn a_time_budget_reads_the_simulated_time_of_its_own_link_and_fails_on_a_link_not_replayed() {
+        let mut report = report();
+        report.replay.push(cable(false));
+        // Loopback's rewritten pipelined row comes first; the budget reads Cable's, simulated.
+        assert!(check_time(&report, "cable", 1000.0, None).passed);
+        let over = check_time(&report, "Cable", 999.0, None);
+        assert!(!over.passed);
+        assert_eq!(over.actual, Some(1000.0));
+        assert!(over.name.contains("simulated"), "{}", over.name);
+        let missing = check_time(&report, "3G", 1e9, None);
         assert!(!missing.passed);
         assert!(missing.unmeasured.unwrap().contains("3G was not replayed"));
+    }
+
+    #[test]
+    fn a_measured_time_budget_reads_the_measured_median_and_fails_where_none_was_measured() {
+        let mut report = report();
+        report.replay.push(cable(false));
+        let unmeasured = check_time(&report, "Cable", 1e9, Some(TimeSource::Measured));
+        assert!(
+            !unmeasured.passed,
+            "simulated only: nothing measured to read"
+        );
+        assert!(unmeasured.unmeasured.unwrap().contains("--measure Cable"));
+        report.replay.pop();
+        report.replay.push(cable(true));
+        let measured = check_time(&report, "Cable", 1150.0, Some(TimeSource::Measured));
+        assert_eq!(measured.actual, Some(1200.0));
+        assert!(!measured.passed);
+        assert!(
+            check_time(&report, "Cable", 1150.0, None).passed,
+            "simulated: 1,000 ms"
+        );
     }
 
     #[test]
@@ -326,6 +410,10 @@ mod tests {
         assert_eq!(merged.max_packets["pipelined"], 200);
         assert_eq!(merged.max_time_ms["Cable"], 1500.0);
         assert!(merged.no_verify_failures);
+        let measured: ConfigFile =
+            toml::from_str("[budgets]\ntime-source = \"measured\"\n").unwrap();
+        assert_eq!(measured.budgets.time_source, Some(TimeSource::Measured));
+        assert!(toml::from_str::<ConfigFile>("[budgets]\ntime-source = \"guessed\"\n").is_err());
         assert!(toml::from_str::<ConfigFile>("[budgets]\nmax-bytes = 1\n").is_err());
     }
 }

@@ -243,10 +243,25 @@ struct AuditArgs {
     /// Budget: packets of a first visit to the rewritten site in MODE (repeatable).
     #[arg(long, value_name = "MODE=N")]
     max_packets: Vec<String>,
-    /// Budget: the paper's time (first SYN to the last counted packet, median) of a first
-    /// visit to the rewritten site over LINK, in the budget mode, in ms (repeatable).
+    /// Budget: the paper's time (first SYN to the last counted packet) of a first visit to
+    /// the rewritten site over LINK, in the budget mode, in ms (repeatable): simulated, the same
+    /// on any runner (see --time-source).
     #[arg(long, value_name = "LINK=MS")]
     max_time: Vec<String>,
+    /// Which time --max-time reads: simulated (the default: deterministic) or measured (the
+    /// median over the emulated link; needs --measure on that link).
+    #[arg(long, value_enum, value_name = "SOURCE")]
+    time_source: Option<TimeSourceArg>,
+    /// Also measure time over emulated links (real packets through webdiet's link emulator,
+    /// the kernel's TCP, real seconds) beside the simulation, and report the simulation's
+    /// error against it: over the first --link link, or over the links named. Runs adapt:
+    /// from --runs (5) until original and rewritten are told apart, or --max-runs.
+    #[arg(long, value_name = "LINK[,LINK…]", num_args = 0..=1, default_missing_value = "")]
+    measure: Option<String>,
+    /// With --measure: the most runs a measured link gets while original and rewritten cannot
+    /// be told apart (their medians' 90% confidence intervals overlap), 1–1000.
+    #[arg(long, value_name = "N", default_value_t = 11, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    max_runs: u32,
     /// Budget: first-visit bytes must drop by at least this many percent.
     #[arg(long, value_name = "PERCENT")]
     min_saving_percent: Option<f64>,
@@ -256,6 +271,13 @@ struct AuditArgs {
     /// The mode whose first visit the byte, request and time budgets read [default: pipelined].
     #[arg(long, value_parser = |s: &str| s.parse::<Mode>())]
     budget_mode: Option<Mode>,
+}
+
+/// `--time-source`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum TimeSourceArg {
+    Simulated,
+    Measured,
 }
 
 #[derive(Debug, Args)]
@@ -324,9 +346,11 @@ struct ReplayArgs {
     /// emulated link on the client's device wd-client, first run only).
     #[arg(long, value_name = "FILE", conflicts_with = "no_netns")]
     capture: Option<PathBuf>,
-    /// Replay over these links, in order: profiles (`webdiet links`), custom links
-    /// (down=2mbit,up=375kbit,rtt=50ms,loss=1%) or trace:UP,DOWN, separated by commas
-    /// [replay default: loopback; audit default: loopback,Cable].
+    /// The links time is reported on, in order: profiles (`webdiet links`), custom links
+    /// (down=2mbit,up=375kbit,rtt=50ms,loss=1%) or trace:UP,DOWN, separated by commas. `replay`
+    /// measures over them (and simulates them beside); `audit` simulates them, and measures
+    /// with --measure; both always replay on loopback for bytes and packets [replay default:
+    /// loopback; audit default: Cable,DSL,3G,4G].
     #[arg(long, value_name = "LINK[,LINK…]")]
     link: Option<String>,
     /// Vary one setting of the --link (a single base link): rtt=20,40,80 (ms) or
@@ -337,9 +361,19 @@ struct ReplayArgs {
     /// of a sweep over it (--runs-on ppp-1997=1, --runs-on spdy-cable=3).
     #[arg(long = "runs-on", value_name = "LINK=N", value_parser = parse_runs_on)]
     runs_on: Vec<(String, usize)>,
-    /// The loss seed of the first run on an emulated link (run i uses SEED + i).
+    /// The loss seed of the first run on an emulated link (run i uses SEED + i), and of the
+    /// first simulated seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Loss seeds per simulated link that loses packets: its simulated times are quantiles
+    /// over them, 1–1000.
+    #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    sim_seeds: u32,
+    /// Simulate the 1997 links (lan-1997, wan-1997, ppp-1997) with a 1997 TCP stack (Reno, an
+    /// initial window of 2 segments, a 3 s initial RTO, no SACK) instead of today's Linux
+    /// with Reno; simulated time only (docs/simulation.md).
+    #[arg(long)]
+    tcp_1997: bool,
     /// How long, in seconds (1–600), a connect, read or write may wait before a visit gives
     /// up; over an emulated link the time to drain its full queues and a round trip are added.
     /// On loopback a visit that gives up fails the replay; over an emulated link it is

@@ -159,6 +159,7 @@ impl BatchArgs {
             replay: (!self.no_replay).then_some(loopback),
             worth: crate::deflate::WorthRule::default(),
             budgets: crate::budget::Budgets::default(),
+            max_runs: 1,
         };
         Ok(Command::Batch(Box::new(BatchConfig {
             list: self.list,

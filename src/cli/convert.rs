@@ -69,7 +69,61 @@ impl AuditArgs {
             min_saving_percent: self.min_saving_percent,
             no_verify_failures: self.no_verify_failures,
             budget_mode: self.budget_mode.map(|m| m.as_str().to_string()),
+            time_source: self.time_source.map(|s| match s {
+                TimeSourceArg::Simulated => crate::budget::TimeSource::Simulated,
+                TimeSourceArg::Measured => crate::budget::TimeSource::Measured,
+            }),
         })
+    }
+}
+
+impl AuditArgs {
+    /// The audit's links: every emulated link of `--link` is simulated; loopback is replayed
+    /// for bytes and packets; `--measure` (and `--client chromium`, which can only measure)
+    /// adds emulated runs over the first of them, or over the links it names.
+    fn measured_links(&self, opts: &mut ReplayOptions) -> Result<()> {
+        use crate::replay::Link;
+        let named: Vec<Link> = opts
+            .links
+            .iter()
+            .filter(|l| matches!(l, Link::Emulated(_)))
+            .cloned()
+            .collect();
+        let chromium = opts.clients.contains(&crate::replay::ClientKind::Chromium);
+        let measured = match self.measure.as_deref() {
+            None if !chromium => Vec::new(),
+            None | Some("") => named.first().cloned().into_iter().collect(),
+            Some(list) => {
+                let links = crate::replay::link::parse(list).map_err(|e| Error::Usage {
+                    message: format!("--measure: {e}"),
+                })?;
+                if let Some(l) = links.iter().find(|l| !matches!(l, Link::Emulated(_))) {
+                    return Err(Error::Usage {
+                        message: format!(
+                            "--measure {}: loopback is always replayed; name emulated links",
+                            l.name()
+                        ),
+                    });
+                }
+                links
+            }
+        };
+        if (self.measure.is_some() || chromium) && measured.is_empty() {
+            return Err(Error::Usage {
+                message: "--measure measures over an emulated link; name one with --link or \
+                          --measure (e.g. --measure Cable)"
+                    .into(),
+            });
+        }
+        let mut simulate = named;
+        for l in &measured {
+            if !simulate.iter().any(|s| s.name() == l.name()) {
+                simulate.push(l.clone());
+            }
+        }
+        opts.simulate = simulate;
+        opts.links = std::iter::once(Link::Loopback).chain(measured).collect();
+        Ok(())
     }
 }
 
@@ -89,10 +143,18 @@ impl ReplayArgs {
                 message: "--capture records the replay over one link; give one --link".into(),
             });
         }
+        let simulate = links
+            .iter()
+            .filter(|l| matches!(l, crate::replay::Link::Emulated(_)))
+            .cloned()
+            .collect();
         let mut opts = ReplayOptions {
+            simulate,
             links,
             runs_on: self.runs_on.clone(),
             seed: self.seed,
+            sim_seeds: self.sim_seeds as usize,
+            tcp_1997: self.tcp_1997,
             pages: match (self.page, self.all_pages) {
                 (Some(page), _) => Pages::One(page),
                 (None, true) => Pages::All,
@@ -172,6 +234,7 @@ impl ReplayArgs {
             nagle: self.nagle,
             delayed_acks: !self.quick_acks,
             tcp_maxseg: None,
+            congestion: None,
         };
         opts.client.tcp = tcp;
         opts.server.tcp = tcp;
@@ -341,19 +404,16 @@ impl Cli {
                         replay: match audit.no_replay {
                             true => None,
                             false => {
-                                let default = replay.link.is_none() && replay.runs_on.is_empty();
                                 let mut opts = replay.options(crate::audit::DEFAULT_LINKS)?;
                                 // The audit's tables are the robot's: it always visits.
                                 if !opts.clients.contains(&crate::replay::ClientKind::Webdiet) {
                                     opts.clients.insert(0, crate::replay::ClientKind::Webdiet);
                                 }
-                                if default {
-                                    let (link, runs) = crate::audit::DEFAULT_LINK_RUNS;
-                                    opts.runs_on.push((link.to_string(), runs));
-                                }
+                                audit.measured_links(&mut opts)?;
                                 Some(opts)
                             }
                         },
+                        max_runs: audit.max_runs as usize,
                         worth: crate::deflate::WorthRule::default(),
                         budgets,
                     },

@@ -362,6 +362,10 @@ pub struct Meter {
     /// The exchange as bursts, in order, for a protocol that models its own (see the module
     /// notes). When set, the model is computed from these.
     pub exchange: Option<Vec<Burst>>,
+    /// What the client wrote and read, for the simulator (HTTP/1; [`super::recording`]).
+    pub script: super::recording::ConnScript,
+    /// The same for an HTTP/2 connection, set by its client when the visit ends.
+    pub h2: Option<super::recording::H2Script>,
 }
 
 impl Meter {
@@ -387,6 +391,7 @@ impl Meter {
             requests,
             after_responses: self.responses.len(),
         });
+        self.script.wrote(bytes, wire, self.responses.len());
     }
 
     /// The client read `bytes` more from the TCP connection.
@@ -397,6 +402,7 @@ impl Meter {
     /// A whole response of `bytes` (head and body, as the protocol sent them) arrived.
     pub fn response(&mut self, bytes: u64) {
         self.responses.push(bytes);
+        self.script.response(bytes);
     }
 
     /// This connection's counters: the model, and the kernel's view from `info` (read just

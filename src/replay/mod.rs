@@ -27,14 +27,17 @@ pub mod chromium;
 pub mod driver;
 pub mod headers;
 pub mod link;
+pub mod load;
 pub mod meter;
 pub mod protocol;
+pub mod recording;
 pub mod robot;
 pub mod robot_visitor;
 pub mod row;
 pub mod served;
 pub mod server;
 pub mod simulate;
+pub mod simulated;
 pub mod study;
 pub mod transport;
 
@@ -118,6 +121,24 @@ pub struct ReplayOptions {
     /// How Chromium visits, when `clients` has it.
     #[serde(default)]
     pub chromium: ChromiumOptions,
+    /// The links time is simulated on ([`simulated`], docs/simulation.md), from what the
+    /// loopback replay recorded; a link here and in `links` is also measured, and its rows
+    /// carry both. Default: none.
+    #[serde(default)]
+    pub simulate: Vec<Link>,
+    /// Loss seeds per simulated link that loses packets: its simulated times are quantiles
+    /// over them. Default: 20.
+    #[serde(default = "default_sim_seeds")]
+    pub sim_seeds: usize,
+    /// Simulate the 1997 links with a 1997 TCP stack (Reno, an initial window of 2, a 3 s
+    /// initial RTO, no SACK) instead of today's Linux with Reno (`--tcp-1997`). Simulated
+    /// only: the emulated runs keep the kernel's TCP. Default: `false`.
+    #[serde(default)]
+    pub tcp_1997: bool,
+}
+
+fn default_sim_seeds() -> usize {
+    20
 }
 
 fn robot_only() -> Vec<ClientKind> {
@@ -151,6 +172,9 @@ impl Default for ReplayOptions {
             tls: TlsOptions::default(),
             clients: robot_only(),
             chromium: ChromiumOptions::default(),
+            simulate: Vec::new(),
+            sim_seeds: default_sim_seeds(),
+            tcp_1997: false,
         }
     }
 }
@@ -208,6 +232,9 @@ pub struct Replay {
     /// Chromium's visits (`--client chromium`), one row per emulated link, mode and test.
     #[serde(default)]
     pub browser: Vec<BrowserRow>,
+    /// What the loopback replay's visits wrote, for the simulator (not in reports).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub recorded: Vec<simulated::Recorded>,
 }
 
 /// Replays `site` over every link of `opts`.
@@ -237,8 +264,10 @@ pub fn replay_with(
     let mut links = Vec::new();
     let mut method = None;
     let mut mss = opts.mss;
+    let mut recorded = Vec::new();
+    let mut loopback_rows: Vec<ReplayRow> = Vec::new();
     for link in &opts.links {
-        let mut o = opts.clone();
+        let mut o = pinned(opts, link);
         o.runs = opts.runs_for(link);
         if let Link::Emulated(spec) = link {
             o.mss = spec.mtu - 40;
@@ -256,6 +285,7 @@ pub fn replay_with(
                 }
                 rows.extend(replay.rows);
                 browser.extend(replay.browser);
+                recorded.extend(replay.recorded);
             }
             link::Over::Unavailable(reason) => links.push(LinkRun {
                 name: link.name().into(),
@@ -264,33 +294,74 @@ pub fn replay_with(
             }),
         }
     }
-    // No link could run: the loopback results still come, with what was missing said.
-    if method.is_none() {
-        let mut o = opts.clone();
+    // No link could run, or simulated time needs the loopback recording that no link made:
+    // the loopback replay runs (its rows reported only when nothing else ran).
+    let needs_recording = !opts.simulate.is_empty() && recorded.is_empty();
+    if method.is_none() || needs_recording {
+        let mut o = pinned(opts, &Link::Loopback);
         o.links = loopback_only();
-        o.runs = opts.runs_for(&Link::Loopback);
+        if method.is_some() {
+            // A capture was of the links asked for.
+            o.capture = None;
+        }
+        o.runs = if method.is_none() {
+            opts.runs_for(&Link::Loopback)
+        } else {
+            1
+        };
         if let link::Over::Ran(replay) = link::replay_over(site, &o, &Link::Loopback, &|_| {})? {
-            links.push(LinkRun {
-                name: "loopback".into(),
-                method: Some(replay.method.clone()),
-                unavailable: None,
-            });
-            mss = replay.mss;
-            method = Some(replay.method);
-            rows.extend(replay.rows);
+            recorded.extend(replay.recorded);
+            if method.is_none() {
+                links.push(LinkRun {
+                    name: "loopback".into(),
+                    method: Some(replay.method.clone()),
+                    unavailable: None,
+                });
+                mss = replay.mss;
+                method = Some(replay.method);
+                rows.extend(replay.rows);
+            } else {
+                // Unreported, but the simulated rows take their counts from it.
+                loopback_rows = replay.rows;
+            }
         }
     }
     let method = method.ok_or_else(|| Error::Invalid {
         path: site.site.root.clone(),
         message: "no link could run, not even the host loopback".into(),
     })?;
+    for link in &opts.simulate {
+        if recorded.is_empty() {
+            return Err(simulated::no_recording(site));
+        }
+        let sim = simulated::simulate_over(site, opts, &recorded, link)?;
+        let mut all = std::mem::take(&mut rows);
+        let reported = all.len();
+        all.extend(loopback_rows.iter().cloned());
+        simulated::merge(&mut all, sim, link);
+        // The unreported loopback rows were only the simulated rows' base.
+        let extra = loopback_rows.len();
+        let mut kept: Vec<ReplayRow> = all.drain(..reported).collect();
+        kept.extend(all.into_iter().skip(extra));
+        rows = kept;
+    }
     Ok(Replay {
         method,
         mss,
         rows,
         links,
         browser,
+        recorded: Vec::new(),
     })
+}
+
+/// `opts` with the congestion control the replay pins over `link` on both ends.
+fn pinned(opts: &ReplayOptions, link: &Link) -> ReplayOptions {
+    let mut o = opts.clone();
+    let c = Some(simulated::congestion_for(link));
+    o.client.tcp.congestion = c;
+    o.server.tcp.congestion = c;
+    o
 }
 
 /// How long a read or write may wait over `link` before the visit counts as timed out: the
@@ -333,6 +404,7 @@ pub fn run_here(
             rows: Vec::new(),
             links: Vec::new(),
             browser: Vec::new(),
+            recorded: Vec::new(),
         }
     };
     if opts.clients.contains(&ClientKind::Chromium) {

@@ -152,6 +152,9 @@ pub struct Visit {
     /// The visit gave up waiting (a lossy or slow link): its counters are incomplete, and its
     /// times are those at which it was abandoned.
     pub timed_out: bool,
+    /// What the visit's client and server wrote, for the simulator: one per page visited
+    /// (recorded on loopback; empty for a visit that timed out).
+    pub recorded: Vec<super::recording::RecordedVisit>,
 }
 
 /// Why a visit failed; each variant names the server address or request target it is about.

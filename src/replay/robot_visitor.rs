@@ -5,9 +5,11 @@
 use super::driver::{self, ModeRun, Needs, Visitor};
 use super::meter::{Framing, Model};
 use super::protocol::{self, Mode};
+use super::recording;
 use super::robot::{self, ClientOptions, Robot, Test, Visit};
 use super::row::{self, ReplayRow};
 use super::server::ServerOptions;
+use super::simulated::Recorded;
 use super::transport::{Connector, TlsOptions};
 use super::{patience, Link, Method, Pages, Replay, ReplayOptions, ServedSite};
 use crate::error::{Error, Result};
@@ -36,6 +38,10 @@ pub fn run(
     let method = driven.link_method.clone().unwrap_or(method);
     Ok(Replay {
         rows: visitor.rows(opts, &driven, &method, over),
+        recorded: match over {
+            Link::Loopback => visitor.recorded(opts),
+            Link::Emulated(_) => Vec::new(),
+        },
         method,
         mss: opts.mss,
         links: Vec::new(),
@@ -134,7 +140,7 @@ impl<'a> RobotVisitor<'a> {
                 // (counted, with no time).
                 None
             } else {
-                let visit = visit_once(
+                let mut visit = visit_once(
                     run.mode.spec().client,
                     &self.robot,
                     connector,
@@ -144,6 +150,16 @@ impl<'a> RobotVisitor<'a> {
                     run.emulator.is_some(),
                 )
                 .map_err(|e| format!("{what}: {e}"))?;
+                let scripts = connector.recorder.take();
+                if !visit.timed_out {
+                    let rule = recording::ServerRule {
+                        buffer_bytes: run.server_opts.buffer as u64,
+                        wait_ns: run.server_opts.partial_wait.as_nanos() as u64,
+                        framing: connector.model.framing,
+                        connections: self.robot.opts.connections,
+                    };
+                    visit.recorded = vec![recording::build(scripts, &rule)];
+                }
                 first_timed_out = visit.timed_out && test == Test::First;
                 Some(visit)
             };
@@ -151,6 +167,28 @@ impl<'a> RobotVisitor<'a> {
             run.progress.done(&what);
         }
         Ok(visits)
+    }
+
+    /// What the first completed run of every row recorded, for the simulator.
+    fn recorded(&self, opts: &ReplayOptions) -> Vec<Recorded> {
+        let mut out = Vec::new();
+        for (m, &mode) in self.modes.iter().enumerate() {
+            for ((page_label, _), measured) in self.groups.iter().zip(&self.measured[m]) {
+                for (i, test) in Test::ALL.into_iter().enumerate() {
+                    let first = measured[i].iter().find(|v| !v.timed_out);
+                    if let (true, Some(visit)) = (self.tests.contains(&test), first) {
+                        out.push(Recorded {
+                            site: opts.label.clone(),
+                            page: page_label.clone(),
+                            mode,
+                            test,
+                            pages: visit.recorded.clone(),
+                        });
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// One row per mode, page group and test asked for.
@@ -174,7 +212,7 @@ impl<'a> RobotVisitor<'a> {
             for ((page_label, _), measured) in self.groups.iter().zip(&self.measured[m]) {
                 for (i, test) in Test::ALL.into_iter().enumerate() {
                     if self.tests.contains(&test) {
-                        rows.push(ReplayRow::from_runs(
+                        let mut row = ReplayRow::from_runs(
                             &opts.label,
                             page_label,
                             mode,
@@ -185,7 +223,10 @@ impl<'a> RobotVisitor<'a> {
                             opts.mss,
                             label.as_ref().filter(|_| mode.is_tls()),
                             &row_link,
-                        ));
+                        );
+                        row.congestion_control =
+                            opts.client.tcp.congestion.map(|c| c.as_str().to_string());
+                        rows.push(row);
                     }
                 }
             }
@@ -236,6 +277,7 @@ impl Visitor for RobotVisitor<'_> {
             own: &server.control.own,
             tls: client_tls.as_ref(),
             visit: Default::default(),
+            recorder: Default::default(),
         };
         for g in 0..self.groups.len() {
             let sums = self.visit_group(run, &connector, g)?;
@@ -303,4 +345,5 @@ fn add_visit(sum: &mut Visit, visit: Option<Visit>, one_page: bool) {
         Vec::new()
     };
     sum.timed_out |= visit.timed_out;
+    sum.recorded.extend(visit.recorded);
 }

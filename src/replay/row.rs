@@ -233,6 +233,133 @@ pub struct TimeSpread {
     pub after_connect_ms: Option<Spread>,
 }
 
+/// One measured run's figures, kept in the row so that runs added later (the audit's
+/// adaptive runs) are aggregated with it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunFigures {
+    /// The run gave up waiting: in the time figures it reached only.
+    pub timed_out: bool,
+    /// The paper's time, first byte, page complete; `null` for a validation not made (its
+    /// run's first visit timed out).
+    pub last_packet_ms: Option<f64>,
+    pub first_byte_ms: Option<f64>,
+    pub complete_ms: Option<f64>,
+    /// The mean set-up time of the run's connections, and how many there were.
+    pub connect_ms: f64,
+    pub connections: u64,
+    /// From the end of the (only) connection's set-up to the last byte.
+    pub after_connect_ms: f64,
+    pub kernel: super::meter::Kernel,
+    /// Over TLS: the kernel's data segments when each handshake completed, summed.
+    pub tls_kernel_data_segments: u64,
+}
+
+impl RunFigures {
+    fn of(v: &Visit) -> RunFigures {
+        let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
+        // A validation not made because its run's first visit timed out has no time at all.
+        let made = !(v.timed_out && v.timing.last_packet.is_zero());
+        let c = &v.counters;
+        RunFigures {
+            timed_out: v.timed_out,
+            last_packet_ms: made.then(|| ms(v.timing.last_packet)),
+            first_byte_ms: made.then(|| ms(v.timing.first_byte)),
+            complete_ms: made.then(|| ms(v.timing.complete)),
+            connect_ms: ms(c.connect) / c.connections.max(1) as f64,
+            connections: c.connections,
+            after_connect_ms: ms(v.timing.complete.saturating_sub(c.connect)),
+            kernel: c.kernel,
+            tls_kernel_data_segments: c.tls.kernel_data_segments,
+        }
+    }
+}
+
+impl RunOutcome for RunFigures {
+    fn timed_out(&self) -> bool {
+        self.timed_out
+    }
+}
+
+/// The kernel's and the time spreads over `runs` (see [`Runs`]).
+fn aggregate(runs: &[RunFigures], tls: bool) -> (KernelSpread, TimeSpread) {
+    let runs = Runs::new(runs);
+    let spread = |f: &dyn Fn(&RunFigures) -> f64| runs.spread(f);
+    let kernel = KernelSpread {
+        packets: spread(&|r| r.kernel.packets() as f64),
+        packets_up: spread(&|r| r.kernel.packets_up as f64),
+        packets_down: spread(&|r| r.kernel.packets_down as f64),
+        data_segments: spread(&|r| r.kernel.data() as f64),
+        new_data_segments: spread(&|r| r.kernel.data().saturating_sub(r.kernel.retransmits) as f64),
+        other: spread(&|r| r.kernel.packets().saturating_sub(r.kernel.data()) as f64),
+        retransmits: spread(&|r| r.kernel.retransmits as f64),
+        tls_handshake_data_segments: tls.then(|| spread(&|r| r.tls_kernel_data_segments as f64)),
+    };
+    let time = TimeSpread {
+        last_packet_ms: runs.reached(|r| r.last_packet_ms),
+        first_byte_ms: runs.reached(|r| r.first_byte_ms),
+        complete_ms: runs.reached(|r| r.complete_ms),
+        connect_ms: spread(&|r| r.connect_ms),
+        after_connect_ms: runs
+            .completed()
+            .iter()
+            .all(|r| r.connections == 1)
+            .then(|| spread(&|r| r.after_connect_ms)),
+    };
+    (kernel, time)
+}
+
+/// The distribution-free confidence interval of the median of `values` with at least
+/// `coverage` (0.9 for 90%): the order statistics x₍ₖ₎ and x₍ₙ₊₁₋ₖ₎ for the largest k
+/// whose interval still covers the median with that probability (binomial, p = ½). `None`
+/// with too few values for that coverage (fewer than 5 for 90%).
+pub fn median_interval(values: &[f64], coverage: f64) -> Option<(f64, f64)> {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    // P(Bin(n, ½) < k), for k = 1, 2, …: the interval misses with twice that.
+    let mut below = 0.0;
+    let mut best = None;
+    let mut choose = 1.0f64; // C(n, j)
+    let half_n = 0.5f64.powi(n as i32);
+    for k in 1..=n.div_ceil(2) {
+        let j = k - 1;
+        if j > 0 {
+            choose = choose * (n - j + 1) as f64 / j as f64;
+        }
+        below += choose * half_n;
+        if 1.0 - 2.0 * below >= coverage {
+            best = Some(k);
+        } else {
+            break;
+        }
+    }
+    best.map(|k| (v[k - 1], v[n - k]))
+}
+
+/// Simulated time of one mode × test over the row's link (docs/simulation.md): the loopback
+/// replay's recorded exchange replayed through a model of the link and of the TCP the replay
+/// pins, in simulated time, so the same on every machine at any load. Over a lossless link one
+/// value; over a lossy one, one value per loss seed, and the spreads are over the seeds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SimulatedTime {
+    /// The paper's time: from the first SYN to the last server byte the client reads.
+    pub last_packet_ms: Spread,
+    /// The first byte of the page's response.
+    pub first_byte_ms: Spread,
+    /// The last byte of the last object: the page is complete.
+    pub complete_ms: Spread,
+    /// The TCP modelled: `cubic`, `reno` (Linux's, as the replay pins it), or `1997` (a 1997
+    /// stack: Reno, an initial window of 2, a 3 s initial RTO, no SACK).
+    pub tcp: String,
+    /// The loss seeds simulated, in order (one: the link loses nothing).
+    pub seeds: Vec<u64>,
+    /// Of those, seeds whose visit did not finish within the timeout (their times are the
+    /// timeout's, lower bounds).
+    pub timed_out_seeds: usize,
+    /// Segments sent again, over the seeds.
+    pub retransmits: Spread,
+}
+
 /// The TLS part of a row of a mode over TLS: the handshake counted apart from the HTTP
 /// exchange (deterministic, from the median run).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -341,6 +468,20 @@ pub struct ReplayRow {
     /// last byte (a waterfall); empty when a row sums several pages.
     #[serde(default)]
     pub waterfall: Vec<RequestTiming>,
+    /// The congestion control both ends ran (`cubic`, `reno`), pinned per socket; `null` for
+    /// a row not measured on a link (simulated only) or from an older report.
+    #[serde(default)]
+    pub congestion_control: Option<String>,
+    /// Simulated time over `link`; `null` when the link was not simulated (loopback).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub simulated_time: Option<SimulatedTime>,
+    /// Each request of the simulated visit (the median seed's): when it was issued, its first
+    /// and last byte, in simulated milliseconds; empty when a row sums several pages.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub simulated_waterfall: Vec<RequestTiming>,
+    /// Each measured run's figures, in run order (what `kernel` and `time` aggregate).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub measured_runs: Vec<RunFigures>,
 }
 
 impl ReplayRow {
@@ -359,19 +500,12 @@ impl ReplayRow {
         tls: Option<&TlsLabel>,
         link: &RowLink,
     ) -> ReplayRow {
+        let measured_runs: Vec<RunFigures> = runs.iter().map(RunFigures::of).collect();
+        let (kernel, time) = aggregate(&measured_runs, tls.is_some());
         let runs = Runs::new(runs);
         let median_of = |f: &dyn Fn(&Counters) -> u64| runs.median(|r| f(&r.counters));
-        let spread = |f: &dyn Fn(&Visit) -> f64| runs.spread(f);
-        // A validation not made because its run's first visit timed out has no time at all.
-        let time = |f: &dyn Fn(&Visit) -> std::time::Duration| {
-            runs.reached(|r| {
-                (!(r.timed_out && r.timing.last_packet.is_zero()))
-                    .then(|| f(r).as_secs_f64() * 1000.0)
-            })
-        };
-        let last_packet = time(&|r| r.timing.last_packet);
         let waterfall = runs
-            .median_run(last_packet.median, |r| {
+            .median_run(time.last_packet_ms.median, |r| {
                 Some(r.timing.last_packet.as_secs_f64() * 1000.0)
             })
             .map(|r| r.timing.requests.clone())
@@ -413,46 +547,8 @@ impl ReplayRow {
                 responses: median_of(&|c| c.headers.responses),
             },
             header_set: header_set.as_str().to_string(),
-            kernel: KernelSpread {
-                packets: spread(&|r| r.counters.kernel.packets() as f64),
-                packets_up: spread(&|r| r.counters.kernel.packets_up as f64),
-                packets_down: spread(&|r| r.counters.kernel.packets_down as f64),
-                data_segments: spread(&|r| r.counters.kernel.data() as f64),
-                new_data_segments: spread(&|r| {
-                    let k = r.counters.kernel;
-                    k.data().saturating_sub(k.retransmits) as f64
-                }),
-                other: spread(&|r| {
-                    let k = r.counters.kernel;
-                    k.packets().saturating_sub(k.data()) as f64
-                }),
-                retransmits: spread(&|r| r.counters.kernel.retransmits as f64),
-                tls_handshake_data_segments: tls
-                    .is_some()
-                    .then(|| spread(&|r| r.counters.tls.kernel_data_segments as f64)),
-            },
-            time: TimeSpread {
-                last_packet_ms: last_packet,
-                first_byte_ms: time(&|r| r.timing.first_byte),
-                complete_ms: time(&|r| r.timing.complete),
-                connect_ms: spread(&|r| {
-                    let c = r.counters.connections.max(1) as f64;
-                    r.counters.connect.as_secs_f64() * 1000.0 / c
-                }),
-                after_connect_ms: runs
-                    .completed()
-                    .iter()
-                    .all(|r| r.counters.connections == 1)
-                    .then(|| {
-                        spread(&|r| {
-                            r.timing
-                                .complete
-                                .saturating_sub(r.counters.connect)
-                                .as_secs_f64()
-                                * 1000.0
-                        })
-                    }),
-            },
+            kernel,
+            time,
             method: method.to_string(),
             mss,
             tls: tls.map(|label| {
@@ -482,7 +578,43 @@ impl ReplayRow {
                 }
             }),
             waterfall,
+            congestion_control: None,
+            simulated_time: None,
+            simulated_waterfall: Vec::new(),
+            measured_runs,
         }
+    }
+
+    /// Takes in more runs of the same site, page, mode, test and link (the audit's adaptive
+    /// runs): the measured spreads are recomputed over every run; the waterfall is the one of
+    /// whichever batch holds the new median run.
+    pub fn absorb(&mut self, more: ReplayRow) {
+        let before = self.time.last_packet_ms.median;
+        self.measured_runs.extend(more.measured_runs);
+        self.runs += more.runs;
+        self.timed_out_runs += more.timed_out_runs;
+        self.link.seeds.extend(more.link.seeds);
+        let (kernel, time) = aggregate(&self.measured_runs, self.tls.is_some());
+        self.kernel = kernel;
+        self.time = time;
+        let median = self.time.last_packet_ms.median;
+        if median != before && median == more.time.last_packet_ms.median {
+            self.waterfall = more.waterfall;
+        }
+    }
+
+    /// The paper's time of each measured run that reached it, in run order.
+    pub fn last_packet_runs_ms(&self) -> Vec<f64> {
+        self.measured_runs
+            .iter()
+            .filter_map(|r| r.last_packet_ms)
+            .collect()
+    }
+
+    /// Whether the row's time was measured (over the row's link); `false` for a row that has
+    /// simulated time only.
+    pub fn measured(&self) -> bool {
+        self.time.last_packet_ms.runs > 0
     }
 
     /// Payload bytes both ways.
@@ -546,6 +678,10 @@ pub fn sample_row(site: &str, mode: &str, test: &str, packets: u64, bytes: u64) 
         mss: 1460,
         tls: None,
         waterfall: Vec::new(),
+        congestion_control: None,
+        simulated_time: None,
+        simulated_waterfall: Vec::new(),
+        measured_runs: Vec::new(),
     }
 }
 
@@ -562,6 +698,24 @@ mod tests {
         let even = Spread::of([4.0, 1.0, 3.0, 2.0]);
         assert_eq!(even.median, 2.0, "the lower middle is a measured value");
         assert_eq!(even.range(), (1.0, 4.0), "fewer than five runs: min–max");
+    }
+
+    #[test]
+    fn the_median_interval_covers_at_least_what_is_asked_and_needs_five_values_for_90_percent() {
+        assert_eq!(
+            median_interval(&[1.0, 2.0, 3.0, 4.0], 0.9),
+            None,
+            "87.5% at best"
+        );
+        // Five values: min–max covers 93.75%.
+        assert_eq!(
+            median_interval(&[5.0, 1.0, 4.0, 2.0, 3.0], 0.9),
+            Some((1.0, 5.0))
+        );
+        // Eleven: x(3)–x(9) covers 93.5%, x(4)–x(8) only 77%.
+        let eleven: Vec<f64> = (1..=11).map(f64::from).collect();
+        assert_eq!(median_interval(&eleven, 0.9), Some((3.0, 9.0)));
+        assert_eq!(median_interval(&eleven, 0.99), Some((1.0, 11.0)));
     }
 
     #[test]

@@ -92,6 +92,7 @@ impl Running<'_> {
             own,
             tls,
             visit: Default::default(),
+            recorder: Default::default(),
         };
         connector.new_visit().map_err(|source| VisitError::Io {
             at: addr.to_string(),

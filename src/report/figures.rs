@@ -70,7 +70,8 @@ pub fn modes(report: &Report) -> Vec<Mode> {
 /// What the rewrite saves when requests are cheap: on `link`, the first visit's page-complete
 /// time, original → rewritten, under HTTP/1.0 ([`Role::ConnectionPerRequest`]) and under
 /// HTTP/2 ([`Role::Multiplexed`], over TLS when that ran: every request at once on one
-/// connection). `None` unless both modes ran on both site versions over that link.
+/// connection); simulated where the rows are (any difference is then the rewrite's), else
+/// measured. `None` unless both modes ran on both site versions over that link.
 pub fn rewrite_by_protocol(report: &Report, link: &str) -> Option<String> {
     let on = |site: &str, mode: Mode| {
         report.replay.iter().find(|r| {
@@ -84,7 +85,10 @@ pub fn rewrite_by_protocol(report: &Report, link: &str) -> Option<String> {
     let h2 = h2c.over_tls().filter(|m| pair(*m).is_some()).unwrap_or(h2c);
     let (h2o, h2r) = pair(h2)?;
     let part = |o: &ReplayRow, r: &ReplayRow| {
-        let (a, b) = (&o.time.complete_ms, &r.time.complete_ms);
+        let (a, b) = match (&o.simulated_time, &r.simulated_time) {
+            (Some(a), Some(b)) => (&a.complete_ms, &b.complete_ms),
+            _ => (&o.time.complete_ms, &r.time.complete_ms),
+        };
         let saved = a.median - b.median;
         format!(
             "{} → {} ({}{})",
@@ -478,6 +482,101 @@ pub fn sample() -> Report {
     ];
     report.problems = vec![Problem::new("a<b>.html", "unreadable", "bad & worse")];
     report
+}
+
+/// The links a report has time for, in order: every link with simulated rows, and every
+/// emulated link measured.
+pub fn time_links(report: &Report) -> Vec<&str> {
+    super::first_seen(&report.replay, |r| &r.link.name)
+        .into_iter()
+        .filter(|link| {
+            report.replay.iter().any(|r| {
+                r.link.name == *link
+                    && (r.simulated_time.is_some() || (r.measured() && *link != "loopback"))
+            })
+        })
+        .collect()
+}
+
+/// Whether any row over `link` was measured there.
+pub fn measured_on(report: &Report, link: &str) -> bool {
+    link != "loopback"
+        && report
+            .replay
+            .iter()
+            .any(|r| r.link.name == link && r.measured())
+}
+
+/// The page-complete time a report sets beside other figures (what TLS costs, sweeps): the
+/// simulated one where the row has it (the same on any machine), else the measured median.
+pub fn shown_complete_ms(row: &ReplayRow) -> f64 {
+    row.simulated_time
+        .as_ref()
+        .map_or(row.time.complete_ms.median, |s| s.complete_ms.median)
+}
+
+/// A simulated time: `380 ms`, or over seeds `380 ms (352–410 over 20 seeds)`, the
+/// interquartile range.
+pub fn simulated_text(s: &Spread, seeds: usize) -> String {
+    if seeds <= 1 {
+        return super::replay::format_ms(s.median);
+    }
+    format!(
+        "{} ({:.0}–{:.0} over {seeds} seeds)",
+        super::replay::format_ms(s.median),
+        s.q1,
+        s.q3
+    )
+}
+
+/// The change between the simulated paper's times of two rows: deterministic, so any
+/// difference is the rewrite's (over seeds, the medians').
+pub fn simulated_change(before: &ReplayRow, after: &ReplayRow) -> String {
+    match (&before.simulated_time, &after.simulated_time) {
+        (Some(b), Some(a)) => change_text(b.last_packet_ms.median, a.last_packet_ms.median),
+        _ => "—".into(),
+    }
+}
+
+/// `-12.3%` for a change from `before` to `after`.
+fn change_text(before: f64, after: f64) -> String {
+    if before == 0.0 {
+        return "n/a".to_string();
+    }
+    let pct = 100.0 * (after - before) / before;
+    if pct.abs() < 0.05 {
+        return "±0.0%".to_string();
+    }
+    format!("{pct:+.1}%")
+}
+
+/// The change between two measured paper's times, never claiming what the runs cannot tell:
+/// the change of the medians when their 90% confidence intervals are apart, else "no
+/// measurable change" with both intervals, or, with fewer than 5 runs, that there are too few
+/// to tell.
+pub fn measured_time_change(before: &ReplayRow, after: &ReplayRow) -> String {
+    if crate::replay::simulated::told_apart(before, after) {
+        return change_text(
+            before.time.last_packet_ms.median,
+            after.time.last_packet_ms.median,
+        );
+    }
+    let ci = |r: &ReplayRow| crate::replay::row::median_interval(&r.last_packet_runs_ms(), 0.9);
+    match (ci(before), ci(after)) {
+        (Some((a0, a1)), Some((b0, b1))) => {
+            format!("no measurable change: 90% CIs {a0:.0}–{a1:.0} and {b0:.0}–{b1:.0} ms")
+        }
+        _ => format!("too few runs to tell ({})", before.runs.min(after.runs)),
+    }
+}
+
+/// The simulation's error against the measurement over one link, in words.
+pub fn validation_text(v: &crate::replay::simulated::Validation) -> String {
+    format!(
+        "simulated against measured on {}, page complete: MAPE {:.1}% over {} rows, worst \
+         {:+.1}% ({}), rank correlation {:.2}",
+        v.link, v.mape_pct, v.rows, v.worst_pct, v.worst_row, v.rank_correlation
+    )
 }
 
 #[cfg(test)]

@@ -246,33 +246,95 @@ fn replay(out: &mut String, report: &Report) {
     let _ = writeln!(out);
 }
 
-/// A time table per link: the paper's time, the first byte and the page complete, original
-/// and rewritten, medians with their ranges.
+/// Per link with time: the simulated times (the paper's time, the first byte and the page
+/// complete, original and rewritten); where the link was measured too, the measured medians
+/// with their ranges and the simulation's error against them.
 fn times(out: &mut String, report: &Report) {
     use crate::replay::ReplayRow;
-    for link in super::replay::links(&report.replay) {
+    for link in figures::time_links(report) {
         let on = |site: &str, mode: Mode, test: Test| {
             report
                 .replay
                 .iter()
                 .find(|r| r.link.name == link && r.site == site && r.mode == mode && r.test == test)
         };
+        let simulated = report.replay.iter().find_map(|r| {
+            (r.link.name == link)
+                .then_some(r.simulated_time.as_ref())
+                .flatten()
+        });
+        if let Some(sim) = simulated {
+            let _ = writeln!(
+                out,
+                "### Time on {}, simulated\n\nFrom the first SYN, simulated (Linux TCP, {}{}; \
+                 the same on any machine, docs/simulation.md): the paper's time (to the last \
+                 byte read), the page's first byte, the page complete.\n\n\
+                 | Mode | Test | Paper's time original | rewritten | Δ | First byte original | rewritten | Complete original | rewritten |\n\
+                 |---|---|---:|---:|---:|---:|---:|---:|---:|",
+                cell(link),
+                sim.tcp,
+                if sim.seeds.len() > 1 {
+                    format!(", medians over {} loss seeds", sim.seeds.len())
+                } else {
+                    String::new()
+                }
+            );
+            for mode in figures::modes(report) {
+                for test in TESTS {
+                    let (b, a) = (on("original", mode, test), on("rewritten", mode, test));
+                    let (Some(sb), Some(sa)) = (
+                        b.and_then(|r| r.simulated_time.as_ref()),
+                        a.and_then(|r| r.simulated_time.as_ref()),
+                    ) else {
+                        continue;
+                    };
+                    let (Some(b), Some(a)) = (b, a) else {
+                        continue;
+                    };
+                    let ms = |s: &crate::replay::Spread| super::replay::format_ms(s.median);
+                    let _ = writeln!(
+                        out,
+                        "| {} | {test} | {} | {} | {} | {} | {} | {} | {} |",
+                        cell(mode.as_str()),
+                        ms(&sb.last_packet_ms),
+                        ms(&sa.last_packet_ms),
+                        figures::simulated_change(b, a),
+                        ms(&sb.first_byte_ms),
+                        ms(&sa.first_byte_ms),
+                        ms(&sb.complete_ms),
+                        ms(&sa.complete_ms),
+                    );
+                }
+            }
+            if let Some(line) = figures::rewrite_by_protocol(report, link) {
+                let _ = writeln!(out, "\n{}.", cell(&line));
+            }
+            let _ = writeln!(out);
+        }
+        if !figures::measured_on(report, link) {
+            continue;
+        }
         let runs = report
             .replay
             .iter()
-            .find(|r| r.link.name == link)
-            .map_or(0, |r| r.runs);
+            .filter(|r| r.link.name == link && r.measured())
+            .map(|r| r.runs)
+            .max()
+            .unwrap_or(0);
         let _ = writeln!(
             out,
-            "### Time over {}\n\nFrom the first SYN, median (range) of {runs} run(s): the paper's \
-             time (to the last counted packet), the page's first byte, the page complete.\n\n\
+            "### Time over {}, measured\n\nOver the emulated link, from the first SYN, median \
+             (range) of up to {runs} run(s): the paper's time (to the last counted packet), the \
+             page's first byte, the page complete. Δ is a change only where the 90% confidence \
+             intervals of the medians are apart.\n\n\
              | Mode | Test | Paper's time original | rewritten | Δ | First byte original | rewritten | Complete original | rewritten |\n\
              |---|---|---:|---:|---:|---:|---:|---:|---:|",
             cell(link)
         );
         for mode in figures::modes(report) {
             for test in TESTS {
-                let (b, a) = (on("original", mode, test), on("rewritten", mode, test));
+                let measured = |site| on(site, mode, test).filter(|r| r.measured());
+                let (b, a) = (measured("original"), measured("rewritten"));
                 if b.is_none() && a.is_none() {
                     continue;
                 }
@@ -285,10 +347,7 @@ fn times(out: &mut String, report: &Report) {
                     r.map_or("—".into(), |r| super::replay::format_ms(f(r)))
                 };
                 let delta = match (b, a) {
-                    (Some(b), Some(a)) => super::summary::measured_change(
-                        &b.time.last_packet_ms,
-                        &a.time.last_packet_ms,
-                    ),
+                    (Some(b), Some(a)) => cell(&figures::measured_time_change(b, a)),
                     _ => "—".into(),
                 };
                 let first: fn(&ReplayRow) -> f64 = |r| r.time.first_byte_ms.median;
@@ -306,10 +365,13 @@ fn times(out: &mut String, report: &Report) {
                 );
             }
         }
-        if let Some(line) = figures::rewrite_by_protocol(report, link) {
-            let _ = writeln!(out, "\n{}.", cell(&line));
+        if let Some(v) = report.simulation_error.iter().find(|v| v.link == link) {
+            let _ = writeln!(out, "\n{}.", cell(&figures::validation_text(v)));
         }
         let _ = writeln!(out);
+    }
+    if let Some(warning) = report.measured_load.as_ref().and_then(|l| l.warning()) {
+        let _ = writeln!(out, "**Warning:** {}.\n", cell(&warning));
     }
 }
 

@@ -62,6 +62,15 @@ pub struct Report {
     pub opportunities: Vec<super::opportunities::Opportunity>,
     /// Trouble met on the way (one bad file never stops the run).
     pub problems: Vec<Problem>,
+    /// The machine's load while time was measured over emulated links (`audit --measure`),
+    /// and whether it was too busy for those times to mean much; `null` when nothing was
+    /// measured over an emulated link.
+    #[serde(default)]
+    pub measured_load: Option<crate::replay::load::Load>,
+    /// How far the simulated times are from the measured ones, per link measured
+    /// (`audit --measure`): docs/simulation.md.
+    #[serde(default)]
+    pub simulation_error: Vec<crate::replay::simulated::Validation>,
     /// Wall-clock milliseconds per stage. Timings (here, in `images` and in `replay`) and the
     /// ACK-dependent packet counts are what may differ between two runs on the same input.
     pub timings_ms: BTreeMap<String, f64>,

@@ -50,7 +50,8 @@ pub fn time_cell(row: &ReplayRow, spread: &Spread) -> String {
 }
 
 /// The times of one link: per site version and mode, the paper's time (first to last
-/// counted packet), the page's first byte and the page complete, medians with their ranges.
+/// counted packet), the page's first byte and the page complete, medians with their ranges,
+/// and the simulated paper's time beside them.
 pub fn time_table(rows: &[ReplayRow], link: &str) -> String {
     let rows: Vec<&ReplayRow> = rows.iter().filter(|r| r.link.name == link).collect();
     let mut out = String::new();
@@ -60,7 +61,8 @@ pub fn time_table(rows: &[ReplayRow], link: &str) -> String {
     let _ = writeln!(
         out,
         "\n  time over {link}: from the first SYN, median (range) of {} run(s); paper = to the \
-         last counted packet, complete = last byte of the last object",
+         last counted packet, complete = last byte of the last object; sim = the paper's time \
+         simulated (docs/simulation.md)",
         first.runs
     );
     let mut sites: Vec<&str> = rows.iter().map(|r| r.site.as_str()).collect();
@@ -68,13 +70,15 @@ pub fn time_table(rows: &[ReplayRow], link: &str) -> String {
     for site in sites {
         let _ = writeln!(
             out,
-            "  {site:<23} {:>24} {:>9} {:>9} | {:>24} {:>9} {:>9}",
+            "  {site:<23} {:>24} {:>9} {:>9} {:>9} | {:>24} {:>9} {:>9} {:>9}",
             "first visit: paper",
             "1st byte",
             "complete",
+            "sim",
             "validation: paper",
             "1st byte",
-            "complete"
+            "complete",
+            "sim"
         );
         let mut modes: Vec<Mode> = rows
             .iter()
@@ -88,12 +92,15 @@ pub fn time_table(rows: &[ReplayRow], link: &str) -> String {
                 .find(|r| r.site == site && r.mode == mode && r.test == test)
             {
                 Some(r) => format!(
-                    "{:>24} {:>9} {:>9}",
+                    "{:>24} {:>9} {:>9} {:>9}",
                     time_cell(r, &r.time.last_packet_ms),
                     format_ms(r.time.first_byte_ms.median),
-                    format_ms(r.time.complete_ms.median)
+                    format_ms(r.time.complete_ms.median),
+                    r.simulated_time
+                        .as_ref()
+                        .map_or("—".into(), |s| format_ms(s.last_packet_ms.median))
                 ),
-                None => format!("{:>44}", "—"),
+                None => format!("{:>54}", "—"),
             };
             let _ = writeln!(
                 out,

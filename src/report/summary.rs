@@ -6,6 +6,7 @@ use std::fmt::Write;
 use super::TextStyle;
 use super::{thousands, Report};
 use crate::image::Outcome;
+use crate::replay::protocol::Role;
 use crate::replay::{Mode, ReplayRow, Spread, Test};
 
 fn paint(text: &str, code: &str, style: &TextStyle) -> String {
@@ -237,98 +238,194 @@ fn row_on<'a>(
         .find(|r| r.link.name == link && r.site == site && r.mode == mode && r.test == test)
 }
 
-/// The emulated links of the report, in order.
-pub fn emulated_links(report: &Report) -> Vec<&str> {
-    super::replay::links(&report.replay)
+/// The time headline's mode: [`Role::TimeHeadline`] (h2) when it was replayed, else the
+/// reference mode, else the first mode with simulated time.
+fn time_mode(report: &Report, link: &str) -> Option<Mode> {
+    let has = |m: Mode| {
+        ["original", "rewritten"]
+            .iter()
+            .all(|site| row_on(report, link, site, m, Test::First).is_some())
+    };
+    Mode::with_role(Role::TimeHeadline)
         .into_iter()
-        .filter(|l| *l != "loopback")
-        .collect()
+        .chain([Mode::reference()])
+        .chain(super::figures::modes(report))
+        .find(|m| has(*m))
 }
 
-/// The time saved on a named link: "first visit on Cable (pipelined): 1.00 s → 0.85 s".
-/// The first emulated link, in the mode of the byte headline.
+/// The time headline: "first visit on Cable (h2, simulated): 380 ms → 330 ms (-13.2%)", on
+/// the first link with time, and, where that link was measured too, the measured medians and
+/// how far the simulation is from them.
 pub fn time_headline(report: &Report) -> Option<String> {
-    let link = *emulated_links(report).first()?;
-    let mode = Mode::reference();
+    let link = *super::figures::time_links(report).first()?;
+    let mode = time_mode(report, link)?;
     let o = row_on(report, link, "original", mode, Test::First)?;
     let r = row_on(report, link, "rewritten", mode, Test::First)?;
-    let (a, b) = (&o.time.last_packet_ms, &r.time.last_packet_ms);
-    Some(format!(
-        "first visit on {link} ({mode}, median of {} runs): {} → {} ({})",
-        o.runs,
-        super::replay::format_ms(a.median),
-        super::replay::format_ms(b.median),
-        measured_change(a, b)
-    ))
+    let ms = super::replay::format_ms;
+    let mut line = match (&o.simulated_time, &r.simulated_time) {
+        (Some(a), Some(b)) => format!(
+            "first visit on {link} ({mode}, simulated): {} → {} ({})",
+            super::figures::simulated_text(&a.last_packet_ms, a.seeds.len()),
+            super::figures::simulated_text(&b.last_packet_ms, b.seeds.len()),
+            super::figures::simulated_change(o, r)
+        ),
+        _ => format!(
+            "first visit on {link} ({mode}, measured, median of {} runs): {} → {} ({})",
+            o.runs.min(r.runs),
+            ms(o.time.last_packet_ms.median),
+            ms(r.time.last_packet_ms.median),
+            super::figures::measured_time_change(o, r)
+        ),
+    };
+    if let (true, true, Some(a), Some(b)) = (
+        o.measured(),
+        r.measured(),
+        &o.simulated_time,
+        &r.simulated_time,
+    ) {
+        let err = |s: f64, m: f64| (100.0 * (s - m) / m).abs();
+        let worst = err(a.last_packet_ms.median, o.time.last_packet_ms.median)
+            .max(err(b.last_packet_ms.median, r.time.last_packet_ms.median));
+        line.push_str(&format!(
+            "; measured {} → {} (median of {} runs, {}), simulated within {worst:.0}%",
+            ms(o.time.last_packet_ms.median),
+            ms(r.time.last_packet_ms.median),
+            o.runs.min(r.runs),
+            super::figures::measured_time_change(o, r)
+        ));
+    }
+    Some(line)
 }
 
-/// Per emulated link, the paper's time of every mode, original → rewritten.
+/// Per link with time: the simulated paper's time of every mode, original → rewritten; where
+/// the link was measured too, the measured medians with what the runs can tell, the
+/// simulation's error, and the machine's load.
 fn time_blocks(report: &Report) -> String {
     let mut s = String::new();
-    for link in emulated_links(report) {
-        let runs = report
-            .replay
-            .iter()
-            .find(|r| r.link.name == link)
-            .map_or(0, |r| r.runs);
-        let _ = writeln!(s);
-        let _ = writeln!(
-            s,
-            "  time over {link} (first SYN to the last counted packet, median of {runs} runs)"
-        );
-        let _ = writeln!(
-            s,
-            "  {:<23} {:<42} validation: original → rewritten",
-            "mode", "first visit: original → rewritten"
-        );
-        for mode in super::figures::modes(report) {
-            let cell = |test: Test| {
-                let o = row_on(report, link, "original", mode, test)?;
-                let r = row_on(report, link, "rewritten", mode, test)?;
-                let (a, b) = (&o.time.last_packet_ms, &r.time.last_packet_ms);
-                let out = |row: &ReplayRow, v: f64| {
-                    let mark = if row.timed_out_runs > 0 { "≥" } else { "" };
-                    format!("{mark}{}", super::replay::format_ms(v))
-                };
-                // Times right-aligned, the change after them left-aligned: the arrows line
-                // up whether a cell says a percentage or "no measurable change".
-                Some(format!(
-                    "{:>8} → {:>8} {:<22}",
-                    out(o, a.median),
-                    out(r, b.median),
-                    format!("({})", measured_change(a, b))
-                ))
+    for link in super::figures::time_links(report) {
+        let simulated = report.replay.iter().find_map(|r| {
+            (r.link.name == link)
+                .then_some(r.simulated_time.as_ref())
+                .flatten()
+        });
+        if let Some(sim) = simulated {
+            let seeds = if sim.seeds.len() > 1 {
+                format!(", median of {} loss seeds", sim.seeds.len())
+            } else {
+                String::new()
             };
-            let (first, validate) = (cell(Test::First), cell(Test::Validate));
-            if first.is_none() && validate.is_none() {
-                continue;
+            let _ = writeln!(s);
+            let _ = writeln!(
+                s,
+                "  time on {link}, simulated (Linux TCP, {}{seeds}; the same on any machine): \
+                 first SYN to the last byte read",
+                sim.tcp
+            );
+            time_table(&mut s, report, link, &|o, r| {
+                let (a, b) = (o.simulated_time.as_ref()?, r.simulated_time.as_ref()?);
+                Some((
+                    a.last_packet_ms.median,
+                    b.last_packet_ms.median,
+                    super::figures::simulated_change(o, r),
+                ))
+            });
+            if let Some(line) = super::figures::rewrite_by_protocol(report, link) {
+                let _ = writeln!(s, "  {line}");
             }
-            let dash = || "-".to_string();
+        }
+        if super::figures::measured_on(report, link) {
+            let runs = report
+                .replay
+                .iter()
+                .filter(|r| r.link.name == link && r.measured())
+                .map(|r| r.runs)
+                .max()
+                .unwrap_or(0);
+            let _ = writeln!(s);
             let _ = writeln!(
                 s,
-                "  {mode:<23} {:<42} {}",
-                first.unwrap_or_else(dash),
-                validate.unwrap_or_else(dash).trim_end()
+                "  time over {link}, measured on the emulated link (median of up to {runs} runs; a \
+                 change only where the 90% confidence intervals of the medians are apart)"
             );
-        }
-        if let Some(line) = super::figures::rewrite_by_protocol(report, link) {
-            let _ = writeln!(s, "  {line}");
-        }
-        let timed_out: usize = report
-            .replay
-            .iter()
-            .filter(|r| r.link.name == link)
-            .map(|r| r.timed_out_runs)
-            .sum();
-        if timed_out > 0 {
-            let _ = writeln!(
-                s,
-                "  {timed_out} run(s) timed out over {link}; they count in the medians at the \
-                 time they were abandoned (≥)"
-            );
+            time_table(&mut s, report, link, &|o, r| {
+                (o.measured() && r.measured()).then(|| {
+                    (
+                        o.time.last_packet_ms.median,
+                        r.time.last_packet_ms.median,
+                        super::figures::measured_time_change(o, r),
+                    )
+                })
+            });
+            if simulated.is_none() {
+                if let Some(line) = super::figures::rewrite_by_protocol(report, link) {
+                    let _ = writeln!(s, "  {line}");
+                }
+            }
+            let timed_out: usize = report
+                .replay
+                .iter()
+                .filter(|r| r.link.name == link)
+                .map(|r| r.timed_out_runs)
+                .sum();
+            if timed_out > 0 {
+                let _ = writeln!(
+                    s,
+                    "  {timed_out} run(s) timed out over {link}; they count in the medians at the \
+                     time they were abandoned"
+                );
+            }
+            if let Some(v) = report.simulation_error.iter().find(|v| v.link == link) {
+                let _ = writeln!(s, "  {}", super::figures::validation_text(v));
+            }
         }
     }
+    if let Some(warning) = report.measured_load.as_ref().and_then(|l| l.warning()) {
+        let _ = writeln!(s, "  warning: {warning}");
+    }
     s
+}
+
+/// A pair's two times (original, rewritten) and their change, or `None` when not both have it.
+type PairTimes = dyn Fn(&ReplayRow, &ReplayRow) -> Option<(f64, f64, String)>;
+
+/// One time table: a line per mode, first visit and validation, original → rewritten, with
+/// `times` giving a pair's two times and their change.
+fn time_table(s: &mut String, report: &Report, link: &str, times: &PairTimes) {
+    let _ = writeln!(
+        s,
+        "  {:<23} {:<42} validation: original → rewritten",
+        "mode", "first visit: original → rewritten"
+    );
+    for mode in super::figures::modes(report) {
+        let cell = |test: Test| {
+            let o = row_on(report, link, "original", mode, test)?;
+            let r = row_on(report, link, "rewritten", mode, test)?;
+            let (a, b, change) = times(o, r)?;
+            let out = |row: &ReplayRow, v: f64| {
+                let mark = if row.timed_out_runs > 0 { "≥" } else { "" };
+                format!("{mark}{}", super::replay::format_ms(v))
+            };
+            // Times right-aligned, the change after them left-aligned: the arrows line up
+            // whatever the change says.
+            Some(format!(
+                "{:>8} → {:>8} {:<22}",
+                out(o, a),
+                out(r, b),
+                format!("({change})")
+            ))
+        };
+        let (first, validate) = (cell(Test::First), cell(Test::Validate));
+        if first.is_none() && validate.is_none() {
+            continue;
+        }
+        let dash = || "-".to_string();
+        let _ = writeln!(
+            s,
+            "  {mode:<23} {:<42} {}",
+            first.unwrap_or_else(dash),
+            validate.unwrap_or_else(dash).trim_end()
+        );
+    }
 }
 
 /// The budget verdicts (also all that `--quiet` prints).

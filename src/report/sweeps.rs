@@ -138,7 +138,7 @@ pub fn curve(rows: &[ReplayRow], sweep: &Sweep, site: &str, mode: Mode) -> Vec<O
                         && r.mode == mode
                         && r.test == Test::First
                 })
-                .map(|r| r.time.complete_ms.median)
+                .map(super::figures::shown_complete_ms)
         })
         .collect()
 }
@@ -168,7 +168,7 @@ pub fn text_tables(rows: &[ReplayRow]) -> String {
         for site in sites(rows) {
             let _ = writeln!(
                 s,
-                "\n  sweep {} ({site} site): first visit, page complete (median)",
+                "\n  sweep {} ({site} site): first visit, page complete (simulated, or the measured median)",
                 sweep.title()
             );
             let _ = write!(s, "  {:>10}", sweep.key.axis());

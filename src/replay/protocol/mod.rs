@@ -80,6 +80,9 @@ pub enum Role {
     Answers(Question),
     /// Chromium's headline mode, by rank (0 first), among the `browser` modes.
     BrowserHeadline(u8),
+    /// The mode of the time headline ("first visit on Cable (h2, simulated)"): what a
+    /// browser speaks today.
+    TimeHeadline,
 }
 
 /// What a non-default variant of a mode measures (see [`Role::Answers`]).
@@ -238,7 +241,7 @@ pub static MODES: &[ModeSpec] = &[
         cleartext: Some("h2c"),
         default: true,
         browser: true,
-        roles: &[Role::BrowserHeadline(0)],
+        roles: &[Role::BrowserHeadline(0), Role::TimeHeadline],
     },
     ModeSpec {
         name: "h2c-push",
@@ -497,6 +500,15 @@ mod tests {
             assert_eq!(players.len(), 1, "{role:?}: {players:?}");
             assert!(!players[0].is_tls(), "{role:?}: the cleartext mode");
         }
+        let time: Vec<Mode> = Mode::all()
+            .into_iter()
+            .filter(|m| m.has(Role::TimeHeadline))
+            .collect();
+        assert_eq!(time.len(), 1, "one time headline mode: {time:?}");
+        assert!(
+            time[0].spec().default,
+            "the time headline mode is replayed by default"
+        );
         for order in [Mode::headline_order(), Mode::browser_headline_order()] {
             let unique: std::collections::BTreeSet<_> = order.iter().collect();
             assert_eq!(unique.len(), order.len(), "{order:?}");

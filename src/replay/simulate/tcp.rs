@@ -18,6 +18,16 @@ pub enum Congestion {
     Cubic,
 }
 
+impl Congestion {
+    /// Its name in Linux (`TCP_CONGESTION`) and in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Congestion::Reno => "reno",
+            Congestion::Cubic => "cubic",
+        }
+    }
+}
+
 /// The TCP an end runs. Every time in ns, every size in bytes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TcpModel {

@@ -21,6 +21,7 @@ use socket2::{Domain, Protocol, Socket, Type};
 
 use super::tls::{self, ServerTls, Session, TlsClient};
 use crate::replay::meter::{Counters, Framing, Handshake, Meter, Model};
+use crate::replay::simulate::Congestion;
 use crate::sys;
 
 /// Socket options shared by both ends.
@@ -33,6 +34,12 @@ pub struct TcpOptions {
     pub delayed_acks: bool,
     /// `TCP_MAXSEG` before connecting or listening. Default: none.
     pub tcp_maxseg: Option<u32>,
+    /// The congestion control both ends use (`TCP_CONGESTION` on every socket), so that the
+    /// machine's default (BBR here, inherited by new namespaces) never decides, and the
+    /// simulator models the same one. Default: none (the system's); the replay sets CUBIC, or
+    /// Reno on the 1997 links.
+    #[serde(default)]
+    pub congestion: Option<Congestion>,
 }
 
 impl Default for TcpOptions {
@@ -41,8 +48,28 @@ impl Default for TcpOptions {
             nagle: false,
             delayed_acks: true,
             tcp_maxseg: None,
+            congestion: None,
         }
     }
+}
+
+/// Sets `TCP_CONGESTION` as `tcp` asks, saying which algorithm could not be set.
+fn set_congestion(socket: socket2::SockRef<'_>, tcp: &TcpOptions) -> std::io::Result<()> {
+    let Some(c) = tcp.congestion else {
+        return Ok(());
+    };
+    socket
+        .set_tcp_congestion(c.as_str().as_bytes())
+        .map_err(|e| {
+            std::io::Error::new(
+                e.kind(),
+                format!(
+                    "TCP_CONGESTION {}: {e} (is the tcp_{} module loaded?)",
+                    c.as_str(),
+                    c.as_str()
+                ),
+            )
+        })
 }
 
 /// The local ports of the replay client's own connections.
@@ -87,6 +114,9 @@ pub struct Connector<'a> {
     pub tls: Option<&'a TlsClient>,
     /// When the visit's packets began and ended, and whether a wait timed out.
     pub visit: VisitLog,
+    /// What the visit's connections wrote and read, for the simulator: each connection's
+    /// script as it finishes.
+    pub recorder: crate::replay::recording::Recorder,
 }
 
 /// What the connector saw of the current visit, whatever the protocol: its first SYN, the
@@ -155,6 +185,7 @@ impl Connector<'_> {
             socket.set_tcp_mss(mss)?;
         }
         socket.set_tcp_nodelay(!self.tcp.nagle)?;
+        set_congestion(socket2::SockRef::from(&socket), &self.tcp)?;
         let any: SocketAddr = match self.addr {
             SocketAddr::V4(_) => ([0, 0, 0, 0], 0).into(),
             SocketAddr::V6(_) => (std::net::Ipv6Addr::UNSPECIFIED, 0).into(),
@@ -237,6 +268,7 @@ impl Connector<'_> {
     pub fn new_visit(&self) -> std::io::Result<()> {
         let Some(tls) = self.tls else {
             self.visit.reset();
+            self.recorder.take();
             return Ok(());
         };
         tls.new_visit();
@@ -252,6 +284,7 @@ impl Connector<'_> {
         }
         // The warming connection is not part of the visit.
         self.visit.reset();
+        self.recorder.take();
         Ok(())
     }
 }
@@ -390,6 +423,18 @@ impl Conn<'_> {
         let _ = self.stream.shutdown(Shutdown::Both);
         let counters = self.meter.finish(info, self.connector.model, self.eof);
         self.connector.own.remove(self.port);
+        let script = match self.meter.h2.take() {
+            Some(mut h2) => {
+                h2.tls = self.meter.tls.clone();
+                crate::replay::recording::Script::H2(h2)
+            }
+            None => {
+                let mut script = std::mem::take(&mut self.meter.script);
+                script.tls = self.meter.tls.clone();
+                crate::replay::recording::Script::Http1(script)
+            }
+        };
+        self.connector.recorder.add(script);
         counters
     }
 }
@@ -401,6 +446,7 @@ pub fn listen(addr: SocketAddr, tcp: &TcpOptions) -> std::io::Result<TcpListener
     if let Some(mss) = tcp.tcp_maxseg {
         socket.set_tcp_mss(mss)?;
     }
+    set_congestion(socket2::SockRef::from(&socket), tcp)?;
     socket.bind(&addr.into())?;
     socket.listen(1024)?;
     Ok(socket.into())
@@ -427,6 +473,7 @@ impl Wire {
         tls: Option<&ServerTls>,
     ) -> std::io::Result<Self> {
         stream.set_nodelay(!tcp.nagle)?;
+        set_congestion(socket2::SockRef::from(&stream), tcp)?;
         if tcp.delayed_acks {
             socket2::SockRef::from(&stream).set_tcp_quickack(false)?;
         }

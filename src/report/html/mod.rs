@@ -136,18 +136,53 @@ fn replay_section(report: &Report) -> String {
         ));
         out.push_str("<h3>Matrix</h3>");
         out.push_str(&tables::replay_matrix(report));
-        for link in crate::report::replay::links(&report.replay) {
+        for link in figures::time_links(report) {
+            let simulated = report.replay.iter().find_map(|r| {
+                (r.link.name == link)
+                    .then_some(r.simulated_time.as_ref())
+                    .flatten()
+            });
+            if let Some(sim) = simulated {
+                let _ = write!(
+                    out,
+                    "<h3>Time on {}, simulated</h3><p class=\"note\">From the first SYN, \
+                     simulated (Linux TCP, {}{}; the same on any machine): the paper's time (to \
+                     the last byte read), the page's first byte, the page complete.</p>",
+                    esc(link),
+                    esc(&sim.tcp),
+                    if sim.seeds.len() > 1 {
+                        format!(", medians over {} loss seeds", sim.seeds.len())
+                    } else {
+                        String::new()
+                    }
+                );
+                out.push_str(&tables::times(report, link, true));
+                if let Some(line) = figures::rewrite_by_protocol(report, link) {
+                    let _ = write!(out, "<p>{}.</p>", esc(&line));
+                }
+            }
+            if figures::measured_on(report, link) {
+                let _ = write!(
+                    out,
+                    "<h3>Time over {}, measured</h3><p class=\"note\">Over the emulated link, \
+                     from the first SYN, median (range) over the runs: the paper's time (to the \
+                     last counted packet), the page's first byte, the page complete. Δ is a \
+                     change only where the 90% confidence intervals of the medians are \
+                     apart.</p>",
+                    esc(link)
+                );
+                out.push_str(&tables::times(report, link, false));
+                if let Some(v) = report.simulation_error.iter().find(|v| v.link == link) {
+                    let _ = write!(out, "<p>{}.</p>", esc(&figures::validation_text(v)));
+                }
+            }
+        }
+        if let Some(w) = report.measured_load.as_ref().and_then(|l| l.warning()) {
             let _ = write!(
                 out,
-                "<h3>Time over {}</h3><p class=\"note\">From the first SYN, median (range) over \
-                 the runs: the paper's time (to the last counted packet), the page's first byte, \
-                 the page complete.</p>",
-                esc(link)
+                "<p class=\"note\"><strong>Warning:</strong> {}.</p>",
+                esc(&w)
             );
-            out.push_str(&tables::times(report, link));
-            if let Some(line) = figures::rewrite_by_protocol(report, link) {
-                let _ = write!(out, "<p>{}.</p>", esc(&line));
-            }
         }
         out.push_str(&waterfalls(report));
         out.push_str(&sweep_charts(report));

@@ -345,8 +345,9 @@ pub fn replay_matrix(report: &Report) -> String {
     )
 }
 
-/// The times of one link, original and rewritten, per mode and test.
-pub fn times(report: &Report, link: &str) -> String {
+/// The times of one link, original and rewritten, per mode and test: simulated, or measured
+/// (the rows measured there only).
+pub fn times(report: &Report, link: &str, simulated: bool) -> String {
     let on = |site: &str, mode: Mode, test: Test| {
         report
             .replay
@@ -356,24 +357,62 @@ pub fn times(report: &Report, link: &str) -> String {
     let mut rows = Vec::new();
     for mode in figures::modes(report) {
         for test in TESTS {
-            let (b, a) = (on("original", mode, test), on("rewritten", mode, test));
+            let shown = |r: &&ReplayRow| {
+                if simulated {
+                    r.simulated_time.is_some()
+                } else {
+                    r.measured()
+                }
+            };
+            let (b, a) = (
+                on("original", mode, test).filter(shown),
+                on("rewritten", mode, test).filter(shown),
+            );
             if b.is_none() && a.is_none() {
                 continue;
             }
             let time = |r: Option<&ReplayRow>, s: fn(&ReplayRow) -> Spread| {
                 r.map_or(Cell::text("—"), |r| {
                     let spread = s(r);
-                    Cell::number(spread.median, &crate::report::replay::time_cell(r, &spread))
+                    let text = if simulated {
+                        crate::report::replay::format_ms(spread.median)
+                    } else {
+                        crate::report::replay::time_cell(r, &spread)
+                    };
+                    Cell::number(spread.median, &text)
                 })
             };
-            let paper: fn(&ReplayRow) -> Spread = |r| r.time.last_packet_ms;
-            let first: fn(&ReplayRow) -> Spread = |r| r.time.first_byte_ms;
-            let complete: fn(&ReplayRow) -> Spread = |r| r.time.complete_ms;
+            let [paper, first, complete]: [fn(&ReplayRow) -> Spread; 3] = if simulated {
+                [
+                    |r| {
+                        r.simulated_time
+                            .as_ref()
+                            .map(|s| s.last_packet_ms)
+                            .unwrap_or_default()
+                    },
+                    |r| {
+                        r.simulated_time
+                            .as_ref()
+                            .map(|s| s.first_byte_ms)
+                            .unwrap_or_default()
+                    },
+                    |r| {
+                        r.simulated_time
+                            .as_ref()
+                            .map(|s| s.complete_ms)
+                            .unwrap_or_default()
+                    },
+                ]
+            } else {
+                [
+                    |r| r.time.last_packet_ms,
+                    |r| r.time.first_byte_ms,
+                    |r| r.time.complete_ms,
+                ]
+            };
             let delta = match (b, a) {
-                (Some(b), Some(a)) => Cell::text(&crate::report::summary::measured_change(
-                    &b.time.last_packet_ms,
-                    &a.time.last_packet_ms,
-                )),
+                (Some(b), Some(a)) if simulated => Cell::text(&figures::simulated_change(b, a)),
+                (Some(b), Some(a)) => Cell::text(&figures::measured_time_change(b, a)),
                 _ => Cell::text("—"),
             };
             rows.push(vec![
@@ -390,7 +429,8 @@ pub fn times(report: &Report, link: &str) -> String {
         }
     }
     let id = format!(
-        "time-{}",
+        "time-{}{}",
+        if simulated { "simulated-" } else { "" },
         link.chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
             .collect::<String>()

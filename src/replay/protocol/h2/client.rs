@@ -28,6 +28,7 @@ use tokio::sync::mpsc;
 use super::io::{Hold, MeteredIo, Record};
 use super::model;
 use crate::replay::protocol::ClientHalf;
+use crate::replay::recording::{BatchAfter, H2Script};
 use crate::replay::robot::{Answer, Cache, Clock, Fetch, Robot, Test, Visit, VisitError};
 use crate::replay::transport::tls::ALPN_H2;
 use crate::replay::transport::Connector;
@@ -153,7 +154,7 @@ impl ClientHalf for H2Client {
         drop(rt);
         let (session, wire) = held.map(|h| h.finish()).unwrap_or_default();
         conn.restore_tls(session);
-        let batches = outcome?;
+        let (batches, issued, pushed) = outcome?;
         let record = record.lock().map_err(|_| VisitError::Client {
             what: "meter",
             reason: "poisoned".to_string(),
@@ -171,19 +172,28 @@ impl ClientHalf for H2Client {
             &record.in_frames.frames,
             &batches,
         ));
+        conn.meter.h2 = Some(H2Script {
+            tls: None,
+            up: record.out_frames.frames.clone(),
+            down: record.in_frames.frames.clone(),
+            batches: issued,
+            pushed,
+        });
         drop(record);
         let counters = conn.finish();
         Ok(Visit {
             counters,
             timing: clock.timing(connector),
             timed_out: false,
+            recorded: Vec::new(),
         })
     }
 }
 
 impl H2Client {
     /// The visit on an open connection; returns the number of requests in each batch the
-    /// client issued, in order.
+    /// client issued, in order, the same batches with their targets and what each waited for
+    /// (for the simulator), and the targets the server pushed, in the order promised.
     #[allow(clippy::too_many_arguments)]
     async fn run(
         &self,
@@ -195,7 +205,7 @@ impl H2Client {
         test: Test,
         cache: &mut Cache,
         clock: &Clock,
-    ) -> Result<Vec<usize>, VisitError> {
+    ) -> Result<Issued, VisitError> {
         let fail = |e: h2::Error| VisitError::Http2 {
             at: connector.addr.to_string(),
             reason: e.to_string(),
@@ -220,6 +230,9 @@ impl H2Client {
         let mut seen: BTreeSet<String> = initial.iter().map(|f| f.target.clone()).collect();
         let mut in_flight = 0usize;
         let mut batches = Vec::new();
+        let mut issued_batches: Vec<(Vec<String>, BatchAfter)> = Vec::new();
+        let mut pushed_targets: Vec<String> = Vec::new();
+        let mut after = BatchAfter::Ready;
         let issue = |batch: Vec<Fetch>,
                      fetches: &mut Vec<Fetch>,
                      send: SendRequest<Bytes>|
@@ -295,6 +308,8 @@ impl H2Client {
                 for fetch in &fetches[from..] {
                     clock.sent(&fetch.target, at);
                 }
+                let targets = fetches[from..].iter().map(|f| f.target.clone()).collect();
+                issued_batches.push((targets, after.clone()));
             }
             if in_flight == 0 {
                 break;
@@ -314,6 +329,7 @@ impl H2Client {
                 }
                 Event::PageHead { hinted, head_at } => {
                     clock.page_byte_at(head_at);
+                    after = BatchAfter::Head(page_target.clone());
                     let page = fetches
                         .iter()
                         .find(|f| f.target == page_target)
@@ -336,6 +352,7 @@ impl H2Client {
                 } => {
                     in_flight -= 1;
                     let fetch = fetches[index].clone();
+                    after = BatchAfter::Response(fetch.target.clone());
                     clock.response_byte(&fetch.target, head_at);
                     clock.response_done_at(&fetch.target, done_at);
                     let body = robot.accept(&fetch, &answer, body, &cache)?;
@@ -347,6 +364,7 @@ impl H2Client {
                 }
                 Event::Promised { target } => {
                     in_flight += 1;
+                    pushed_targets.push(target.clone());
                     seen.insert(target);
                     Vec::new()
                 }
@@ -364,6 +382,7 @@ impl H2Client {
                         return Err(VisitError::PushedNotInSite { target });
                     };
                     seen.insert(pushed.target.clone());
+                    after = BatchAfter::Response(pushed.target.clone());
                     // Pushed: never requested; it was on its way from its promise.
                     clock.sent(&pushed.target, promised_at);
                     clock.response_byte(&pushed.target, head_at);
@@ -377,9 +396,13 @@ impl H2Client {
         // No GOAWAY: the socket is shut down after the counters are read.
         driver.abort();
         let _ = driver.await;
-        Ok(batches)
+        Ok((batches, issued_batches, pushed_targets))
     }
 }
+
+/// What [`H2Client::run`] returns: the requests per batch, the batches as the simulator
+/// takes them, and the pushed targets.
+type Issued = (Vec<usize>, Vec<(Vec<String>, BatchAfter)>, Vec<String>);
 
 /// Lets the connection task encode the requests just issued, then sends them in one write.
 async fn release(hold: &Hold) -> std::io::Result<()> {

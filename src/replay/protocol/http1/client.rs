@@ -11,6 +11,7 @@ use std::time::Instant;
 use super::message::{self, Parsed, ResponseHead};
 use crate::replay::meter::Counters;
 use crate::replay::protocol::ClientHalf;
+use crate::replay::recording::Opened;
 use crate::replay::robot::{Answer, Cache, Clock, Entry, Fetch, Robot, Test, Visit, VisitError};
 use crate::replay::transport::{Conn, Connector};
 
@@ -63,6 +64,7 @@ impl ClientHalf for Http1Client {
             counters,
             timing: clock.timing(connector),
             timed_out: false,
+            recorded: Vec::new(),
         })
     }
 }
@@ -133,18 +135,26 @@ impl Run<'_, '_> {
         Ok(response)
     }
 
-    /// HTTP/1.0: each request on its own connection, at most `connections` at a time.
+    /// HTTP/1.0: each request on its own connection, at most `connections` at a time. Each
+    /// queued fetch carries its place in the queue and the response that named it, which is
+    /// what its connection waited for (the simulator's pool replays the same turns).
     fn parallel(&self, initial: Vec<Fetch>, cache: &mut Cache) -> Result<Counters, VisitError> {
         struct Work {
-            queue: VecDeque<Fetch>,
+            queue: VecDeque<(u64, Opened, Fetch)>,
+            queued: u64,
             busy: usize,
             seen: BTreeSet<String>,
             total: Counters,
             error: Option<VisitError>,
         }
         let seen = initial.iter().map(|f| f.target.clone()).collect();
+        let queued = initial.len() as u64;
         let work = Mutex::new(Work {
-            queue: VecDeque::from(initial),
+            queue: (0..)
+                .zip(initial)
+                .map(|(i, f)| (i, Opened::Start, f))
+                .collect(),
+            queued,
             busy: 0,
             seen,
             total: Counters::default(),
@@ -155,7 +165,7 @@ impl Run<'_, '_> {
         std::thread::scope(|scope| {
             for _ in 0..self.robot.opts.connections.max(1) {
                 scope.spawn(|| loop {
-                    let fetch = {
+                    let (seq, opened, fetch) = {
                         let mut w = work.lock().expect("no worker panics");
                         loop {
                             if w.error.is_some() {
@@ -171,7 +181,7 @@ impl Run<'_, '_> {
                             w = wake.wait(w).expect("no worker panics");
                         }
                     };
-                    let outcome = self.fetch_http10(&fetch, &cache);
+                    let outcome = self.fetch_http10(&fetch, seq, &opened, &cache);
                     let mut w = work.lock().expect("no worker panics");
                     w.busy -= 1;
                     match outcome {
@@ -181,7 +191,12 @@ impl Run<'_, '_> {
                             let mut seen = std::mem::take(&mut w.seen);
                             let next = self.robot.discover(&fetch, &body, &mut seen);
                             w.seen = seen;
-                            w.queue.extend(next);
+                            for f in next {
+                                let seq = w.queued;
+                                w.queued += 1;
+                                let opened = Opened::AfterResponse(fetch.target.clone());
+                                w.queue.push_back((seq, opened, f));
+                            }
                         }
                         Err(e) => w.error = Some(e),
                     }
@@ -196,10 +211,13 @@ impl Run<'_, '_> {
         }
     }
 
-    /// One HTTP/1.0 exchange; retried on a new connection if the server closes early.
+    /// One HTTP/1.0 exchange, the `seq`-th queued, after `opened`; retried on a new
+    /// connection if the server closes early.
     fn fetch_http10(
         &self,
         fetch: &Fetch,
+        seq: u64,
+        opened: &Opened,
         cache: &Mutex<&mut Cache>,
     ) -> Result<(Counters, Option<Vec<u8>>), VisitError> {
         let mut total = Counters::default();
@@ -207,6 +225,12 @@ impl Run<'_, '_> {
             let cached = self.robot.cached(fetch, self.test, cache);
             let request = self.request(fetch, false, false, cached.as_ref());
             let mut conn = self.connect()?;
+            conn.meter.script.seq = seq;
+            conn.meter.script.pooled = true;
+            conn.meter.script.opened = opened.clone();
+            conn.meter
+                .script
+                .request(&fetch.target, request.len() as u64);
             conn.meter.request();
             conn.meter.headers.up += request.len() as u64;
             conn.meter.headers.requests += 1;
@@ -256,10 +280,18 @@ impl Run<'_, '_> {
         let mut conn: Option<Conn<'_>> = None;
         let mut failures = 0;
         let mut out = Vec::new();
+        // For the simulator: connections in the order opened, each after the last response.
+        let (mut opened, mut last_done) = (0u64, Opened::Start);
         while !queue.is_empty() || !outstanding.is_empty() {
             let c = match &mut conn {
                 Some(c) => c,
-                None => conn.insert(self.connect()?),
+                None => {
+                    let c = conn.insert(self.connect()?);
+                    c.meter.script.seq = opened;
+                    c.meter.script.opened = last_done.clone();
+                    opened += 1;
+                    c
+                }
             };
             let depth = if pipelined && failures < 3 {
                 opts.max_outstanding.max(1)
@@ -277,6 +309,7 @@ impl Run<'_, '_> {
                 c.meter.headers.up += request.len() as u64;
                 c.meter.headers.requests += 1;
                 out.extend_from_slice(&request);
+                c.meter.script.request(&fetch.target, request.len() as u64);
                 c.meter.request();
                 outstanding.push_back(fetch);
             }
@@ -304,6 +337,7 @@ impl Run<'_, '_> {
                     let fetch = outstanding
                         .pop_front()
                         .expect("a response answers a request");
+                    last_done = Opened::AfterResponse(fetch.target.clone());
                     let body = self.robot.accept(&fetch, &answer(&head), body, &cache)?;
                     // A 304's references were all queued from the cache already.
                     if head.status != 304 {
