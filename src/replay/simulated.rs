@@ -51,13 +51,19 @@ pub fn congestion_for(link: &Link) -> Congestion {
     }
 }
 
-/// The TCP the simulator models over `link`, and its name in reports.
+/// The TCP the simulator models over `link`, and its name in reports: Linux with the
+/// congestion control the replay pins and the replay's own socket options (delayed ACKs from
+/// the first segment unless `--quick-acks`), or a 1997 stack.
 pub fn tcp_for(link: &Link, opts: &ReplayOptions) -> (TcpModel, &'static str) {
     if opts.tcp_1997 && is_1997(link) {
         return (TcpModel::stack_1997(), "1997");
     }
     let c = congestion_for(link);
-    (TcpModel::linux(c), c.as_str())
+    let model = TcpModel {
+        delayed_from_start: opts.client.tcp.delayed_acks,
+        ..TcpModel::linux(c)
+    };
+    (model, c.as_str())
 }
 
 /// Whether `link` loses packets at random (then its simulation is one per seed).
@@ -171,18 +177,26 @@ impl Visitor for SimVisitor<'_> {
         if run.mode_index == 0 {
             self.seeds.push(seed);
         }
-        let options = SimOptions {
-            seed,
-            ..self.options.clone()
-        };
         for (i, r) in self.recorded.iter().enumerate() {
             if r.mode != run.mode {
                 continue;
             }
+            // A debugging aid (docs/simulation.md): WEBDIET_SIM_TRACE="SITE MODE TEST" prints
+            // that row's packets on stderr, to set beside a capture of the emulated link.
+            let traced = std::env::var("WEBDIET_SIM_TRACE")
+                .is_ok_and(|t| t == format!("{} {} {}", r.site, r.mode, r.test));
+            let options = SimOptions {
+                seed,
+                trace: traced,
+                ..self.options.clone()
+            };
             let mut sum = SimVisit::default();
             for page in &r.pages {
                 let t = simulate::simulate(&page.exchange, spec, &options)
                     .map_err(|e| format!("{} {} {}: {e}", r.mode, r.test, r.page))?;
+                for p in &t.packets {
+                    eprintln!("{}: {p}", spec.name);
+                }
                 let v = figures(page, &t);
                 sum.last_packet_ns += v.last_packet_ns;
                 sum.first_byte_ns += v.first_byte_ns;

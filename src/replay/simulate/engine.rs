@@ -7,7 +7,7 @@
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
 
-use super::tcp::{AckNow, Receiver, Send, Sender};
+use super::tcp::{AckNow, Receiver, Send, Sender, Timer};
 use super::{ConnectionTime, Exchange, MessageTime, Side, SimOptions, Timeline, Trigger};
 use crate::replay::link::shaper::{Shaper, Verdict};
 use crate::replay::link::LinkSpec;
@@ -43,6 +43,7 @@ enum Event {
         message: usize,
     },
     Arrive(Packet),
+    /// The sender's timer of one end (retransmission, tail loss probe or reordering).
     Rto {
         conn: usize,
         side: Side,
@@ -99,7 +100,8 @@ struct End {
     receiver: Receiver,
     established: bool,
     rto_generation: u64,
-    rto_armed: bool,
+    /// The timer armed, and when it fires.
+    timer: Option<(u64, Timer)>,
     delack_generation: u64,
     delack_armed: bool,
     /// Messages this end has written: (message, first stream byte, end).
@@ -165,7 +167,7 @@ pub fn run(exchange: &Exchange, link: &LinkSpec, options: &SimOptions) -> Timeli
         receiver: Receiver::new(model, mss),
         established: false,
         rto_generation: 0,
-        rto_armed: false,
+        timer: None,
         delack_generation: 0,
         delack_armed: false,
         stream: Vec::new(),
@@ -295,11 +297,13 @@ impl Sim<'_> {
                 generation,
             } => {
                 let end = self.conns[conn].end(side);
-                if generation != end.rto_generation || !end.rto_armed {
+                if generation != end.rto_generation {
                     return;
                 }
-                end.rto_armed = false;
-                let sends = end.sender.on_rto(now);
+                let Some((_, timer)) = end.timer.take() else {
+                    return;
+                };
+                let sends = end.sender.on_timer(timer, now);
                 self.send_data(now, conn, side, sends);
             }
             Event::Settle { conn } => self.settle(now, conn),
@@ -316,6 +320,7 @@ impl Sim<'_> {
                 let end = self.conns[conn].end(side);
                 if generation == end.delack_generation && end.delack_armed {
                     end.delack_armed = false;
+                    end.receiver.delayed_ack_fired();
                     if end.receiver.owes_ack() {
                         self.send_packet(now, conn, side, Kind::Segment { seq: 0, len: 0 });
                     }
@@ -436,6 +441,7 @@ impl Sim<'_> {
             if s.retransmit {
                 self.timeline.connections[conn].retransmits += 1;
             }
+            self.conns[conn].end(side).receiver.data_sent(now);
             self.send_packet(
                 now,
                 conn,
@@ -446,22 +452,22 @@ impl Sim<'_> {
                 },
             );
         }
-        let end = self.conns[conn].end(side);
-        if !sends.is_empty() || (end.sender.outstanding() && !end.rto_armed) {
-            self.rearm(now, conn, side);
-        }
+        self.rearm(now, conn, side);
     }
 
-    /// (Re)starts `side`'s retransmission timer from now, or stops it when nothing is
-    /// outstanding: Linux restarts it on every send and every ACK of new data.
+    /// Runs the timer `side`'s sender asks for now, if it is not the one already running.
     fn rearm(&mut self, now: u64, conn: usize, side: Side) {
         let end = self.conns[conn].end(side);
+        let want = end.sender.timer();
+        if want == end.timer {
+            return;
+        }
+        end.timer = want;
         end.rto_generation += 1;
-        end.rto_armed = end.sender.outstanding();
-        let (generation, rto) = (end.rto_generation, end.sender.rto_ns());
-        if end.rto_armed {
+        let generation = end.rto_generation;
+        if let Some((at, _)) = want {
             self.schedule(
-                now + rto,
+                at.max(now),
                 Event::Rto {
                     conn,
                     side,
@@ -480,7 +486,12 @@ impl Sim<'_> {
             Kind::Segment { .. } => {
                 end.receiver.acked();
                 end.delack_armed = false;
-                Some((end.receiver.delivered, end.receiver.sack()))
+                let blocks = if tcp.sack {
+                    end.receiver.sack()
+                } else {
+                    Vec::new()
+                };
+                Some((end.receiver.delivered, blocks))
             }
         };
         let bytes = match kind {
@@ -498,7 +509,27 @@ impl Sim<'_> {
                 &mut self.down
             }
         };
-        match shaper.offer(now, bytes) {
+        let verdict = shaper.offer(now, bytes);
+        if self.options.trace {
+            let (seq, len) = match kind {
+                Kind::Segment { seq, len } => (seq, len),
+                _ => (0, 0),
+            };
+            self.timeline.packets.push(super::TracedPacket {
+                sent_ns: now,
+                conn,
+                from,
+                syn: !matches!(kind, Kind::Segment { .. }),
+                seq,
+                len,
+                ack: ack.as_ref().map(|(a, _)| *a),
+                arrived_ns: match verdict {
+                    Verdict::Deliver { at_ns } => Some(at_ns),
+                    _ => None,
+                },
+            });
+        }
+        match verdict {
             Verdict::Deliver { at_ns } => self.schedule(
                 at_ns,
                 Event::Arrive(Packet {
@@ -554,12 +585,9 @@ impl Sim<'_> {
             };
             let end = self.conns[conn].end(to);
             end.sender.peer_window = window;
-            let una = end.sender.una();
             end.sender.on_ack(*ack, sack, now);
-            if self.conns[conn].end(to).sender.una() > una {
-                self.rearm(now, conn, to);
-            }
             self.pump(now, conn, to);
+            self.rearm(now, conn, to);
         }
         if len == 0 {
             return;

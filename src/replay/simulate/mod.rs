@@ -151,6 +151,10 @@ pub struct SimOptions {
     /// Simulated time after which the visit is abandoned and reported as timed out.
     /// Default: 120 s, the replay's own default timeout.
     pub timeout_ns: u64,
+    /// Keep every packet offered to the link in [`Timeline::packets`] (to compare with a
+    /// capture of the emulated link). Default: `false`.
+    #[serde(default)]
+    pub trace: bool,
 }
 
 impl Default for SimOptions {
@@ -159,6 +163,7 @@ impl Default for SimOptions {
             tcp: TcpModel::linux(Congestion::Cubic),
             seed: 1,
             timeout_ns: 120_000_000_000,
+            trace: false,
         }
     }
 }
@@ -190,6 +195,52 @@ pub struct ConnectionTime {
     pub retransmits: u64,
 }
 
+/// One packet offered to the link ([`SimOptions::trace`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TracedPacket {
+    /// When it was sent.
+    pub sent_ns: u64,
+    pub conn: usize,
+    pub from: Side,
+    /// `syn`, `syn-ack`, or a segment of `len` payload bytes from `seq` (a pure ACK when 0).
+    pub syn: bool,
+    pub seq: u64,
+    pub len: u64,
+    /// The cumulative ACK it carries, if any.
+    pub ack: Option<u64>,
+    /// When it arrived; `None`: lost, or dropped at a full queue.
+    pub arrived_ns: Option<u64>,
+}
+
+impl std::fmt::Display for TracedPacket {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ms = |ns: u64| ns as f64 / 1e6;
+        let way = match self.from {
+            Side::Client => "UP  ",
+            Side::Server => "DOWN",
+        };
+        write!(f, "{:9.3} c{} {way} ", ms(self.sent_ns), self.conn)?;
+        if self.syn {
+            write!(f, "SYN")?;
+        } else {
+            write!(
+                f,
+                "seq={}:{} len={}",
+                self.seq,
+                self.seq + self.len,
+                self.len
+            )?;
+        }
+        if let Some(ack) = self.ack {
+            write!(f, " ack={ack}")?;
+        }
+        match self.arrived_ns {
+            Some(at) => write!(f, " → {:.3}", ms(at)),
+            None => write!(f, " DROPPED"),
+        }
+    }
+}
+
 /// A simulated visit.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Timeline {
@@ -201,6 +252,9 @@ pub struct Timeline {
     pub complete_ns: u64,
     /// Some message never arrived within [`SimOptions::timeout_ns`].
     pub timed_out: bool,
+    /// Every packet, with [`SimOptions::trace`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub packets: Vec<TracedPacket>,
 }
 
 /// Why an exchange cannot be simulated: it names what is wrong and where.

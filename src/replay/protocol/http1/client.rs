@@ -422,9 +422,12 @@ fn read_response(
             clock.page_byte();
         }
     };
+    // Only the response's own bytes count: over TLS a read may bring nothing but a session
+    // ticket, which is not the response's first byte.
     let fill = |conn: &mut Conn<'_>| -> std::io::Result<bool> {
+        let before = conn.input.len();
         let got = conn.fill()?;
-        if got {
+        if conn.input.len() > before {
             first(conn.read_at.unwrap_or_else(Instant::now));
         }
         Ok(got)
