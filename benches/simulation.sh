@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# The simulator's validation (docs/simulation.md, issue 22): every default mode, both tests,
+# original and rewritten site, of microscape (the page the model was tuned on) and three real
+# pages it is judged on — the Space Jam index and two pages of the W3C libwww docs — replayed
+# over the emulated link on every lossless profile and on the lossy SPDY profiles, each row
+# with its simulated time beside the measured one; then Chromium over Cable and DSL (h2 and
+# persistent). Writes one JSON per page, site and link into OUT (default target/simulation),
+# skipping what is already there, so an interrupted run resumes; then
+# benches/simulation-tables.py turns them into the tables of docs/simulation.md.
+#
+#   benches/simulation.sh [--runs N] [--out DIR] [--quick] [--no-chromium] [--no-docs]
+#
+# --quick: one real page and the fast links only (a smoke run). Every replay takes the shared
+# timing lock of the tests (tests/common, timing_turn) so it never runs beside a timing test,
+# and `uptime` is recorded before and after each, so the tables can say at what load they
+# were measured. Run it on an idle machine for the figures that matter.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+RUNS=5
+OUT=target/simulation
+QUICK=0
+CHROMIUM=1
+DOCS=1
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --runs) RUNS=$2; shift 2 ;;
+        --out) OUT=$2; shift 2 ;;
+        --quick) QUICK=1; shift ;;
+        --no-chromium) CHROMIUM=0; shift ;;
+        --no-docs) DOCS=0; shift ;;
+        *) echo "unknown option $1" >&2; exit 2 ;;
+    esac
+done
+
+SHARED=${WEBDIET_SHARED:-../shared}
+if [ ! -d "$SHARED/corpora/spacejam" ]; then
+    echo "simulation bench: $SHARED/corpora not found (set WEBDIET_SHARED)" >&2
+    exit 1
+fi
+LOCK="${TMPDIR:-/tmp}/webdiet-timing-tests.lock"
+
+cargo build --release --locked 2>&1 | tail -1
+BIN=$PWD/target/release/webdiet
+
+# label | site directory | page
+PAGES=(
+    "microscape|corpus/microscape|index.html"
+    "spacejam|$SHARED/corpora/spacejam|index.html"
+    "libwww-screenshots|$SHARED/corpora/libwww-docs|WinCom/ScreenShots.html"
+    "libwww-windll|$SHARED/corpora/libwww-docs|Library/User/Platform/WinDLL.html"
+)
+LOSSLESS=(lan-1997 wan-1997 Cable DSL 3G 4G "spdy-dsl,loss=0" "spdy-cable,loss=0")
+LOSSY=(spdy-dsl spdy-cable)
+BROWSER_LINKS=(Cable DSL)
+if [ "$QUICK" = 1 ]; then
+    PAGES=("${PAGES[0]}" "${PAGES[3]}")
+    LOSSLESS=(lan-1997 Cable)
+    LOSSY=(spdy-cable)
+    BROWSER_LINKS=(Cable)
+fi
+
+mkdir -p "$OUT"
+{
+    echo "started: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "host: $(uname -srm), $(nproc) cores"
+    echo "uptime: $(uptime)"
+    echo "runs: $RUNS"
+    if [ "$QUICK" = 1 ]; then
+        echo "quick: a smoke run (${#PAGES[@]} pages; ${LOSSLESS[*]} ${LOSSY[*]}), not the validation"
+    fi
+} > "$OUT/run-info.txt"
+
+# One replay into OUT/NAME.json (skipped when present), under the timing lock, with the load.
+replay() {
+    local name=$1
+    shift
+    local file="$OUT/$name.json"
+    if [ -s "$file" ]; then
+        return
+    fi
+    echo "$(date +%T) $name" >&2
+    local before after
+    before=$(cut -d' ' -f1 /proc/loadavg)
+    flock "$LOCK" "$BIN" replay "$@" --json > "$file.tmp" 2> "$OUT/$name.err" || {
+        echo "  failed (see $OUT/$name.err)" >&2
+        rm -f "$file.tmp"
+        return
+    }
+    after=$(cut -d' ' -f1 /proc/loadavg)
+    mv "$file.tmp" "$file"
+    echo "$name $before $after" >> "$OUT/load.txt"
+}
+
+for entry in "${PAGES[@]}"; do
+    IFS='|' read -r label dir page <<< "$entry"
+    rewritten="$OUT/$label-rewrite"
+    if [ ! -d "$rewritten/site" ]; then
+        "$BIN" rewrite "$dir" --out "$rewritten" --force > /dev/null
+    fi
+    for site in original rewritten; do
+        src=$dir
+        [ "$site" = rewritten ] && src=$rewritten/site
+        for link in "${LOSSLESS[@]}" "${LOSSY[@]}"; do
+            replay "$label.$site.$link" "$src" --page "$page" --link "$link" --runs "$RUNS"
+        done
+        if [ "$CHROMIUM" = 1 ]; then
+            for link in "${BROWSER_LINKS[@]}"; do
+                replay "$label.$site.$link.chromium" "$src" --page "$page" --link "$link" \
+                    --runs "$RUNS" --client chromium --modes persistent,h2
+            done
+        fi
+    done
+done
+
+echo "finished: $(date -u +%Y-%m-%dT%H:%M:%SZ), uptime: $(uptime)" >> "$OUT/run-info.txt"
+if [ "$DOCS" = 1 ]; then
+    python3 benches/simulation-tables.py "$OUT"
+fi
