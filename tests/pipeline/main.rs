@@ -14,6 +14,7 @@ mod encodings;
 mod links_command;
 mod markup_weight;
 mod names;
+mod report_imports;
 mod report_schema;
 mod rewrite;
 mod symlinks;
