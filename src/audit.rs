@@ -202,9 +202,10 @@ fn first_visit_resources(
             continue;
         }
         let resolver = Resolver::new(&served.site, None);
-        let share = row.headers.down / (row.waterfall.len() as u64).max(1);
+        let n = (row.waterfall.len() as u64).max(1);
+        let (share, rest) = (row.headers.down / n, row.headers.down % n);
         let mut by_type: BTreeMap<String, ResourceTotal> = BTreeMap::new();
-        for request in &row.waterfall {
+        for (i, request) in row.waterfall.iter().enumerate() {
             let resource = match resolver.resolve(&origin, &request.target) {
                 Target::Local { path, .. } => served.resource(&path),
                 _ => None,
@@ -214,7 +215,7 @@ fn first_visit_resources(
             });
             let total = by_type.entry(kind.to_string()).or_default();
             total.requests += 1;
-            total.bytes += bytes + share;
+            total.bytes += bytes + share + u64::from((i as u64) < rest);
         }
         out.push(VisitResources {
             site: label.to_string(),

@@ -102,7 +102,10 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
             let end = code[at..]
                 .find(|c: char| !(word(c) || c == ':'))
                 .map_or(code.len(), |i| at + i);
-            let path: Vec<&str> = code[start..end].split("::").filter(|s| !s.is_empty()).collect();
+            let path: Vec<&str> = code[start..end]
+                .split("::")
+                .filter(|s| !s.is_empty())
+                .collect();
             let target = match path.as_slice() {
                 ["crate", "report", rest @ ..] => resolve(&mods, rest).or(Some(String::new())),
                 ["super", ..] => {

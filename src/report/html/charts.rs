@@ -34,15 +34,15 @@ pub struct Group {
 /// The chart's width in viewBox units.
 pub const WIDTH: f64 = 480.0;
 /// Font sizes, in viewBox units: group labels and legend, and bar values.
-pub const LABEL_FONT: f64 = 14.0;
-pub const VALUE_FONT: f64 = 12.0;
+pub const LABEL_FONT: f64 = 15.0;
+pub const VALUE_FONT: f64 = 13.0;
 const LEFT: f64 = 4.0;
 /// Room right of the longest bar for its value.
-const VALUE_ROOM: f64 = 84.0;
-const BAR: f64 = 15.0;
+const VALUE_ROOM: f64 = 90.0;
+const BAR: f64 = 16.0;
 const BAR_GAP: f64 = 3.0;
 const GROUP_GAP: f64 = 10.0;
-const LABEL_LINE: f64 = 19.0;
+const LABEL_LINE: f64 = 20.0;
 
 /// A conservative width of `text` at `font` units: what no common sans-serif font exceeds,
 /// so that what fits by this measure fits on screen.
