@@ -126,14 +126,8 @@ fn timing(metric: &str, what: &str) -> std::result::Result<Measure, String> {
 
 fn limit(name: String, measure: Measure, value: f64, level: BudgetLevel, source: &str) -> Limit {
     Limit {
-        name,
-        measure,
-        limit: value,
-        at_least: false,
         level,
-        path: None,
-        group: None,
-        source: source.to_string(),
+        ..Limit::new(name, measure, value, source)
     }
 }
 
@@ -185,39 +179,34 @@ fn lighthouse(budgets: &[Value], source: &str) -> std::result::Result<Vec<Limit>
             l.group = Some(group);
             out.push(l);
         };
-        for item in list("resourceSizes")? {
-            let what = format!("{at}: resourceSizes");
-            let kind = resource_type(
-                item.get("resourceType")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default(),
-                &what,
-            )?;
-            let kb = number(item.get("budget").unwrap_or(&Value::Null), &what)?;
-            push(limit(
-                format!("resourceSizes {kind} ≤ {kb} KB ({scope})"),
-                Measure::ResourceSize(kind),
-                kb * 1024.0,
-                BudgetLevel::Error,
-                source,
-            ));
-        }
-        for item in list("resourceCounts")? {
-            let what = format!("{at}: resourceCounts");
-            let kind = resource_type(
-                item.get("resourceType")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default(),
-                &what,
-            )?;
-            let n = number(item.get("budget").unwrap_or(&Value::Null), &what)?;
-            push(limit(
-                format!("resourceCounts {kind} ≤ {n} ({scope})"),
-                Measure::ResourceCount(kind),
-                n,
-                BudgetLevel::Error,
-                source,
-            ));
+        for (key, size) in [("resourceSizes", true), ("resourceCounts", false)] {
+            for item in list(key)? {
+                let what = format!("{at}: {key}");
+                let kind = resource_type(
+                    item.get("resourceType")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default(),
+                    &what,
+                )?;
+                let n = number(item.get("budget").unwrap_or(&Value::Null), &what)?;
+                push(if size {
+                    limit(
+                        format!("{key} {kind} ≤ {n} KB ({scope})"),
+                        Measure::ResourceSize(kind),
+                        n * 1024.0,
+                        BudgetLevel::Error,
+                        source,
+                    )
+                } else {
+                    limit(
+                        format!("{key} {kind} ≤ {n} ({scope})"),
+                        Measure::ResourceCount(kind),
+                        n,
+                        BudgetLevel::Error,
+                        source,
+                    )
+                });
+            }
         }
         for item in list("timings")? {
             let what = format!("{at}: timings");

@@ -18,7 +18,7 @@ use serde::Deserialize;
 
 use crate::error::{Error, Result};
 use crate::replay::Mode;
-use crate::report::{BudgetLevel, Limit, Measure};
+use crate::report::{Limit, Measure};
 
 /// The limits; every one is optional.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -91,15 +91,8 @@ pub fn limits(
         None => None,
     };
     let shown = mode.unwrap_or_else(Mode::reference);
-    let limit = |name: String, measure: Measure, value: f64, source: &str| Limit {
-        name,
-        measure,
-        limit: value,
-        at_least: false,
-        level: BudgetLevel::Error,
-        path: None,
-        group: None,
-        source: source.to_string(),
+    let limit = |name: String, measure: Measure, value: f64, source: &str| {
+        Limit::new(name, measure, value, source)
     };
     let mut out = Vec::new();
     if let Some((max, source)) = pick(flags.max_first_visit_bytes, file.max_first_visit_bytes) {

@@ -160,6 +160,13 @@ pub fn repo_path(site: &str, path: &str) -> String {
     joined.trim_start_matches("./").to_string()
 }
 
+/// Pretty-printed JSON with a trailing newline: serde writes it, the types give the keys.
+pub fn json<T: serde::Serialize>(value: &T) -> String {
+    let mut text = serde_json::to_string_pretty(value).expect("report types always serialize");
+    text.push('\n');
+    text
+}
+
 /// `""` for one, `"s"` otherwise.
 pub fn plural(n: usize) -> &'static str {
     if n == 1 {

@@ -452,3 +452,31 @@ pub fn opportunity_time(o: &super::model::Opportunity) -> String {
         None => "—".to_string(),
     }
 }
+
+/// The budgets in one sentence: `7 of 9 budgets held, 1 failed, 1 over at warn level`, and
+/// whether the run fails; `None` without budgets.
+pub fn verdict(report: &Report) -> Option<(bool, String)> {
+    if report.budgets.is_empty() {
+        return None;
+    }
+    let failed = report.budgets.iter().filter(|b| b.fails_run()).count();
+    let warned = report
+        .budgets
+        .iter()
+        .filter(|b| !b.passed && !b.fails_run())
+        .count();
+    let more = match (failed, warned) {
+        (0, 0) => String::new(),
+        (f, 0) => format!(", {f} failed"),
+        (0, w) => format!(", {w} over at warn level"),
+        (f, w) => format!(", {f} failed, {w} over at warn level"),
+    };
+    Some((
+        failed > 0,
+        format!(
+            "{} of {} budgets held{more}",
+            report.budgets.len() - failed - warned,
+            report.budgets.len()
+        ),
+    ))
+}

@@ -60,14 +60,7 @@ pub fn render(report: &Report) -> String {
             },
         }));
     }
-    pretty(&issues)
-}
-
-/// Pretty-printed JSON with a trailing newline.
-fn pretty<T: serde::Serialize>(value: &T) -> String {
-    let mut text = serde_json::to_string_pretty(value).expect("JSON values always serialize");
-    text.push('\n');
-    text
+    crate::report::format::json(&issues)
 }
 
 #[cfg(test)]

@@ -131,14 +131,7 @@ pub fn render(report: &Report) -> String {
             "properties": { "site": report.site.path, "findings": report.findings.len() },
         }],
     });
-    pretty(&log)
-}
-
-/// Pretty-printed JSON with a trailing newline.
-fn pretty<T: serde::Serialize>(value: &T) -> String {
-    let mut text = serde_json::to_string_pretty(value).expect("JSON values always serialize");
-    text.push('\n');
-    text
+    crate::report::format::json(&log)
 }
 
 #[cfg(test)]

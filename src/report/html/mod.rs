@@ -67,30 +67,17 @@ fn page_head(report: &Report) -> String {
 /// The verdict: the budgets in one sentence and every budget, the failed ones first.
 fn verdict(report: &Report) -> String {
     let mut out = String::from("<h2 id=\"verdict\">Verdict</h2>");
-    let failed = report.budgets.iter().filter(|b| b.fails_run()).count();
-    let warned = report
-        .budgets
-        .iter()
-        .filter(|b| !b.passed && !b.fails_run())
-        .count();
-    if !report.budgets.is_empty() {
+    if let Some((fails, sentence)) = phrases::verdict(report) {
         let _ = write!(
             out,
-            "<p class=\"lead\"><span class=\"{}\">{}</span>: {} of {} budgets held{}.</p>",
-            if failed == 0 {
-                "verdict-pass"
-            } else {
+            "<p class=\"lead\"><span class=\"{}\">{}</span>: {}.</p>",
+            if fails {
                 "verdict-fail"
+            } else {
+                "verdict-pass"
             },
-            if failed == 0 { "Pass" } else { "FAIL" },
-            report.budgets.len() - failed - warned,
-            report.budgets.len(),
-            match (failed, warned) {
-                (0, 0) => String::new(),
-                (f, 0) => format!(", {f} failed"),
-                (0, w) => format!(", {w} over at warn level"),
-                (f, w) => format!(", {f} failed, {w} over at warn level"),
-            }
+            if fails { "FAIL" } else { "Pass" },
+            esc(&sentence)
         );
     }
     out.push_str(&tables::budgets(report));

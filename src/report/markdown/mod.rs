@@ -41,25 +41,13 @@ fn verdict(out: &mut String, report: &Report) {
         let _ = writeln!(out, "No budgets were set.\n");
         return;
     }
-    let failed = report.budgets.iter().filter(|b| b.fails_run()).count();
-    let warned = report
-        .budgets
-        .iter()
-        .filter(|b| !b.passed && !b.fails_run())
-        .count();
-    let _ = writeln!(
-        out,
-        "**{}** — {} of {} budgets held{}.\n",
-        if failed == 0 { "Pass" } else { "FAIL" },
-        report.budgets.len() - failed - warned,
-        report.budgets.len(),
-        match (failed, warned) {
-            (0, 0) => String::new(),
-            (f, 0) => format!(", {f} failed"),
-            (0, w) => format!(", {w} over at warn level"),
-            (f, w) => format!(", {f} failed, {w} over at warn level"),
-        }
-    );
+    if let Some((fails, sentence)) = phrases::verdict(report) {
+        let _ = writeln!(
+            out,
+            "**{}** — {sentence}.\n",
+            if fails { "FAIL" } else { "Pass" }
+        );
+    }
     let _ = writeln!(
         out,
         "| Budget | Level | Limit | Actual | Result |\n|---|---|---:|---:|---|"

@@ -68,6 +68,22 @@ pub struct Limit {
     pub source: String,
 }
 
+impl Limit {
+    /// A maximum of level `error` for every page.
+    pub fn new(name: impl Into<String>, measure: Measure, limit: f64, source: &str) -> Self {
+        Limit {
+            name: name.into(),
+            measure,
+            limit,
+            at_least: false,
+            level: BudgetLevel::Error,
+            path: None,
+            group: None,
+            source: source.to_string(),
+        }
+    }
+}
+
 /// Everything [`Report::finish`] checks: the limits, the mode they read, and a baseline.
 #[derive(Debug, Clone, Default)]
 pub struct Gates {
@@ -324,16 +340,7 @@ mod tests {
     }
 
     fn limit(name: &str, measure: Measure, value: f64) -> Limit {
-        Limit {
-            name: name.into(),
-            measure,
-            limit: value,
-            at_least: false,
-            level: BudgetLevel::Error,
-            path: None,
-            group: None,
-            source: "flags".into(),
-        }
+        Limit::new(name, measure, value, "flags")
     }
 
     fn gates(limits: Vec<Limit>) -> Gates {

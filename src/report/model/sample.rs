@@ -10,6 +10,7 @@ use crate::error::Problem;
 use crate::image::Outcome;
 use crate::replay::chromium::row::BrowserMetrics;
 use crate::replay::row::{RowLink, Spread};
+use crate::replay::study::{Study, StudyRow, Variant};
 use crate::replay::BrowserRow;
 
 pub fn sample() -> Report {
@@ -204,5 +205,31 @@ pub fn browser_row(site: &str, mode: &str, test: &str, lcp: f64) -> BrowserRow {
                 failed: None,
             })
             .collect(),
+    }
+}
+
+/// A made-up document-size study: every variant at 1 KiB, 20 KiB and 100 KiB.
+pub fn study() -> Study {
+    let mut rows = Vec::new();
+    for (i, v) in Variant::ALL.into_iter().enumerate() {
+        for size in [1024u64, 20 * 1024, 100 * 1024] {
+            rows.push(StudyRow {
+                size,
+                variant: v.as_str().into(),
+                duration_ms: Spread::of([0.1 * (i + 1) as f64 + size as f64 / 1e5]),
+                connect_ms: Spread::of([0.2]),
+                bytes: size + 300,
+                packets: 10,
+                handshake_round_trips: 0,
+            });
+        }
+    }
+    Study {
+        link: "loopback".into(),
+        method: "netns".into(),
+        mss: 1460,
+        runs: 1,
+        cipher: "aes-gcm".into(),
+        rows,
     }
 }

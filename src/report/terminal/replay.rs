@@ -11,6 +11,30 @@ use crate::report::model::figures::links;
 use crate::report::model::{browser, headers, tls};
 use crate::report::phrases;
 
+/// The modes of `site`'s rows, in row order.
+fn modes_of<R: std::borrow::Borrow<ReplayRow>>(rows: &[R], site: &str) -> Vec<Mode> {
+    let mut modes: Vec<Mode> = rows
+        .iter()
+        .map(|r| r.borrow())
+        .filter(|r| r.site == site)
+        .map(|r| r.mode)
+        .collect();
+    modes.dedup();
+    modes
+}
+
+/// The row of `site`, `mode` and `test`.
+fn find<'a, R: std::borrow::Borrow<ReplayRow>>(
+    rows: &'a [R],
+    site: &str,
+    mode: Mode,
+    test: Test,
+) -> Option<&'a ReplayRow> {
+    rows.iter()
+        .map(|r| r.borrow())
+        .find(|r| r.site == site && r.mode == mode && r.test == test)
+}
+
 /// The times of one link: per site version and mode, the paper's time (first to last
 /// counted packet), the page's first byte and the page complete, medians with their ranges.
 pub fn time_table(rows: &[ReplayRow], link: &str) -> String {
@@ -38,17 +62,8 @@ pub fn time_table(rows: &[ReplayRow], link: &str) -> String {
             "1st byte",
             "complete"
         );
-        let mut modes: Vec<Mode> = rows
-            .iter()
-            .filter(|r| r.site == site)
-            .map(|r| r.mode)
-            .collect();
-        modes.dedup();
-        for mode in modes {
-            let cell = |test: Test| match rows
-                .iter()
-                .find(|r| r.site == site && r.mode == mode && r.test == test)
-            {
+        for mode in modes_of(&rows, site) {
+            let cell = |test: Test| match find(&rows, site, mode, test) {
                 Some(r) => format!(
                     "{:>24} {:>9} {:>9}",
                     format::time_spread(&r.time.last_packet_ms, r.timed_out_runs, r.runs),
@@ -115,17 +130,8 @@ fn link_table(rows: &[ReplayRow]) -> String {
             "req", "bytes", "pkts", "kernel", "conn", "paper ms"
         );
         let _ = writeln!(out, "  {:<23} {head} | {head}", "mode");
-        let mut modes: Vec<Mode> = rows
-            .iter()
-            .filter(|r| r.site == site)
-            .map(|r| r.mode)
-            .collect();
-        modes.dedup();
-        for mode in modes {
-            let cell = |test: Test| match rows
-                .iter()
-                .find(|r| r.site == site && r.mode == mode && r.test == test)
-            {
+        for mode in modes_of(rows, site) {
+            let cell = |test: Test| match find(rows, site, mode, test) {
                 Some(r) if r.timed_out_runs == r.runs => {
                     format!("{:>48}", format!("every run timed out ({})", r.runs))
                 }

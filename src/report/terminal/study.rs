@@ -62,33 +62,7 @@ pub fn table(study: &Study) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::replay::study::StudyRow;
-    use crate::replay::Spread;
-
-    fn study() -> Study {
-        let mut rows = Vec::new();
-        for (i, v) in Variant::ALL.into_iter().enumerate() {
-            for size in [1024u64, 20 * 1024, 100 * 1024] {
-                rows.push(StudyRow {
-                    size,
-                    variant: v.as_str().into(),
-                    duration_ms: Spread::of([0.1 * (i + 1) as f64 + size as f64 / 1e5]),
-                    connect_ms: Spread::of([0.2]),
-                    bytes: size + 300,
-                    packets: 10,
-                    handshake_round_trips: 0,
-                });
-            }
-        }
-        Study {
-            link: "loopback".into(),
-            method: "netns".into(),
-            mss: 1460,
-            runs: 1,
-            cipher: "aes-gcm".into(),
-            rows,
-        }
-    }
+    use crate::report::model::sample::study;
 
     #[test]
     fn the_table_has_a_line_per_size_and_a_column_per_variant() {
