@@ -12,7 +12,7 @@
 //! oversized files) says so and is ranked last.
 
 use super::figures;
-use super::report::{CompressionReport, Opportunity, Report};
+use super::report::{CompressionReport, Opportunity, Report, TimeSource};
 use super::savings;
 use crate::image::Outcome;
 use crate::replay::{Mode, Test};
@@ -241,8 +241,8 @@ fn markup_left(m: &MarkupReport) -> Option<Opportunity> {
 }
 
 /// Text worth compressing (reported): the replay's reference mode against its deflate twin
-/// when both ran (and their times on the first named link, when both ran there), else the
-/// deflate estimate.
+/// when both ran (and their times on the first named link, when both ran there and differ by
+/// more than the runs' noise), else the deflate estimate.
 fn enable_deflate(report: &Report, c: &CompressionReport, mss: u64) -> Option<Opportunity> {
     let est = c.rewritten.as_ref().unwrap_or(&c.original);
     let worth: Vec<String> = est
@@ -282,10 +282,16 @@ fn enable_deflate(report: &Report, c: &CompressionReport, mss: u64) -> Option<Op
             )
         }
     };
-    // Time: the two modes' times on the first named link, when both ran there.
+    // Time: the two modes' times on the first named link, when both ran there and their
+    // difference is a result, not noise (else the estimate from the link's rates).
     let measured = savings::first_link(report).and_then(|first| {
         let plain = savings::link_time(report, &first.link, plain_mode)?;
         let deflated = savings::link_time(report, &first.link, plain_mode.deflated()?)?;
+        let resolved = plain.source == TimeSource::Simulated
+            || !plain.rewritten_ms.overlaps(&deflated.rewritten_ms);
+        if !resolved {
+            return None;
+        }
         let runs = figures::runs_on(report, &first.link);
         Some((
             plain.rewritten_ms.median - deflated.rewritten_ms.median,
@@ -397,5 +403,37 @@ mod tests {
         assert_eq!(packets(2920, 1460), 3);
         assert_eq!(packets(2921, 1460), 4);
         assert_eq!(packets(0, 1460), 0);
+    }
+
+    #[test]
+    fn a_measured_time_inside_the_noise_gives_way_to_the_estimate() {
+        use crate::replay::row::{sample_row, RowLink};
+        let cable = crate::replay::link::parse("Cable").unwrap().remove(0);
+        let mut report = crate::report::model::sample::sample();
+        for (site, mode, ms) in [
+            ("original", "pipelined", [500.0, 520.0, 540.0]),
+            ("rewritten", "pipelined", [400.0, 420.0, 440.0]),
+            ("rewritten", "pipelined-deflate", [398.0, 418.0, 438.0]),
+        ] {
+            let mut r = sample_row(site, mode, "first", 100, 10_000);
+            r.link = RowLink::new(&cable, vec![1, 2, 3]);
+            r.time.last_packet_ms = crate::replay::Spread::of(ms);
+            report.replay.push(r);
+        }
+        report.derive();
+        let deflate = report
+            .opportunities
+            .iter()
+            .find(|o| o.id == "enable-deflate")
+            .unwrap();
+        assert!(
+            deflate
+                .time_basis
+                .as_deref()
+                .unwrap()
+                .starts_with("estimated"),
+            "{deflate:?}"
+        );
+        assert_eq!(deflate.time_link.as_deref(), Some("Cable"));
     }
 }
