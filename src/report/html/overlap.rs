@@ -1,6 +1,6 @@
 //! How the tests check that a chart's labels can be read: the extent of every `<text>` of an
 //! SVG webdiet drew, from its position, anchor, font size and a conservative width per
-//! character ([`charts::text_width`]), and the pairs that overlap. The browser tests measure
+//! character ([`super::charts::text_width`]), and the pairs that overlap. The browser tests measure
 //! the same in Chromium; this one runs without a browser, on every chart the renderers draw.
 
 use super::charts::text_width;

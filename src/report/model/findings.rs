@@ -78,7 +78,7 @@ pub fn rule(id: &str) -> Option<&'static Rule> {
     RULES.iter().find(|r| r.id == id)
 }
 
-/// What [`derive`] reads a site file with, to find a finding's line: the file's bytes, or
+/// What [`derive()`] reads a site file with, to find a finding's line: the file's bytes, or
 /// `None` when it cannot be read (the line is then unknown).
 pub type Reader<'a> = &'a dyn Fn(&str) -> Option<Vec<u8>>;
 
