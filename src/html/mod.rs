@@ -15,6 +15,7 @@ use crate::css::{self, CssRefKind};
 mod compare;
 pub mod edit;
 pub mod lex;
+pub mod meta_scan;
 mod nesting;
 pub mod page;
 mod parse;

@@ -321,7 +321,10 @@ impl<'a> Page<'a> {
         let (bytes, encoding) = (self.source.bytes(), self.source.encoding());
         drop((self.dom, self.log, self.ops));
         let edited = render(bytes, encoding, edits, &str::to_string);
-        if crate::site::charset::detect(&edited).encoding != encoding {
+        // The browser must read the edited page as it read the page (an edit could push a
+        // `<meta>` past where Chromium's scan stops).
+        let read = |bytes: &[u8]| crate::site::charset::detect(bytes).encoding;
+        if read(&edited) != read(bytes) {
             return false;
         }
         let Ok(source) = Source::new(&edited, encoding) else {

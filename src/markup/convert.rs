@@ -242,6 +242,10 @@ impl Converter<'_> {
     }
 
     fn font(&mut self, el: &Handle) {
+        let guessed = |a: &str| edit::attr(el, a).is_some_and(|v| !v.is_ascii());
+        if self.opts.encoding_guessed && ["face", "size", "color"].into_iter().any(guessed) {
+            return self.leave("font", "encoding-guessed");
+        }
         let mut decls = Vec::new();
         if let Some(face) = edit::attr(el, "face").filter(|f| !f.is_empty()) {
             match rules::font_face(&face) {

@@ -158,6 +158,8 @@ struct Candidate {
 struct Staged {
     path: String,
     encoding: &'static encoding_rs::Encoding,
+    /// The encoding is a guess (`site::charset::Charset::guessed`).
+    encoding_guessed: bool,
     /// The page as the image half left it: what the markup pass edits.
     before: Vec<u8>,
     /// Its zlib level-6 size.
@@ -339,6 +341,7 @@ fn read_staged(
             Some(Staged {
                 path: f.path.clone(),
                 encoding: decoded.charset.encoding,
+                encoding_guessed: decoded.charset.guessed,
                 before_deflated,
                 original,
                 before,
@@ -375,6 +378,7 @@ impl Converter {
                 // Renamed with a class, `<center>`, `<tt>`… only ever grow the page.
                 phrase_elements: false,
                 encoding: p.encoding,
+                encoding_guessed: p.encoding_guessed,
                 scripts: p.scripts.clone(),
             },
         )
