@@ -12,6 +12,7 @@ use serde::Serialize;
 
 use crate::css::{self, CssRefKind};
 
+mod chunked;
 mod compare;
 pub mod edit;
 pub mod lex;

@@ -426,3 +426,14 @@ fn a_base_directory_is_the_page_s_unless_its_base_names_another_inside_the_site(
     assert_eq!(base_dir("b.html", Some("https://example.com/")), None);
     assert_eq!(base_dir("b.html", Some("//example.com/")), None);
 }
+
+#[test]
+fn a_page_without_constructs_is_left_unparsed_but_foreign_content_is_parsed() {
+    let page = convert(&"<b>x</b>".repeat(1000), &MarkupOptions::default());
+    assert!(!page.changed && page.constructs_before.is_empty());
+    // In `<svg>` a `<title>` is not raw text: the lexer would skip the font after it, the
+    // parser does not.
+    let text = "<svg><title>t<font color=red>x</font></svg><p>y";
+    let page = convert(text, &MarkupOptions::default());
+    assert_eq!(page.constructs_before.get("font"), Some(&1), "{page:?}");
+}
