@@ -93,13 +93,15 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
     let (mut served_rewritten, problems) = ServedSite::from_site(&without_sidecars(&rewritten));
     served_rewritten.dated_like(&served_original);
     report.problems.extend(problems);
+    let sets = [
+        served_original.text_files().collect(),
+        served_rewritten.text_files().collect(),
+    ];
+    let mut estimates = crate::deflate::estimates(&sets, &opts.worth).into_iter();
     report.compression = Some(CompressionReport {
         rule: opts.worth.describe(),
-        original: crate::deflate::estimate(served_original.text_files(), &opts.worth),
-        rewritten: Some(crate::deflate::estimate(
-            served_rewritten.text_files(),
-            &opts.worth,
-        )),
+        original: estimates.next().unwrap_or_default(),
+        rewritten: estimates.next(),
     });
     timed.lap(&mut report, "compression");
 
