@@ -10,11 +10,13 @@
 //! original (served as captured) and for the reports.
 
 pub mod body;
+pub mod cdxj;
 pub mod choose;
 pub mod digest;
 pub mod http;
 pub mod index;
 pub mod names;
+pub mod package;
 pub mod record;
 pub mod stamp;
 mod summary;

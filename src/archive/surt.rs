@@ -27,7 +27,12 @@ pub fn key(raw: &str) -> String {
         key.push_str(&format!(":{port}"));
     }
     key.push(')');
-    key.push_str(&url.path().to_ascii_lowercase());
+    let path = url.path().to_ascii_lowercase();
+    // The canonicaliser strips a trailing slash, except from the root.
+    key.push_str(match path.strip_suffix('/') {
+        Some(stripped) if !stripped.is_empty() => stripped,
+        _ => &path,
+    });
     if let Some(query) = url.query().filter(|q| !q.is_empty()) {
         let mut args: Vec<String> = query
             .split('&')
@@ -77,6 +82,7 @@ mod tests {
             "com,example)/a/b.html"
         );
         assert_eq!(key("http://example.com:8080/x"), "com,example:8080)/x");
+        assert_eq!(key("http://example.com/docs/"), "com,example)/docs");
         assert_eq!(
             key("http://example.com/s?b=2&A=1"),
             "com,example)/s?a=1&b=2"

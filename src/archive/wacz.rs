@@ -33,6 +33,19 @@ pub struct Page {
 }
 
 impl Page {
+    /// A page as a WACZ lists it, with the `id` and `title` readers expect of every line.
+    pub fn new(url: &str, ts: Stamp, title: Option<&str>) -> Page {
+        Page {
+            url: url.to_string(),
+            ts: Some(ts.to_iso()),
+            title: Some(title.unwrap_or(url).to_string()),
+            id: Some(
+                super::digest::sha1_warc(format!("{url} {}", ts.to14()).as_bytes())[5..21]
+                    .to_ascii_lowercase(),
+            ),
+        }
+    }
+
     pub fn stamp(&self) -> Option<Stamp> {
         self.ts.as_deref().and_then(Stamp::parse_warc)
     }
