@@ -13,6 +13,7 @@ pub mod body;
 pub mod cdxj;
 pub mod choose;
 pub mod digest;
+pub mod emit;
 pub mod http;
 pub mod index;
 pub mod names;
@@ -31,7 +32,7 @@ use std::path::{Path, PathBuf};
 use url::Url;
 
 use crate::error::{Error, Problem, Result};
-use crate::site::{self, CrawlOptions, FileKind, Site};
+use crate::site::{self, CrawlOptions, Site};
 pub use record::Syntax;
 pub use stamp::Stamp;
 pub use summary::*;
@@ -363,11 +364,167 @@ fn report_of(
     r
 }
 
+/// The charset a page's capture gave in its HTTP `Content-Type`, which the page's bytes are
+/// still in after the rewrite: the rewritten page is served with it too (a browser puts HTTP's
+/// charset before the page's own `<meta>`), unless a byte order mark decides.
+pub fn charset_kept(a: &ArchiveSite, path: &str, body: &[u8]) -> Option<String> {
+    let charset = a.tree.files.get(path)?.charset.as_ref()?;
+    let page = matches!(
+        crate::site::media_type(path),
+        "text/html" | "application/xhtml+xml"
+    );
+    let bom = crate::site::charset::detect(body).source == crate::site::charset::CharsetSource::Bom;
+    (page && !bom).then(|| charset.clone())
+}
+
+/// Headers compared between a capture and the rewritten site's server.
+const COMPARED: [&str; 9] = [
+    "content-type",
+    "content-encoding",
+    "transfer-encoding",
+    "last-modified",
+    "etag",
+    "server",
+    "cache-control",
+    "expires",
+    "vary",
+];
+
+impl ArchiveSite {
+    /// The original, served as captured: each file with its captured `Content-Type`, and the
+    /// captured redirects and errors of the site's host at their own URLs.
+    pub fn serve_original(&self, served: &mut crate::replay::ServedSite) {
+        use crate::replay::served::{CapturedHead, CapturedResponse};
+        let types: BTreeMap<String, String> = self
+            .tree
+            .files
+            .iter()
+            .filter_map(|(p, f)| f.content_type.clone().map(|t| (p.clone(), t)))
+            .collect();
+        let host = surt::host_key(self.origin.as_str());
+        let responses = self
+            .tree
+            .responses
+            .iter()
+            .map(|(target, r)| {
+                let follow = r
+                    .location
+                    .as_deref()
+                    .and_then(|l| Url::parse(l).ok())
+                    .filter(|l| surt::host_key(l.as_str()) == host)
+                    .map(|l| match l.query() {
+                        Some(q) => format!("{}?{q}", l.path()),
+                        None => l.path().to_string(),
+                    })
+                    .filter(|_| (300..400).contains(&r.status));
+                CapturedResponse {
+                    target: target.clone(),
+                    head: CapturedHead {
+                        status: r.status,
+                        reason: if r.reason.is_empty() {
+                            "Captured".into()
+                        } else {
+                            r.reason.clone()
+                        },
+                        location: r.location.clone(),
+                        follow,
+                    },
+                    content_type: r.content_type.clone(),
+                    body: r.body.clone(),
+                }
+            })
+            .collect();
+        served.serve_captured(&types, responses);
+    }
+
+    /// The rewritten site, served with webdiet's headers, except that a page keeps the charset
+    /// its capture's HTTP header gave ([`charset_kept`]).
+    pub fn serve_rewritten(&self, served: &mut crate::replay::ServedSite) {
+        let types: BTreeMap<String, String> = served
+            .files()
+            .filter_map(|(path, res)| {
+                charset_kept(self, path, &res.body).map(|cs| {
+                    (
+                        path.to_string(),
+                        format!("{}; charset={cs}", res.content_type),
+                    )
+                })
+            })
+            .collect();
+        served.serve_captured(&types, Vec::new());
+    }
+
+    /// The headers a file of the rewritten site is served with that differ from its capture's,
+    /// per header: how many files, and one example.
+    pub fn header_changes(&self, rewritten: &crate::replay::ServedSite) -> Vec<HeaderChange> {
+        let mut changes: BTreeMap<&str, HeaderChange> = BTreeMap::new();
+        for (path, res) in rewritten.files() {
+            let Some(f) = self.tree.files.get(path) else {
+                continue;
+            };
+            let captured = |name: &str| {
+                f.fields
+                    .iter()
+                    .find(|(n, _)| n.eq_ignore_ascii_case(name))
+                    .map(|(_, v)| v.trim().to_string())
+                    .unwrap_or_default()
+            };
+            for name in COMPARED {
+                let served = match name {
+                    "content-type" => res.content_type.to_string(),
+                    "last-modified" => res.last_modified.clone(),
+                    "etag" => res.etag.clone(),
+                    "server" => "webdiet".to_string(),
+                    _ => String::new(),
+                };
+                let was = captured(name);
+                if was != served {
+                    let slot = changes.entry(name).or_insert_with(|| HeaderChange {
+                        header: name.to_string(),
+                        files: 0,
+                        example_path: path.to_string(),
+                        captured: was.clone(),
+                        served: served.clone(),
+                    });
+                    slot.files += 1;
+                }
+            }
+        }
+        changes.into_values().collect()
+    }
+
+    /// The first entry page, for the replay's visit when none is named.
+    pub fn first_page(&self) -> Option<&str> {
+        self.pages.first().map(String::as_str)
+    }
+}
+
 /// A site to work on: a directory as it is, or an archive read into one.
 #[derive(Debug)]
 pub struct Input {
     pub site: Site,
     pub archive: Option<ArchiveSite>,
+}
+
+impl Input {
+    /// The analysis options for this input: an archive's own origin is the site's URL unless
+    /// `--site-url` names one (absolute links to the captured host are the site's own).
+    pub fn analyze_options(
+        &self,
+        opts: &crate::inventory::AnalyzeOptions,
+    ) -> crate::inventory::AnalyzeOptions {
+        let mut opts = opts.clone();
+        if let Some(a) = &self.archive {
+            opts.site_url.get_or_insert_with(|| a.origin.clone());
+        }
+        opts
+    }
+
+    /// Problems of the archive itself (bad records, packages, unresolved captures), whose paths
+    /// name files and URLs rather than site paths.
+    pub fn archive_problems(&self) -> &[Problem] {
+        self.archive.as_ref().map_or(&[], |a| a.problems.as_slice())
+    }
 }
 
 /// Opens the input of `analyze`, `rewrite`, `audit`, `replay` or `verify`: a site directory,
@@ -389,15 +546,7 @@ pub fn open_input(path: &Path, crawl: &CrawlOptions, opts: &ArchiveOptions) -> R
         });
     }
     let archive = open(path, opts)?;
-    let mut site = site::crawl(&archive.dir, crawl)?;
-    site.problems.extend(archive.problems.iter().cloned());
-    if !site.files.iter().any(|f| f.kind == FileKind::Html) && !archive.tree.files.is_empty() {
-        site.problems.push(Problem::new(
-            "",
-            "archive-no-page",
-            "no capture of the site's host is an HTML page",
-        ));
-    }
+    let site = site::crawl(&archive.dir, crawl)?;
     Ok(Input {
         site,
         archive: Some(archive),

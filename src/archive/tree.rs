@@ -201,6 +201,9 @@ pub fn materialise(
                         format!("another URL already takes the name {wanted}; written as {path}"),
                     ));
                 }
+                if p.alias.is_none() && path != names::site_path(&p.url) {
+                    tree.renamed.push((p.url.to_string(), path.clone()));
+                }
                 tree.url_paths.insert(capture.url.clone(), path.clone());
                 tree.payload_entry.insert(path.clone(), payload);
                 tree.files.insert(path, capture);
@@ -264,8 +267,6 @@ fn assign_names(planned: &mut [Planned<'_>], tree: &mut Tree) {
         taken.insert(path.clone());
         if path != url_name && !dirs.contains(&url_name) && !taken.contains(&url_name) {
             p.alias = Some(url_name);
-        } else if path != url_name {
-            tree.renamed.push((p.url.to_string(), path.clone()));
         }
         p.path = path;
     }

@@ -27,6 +27,9 @@ pub fn render(report: &Report) -> String {
     images(&mut out, report);
     markup(&mut out, report);
     budgets(&mut out, report);
+    if let Some(a) = &report.archive {
+        out.push_str(&super::archive::markdown(a));
+    }
     let _ = writeln!(
         out,
         "**Problems:** {}\n\n<sub>{} {}, report schema {}</sub>",

@@ -1,5 +1,6 @@
 //! Exporters: each turns a stage's result (plain serde data) into one output format.
 
+pub mod archive;
 pub mod browser;
 pub(crate) mod figures;
 pub mod headers;

@@ -219,6 +219,9 @@ pub fn audit(report: &Report, reports_at: &std::path::Path, style: &TextStyle) -
         );
     }
     s.push_str(&budgets(report, style));
+    if let Some(a) = &report.archive {
+        s.push_str(&super::archive::text(a));
+    }
     let _ = writeln!(s, "  reports: {}", reports_at.display());
     s
 }

@@ -75,6 +75,9 @@ pub fn render(report: &Report) -> String {
     }
     out.push_str(&bytes_section(report));
     out.push_str(&findings_section(report));
+    if let Some(a) = &report.archive {
+        out.push_str(&super::archive::html(a));
+    }
     out.push_str(&method(report));
     let _ = writeln!(
         out,

@@ -143,6 +143,8 @@ pub fn parse_response(buf: &[u8]) -> Parsed<ResponseHead> {
 
 /// Whether a media type is text that deflate shrinks.
 pub fn is_text(content_type: &str) -> bool {
+    // Parameters (`; charset=…`, as a captured type has them) do not change the answer.
+    let content_type = content_type.split(';').next().unwrap_or("").trim();
     content_type.starts_with("text/")
         || matches!(
             content_type,
