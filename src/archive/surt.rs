@@ -27,7 +27,13 @@ pub fn key(raw: &str) -> String {
         key.push_str(&format!(":{port}"));
     }
     key.push(')');
-    let path = url.path().to_ascii_lowercase();
+    // Runs of slashes collapse to one (the canonicaliser normalises the path so).
+    let mut path = String::with_capacity(url.path().len());
+    for c in url.path().to_ascii_lowercase().chars() {
+        if !(c == '/' && path.ends_with('/')) {
+            path.push(c);
+        }
+    }
     // The canonicaliser strips a trailing slash, except from the root.
     key.push_str(match path.strip_suffix('/') {
         Some(stripped) if !stripped.is_empty() => stripped,
@@ -83,6 +89,10 @@ mod tests {
         );
         assert_eq!(key("http://example.com:8080/x"), "com,example:8080)/x");
         assert_eq!(key("http://example.com/docs/"), "com,example)/docs");
+        assert_eq!(
+            key("metadata://webdiet/http://www.example.com/"),
+            "webdiet)/http:/www.example.com"
+        );
         assert_eq!(
             key("http://example.com/s?b=2&A=1"),
             "com,example)/s?a=1&b=2"

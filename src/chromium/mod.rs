@@ -339,6 +339,76 @@ impl Browser {
         })
     }
 
+    /// Renders a page that is an application rather than a document (ReplayWeb.page showing
+    /// an archive): on the real clock, since its service worker's loads are not fetches that
+    /// virtual time waits for; captures the viewport once the JavaScript expression `ready`
+    /// (polled every 250 ms) is true and two frames have been drawn.
+    pub fn render_url_when(&mut self, url: &str, ready: &str) -> Result<Screenshot, RenderError> {
+        let deadline = Instant::now() + self.opts.timeout;
+        self.in_new_tab(deadline, |browser, target_id| {
+            let session = browser.attach(target_id, deadline)?;
+            let s = Some(session.as_str());
+            let (width, height) = (browser.opts.window_width, browser.opts.window_height);
+            browser.call("Page.enable", json!({}), s, deadline)?;
+            browser.call(
+                "Emulation.setDeviceMetricsOverride",
+                json!({ "width": width, "height": height, "deviceScaleFactor": 1, "mobile": false }),
+                s,
+                deadline,
+            )?;
+            let navigated = browser.call("Page.navigate", json!({ "url": url }), s, deadline)?;
+            if let Some(error) = navigated["errorText"].as_str() {
+                return Err(RenderError::new("protocol", format!("navigation: {error}")));
+            }
+            loop {
+                let value = browser.call(
+                    "Runtime.evaluate",
+                    json!({ "expression": ready, "awaitPromise": true, "returnByValue": true }),
+                    s,
+                    deadline,
+                )?;
+                if value["result"]["value"] == json!(true) {
+                    break;
+                }
+                if Instant::now() + Duration::from_millis(250) > deadline {
+                    return Err(RenderError::new(
+                        "timeout",
+                        format!("{url}: not ready within {:?}", browser.opts.timeout),
+                    ));
+                }
+                std::thread::sleep(Duration::from_millis(250));
+            }
+            browser.call(
+                "Runtime.evaluate",
+                json!({
+                    "expression": "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))",
+                    "awaitPromise": true,
+                }),
+                s,
+                deadline,
+            )?;
+            let shot = browser.call(
+                "Page.captureScreenshot",
+                json!({
+                    "format": "png",
+                    "clip": { "x": 0, "y": 0, "width": width, "height": height, "scale": 1 },
+                }),
+                s,
+                deadline,
+            )?;
+            let png = shot["data"]
+                .as_str()
+                .and_then(base64_decode)
+                .ok_or_else(|| RenderError::new("bad-screenshot", "no PNG data in the reply"))?;
+            Ok(Screenshot {
+                width,
+                height,
+                truncated: false,
+                png,
+            })
+        })
+    }
+
     /// Opens a blank tab, runs `visit` in it and closes the tab again (when the browser still
     /// runs: a fresh deadline, so closing is tried even when `visit` ran out of time).
     fn in_new_tab<T>(

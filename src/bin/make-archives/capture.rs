@@ -513,9 +513,6 @@ pub fn capture(dir: &Path, out: &Path, name: &str, host: &str) -> Result<(), Str
     write_arc(&out.join(format!("{name}.arc")), false, &arc_x)?;
 
     // WACZ: both WARCs, their index, the HTML files as pages.
-    let mut lines = placed.lines;
-    lines.extend(earlier_placed.lines);
-    let cdx = cdxj::sorted(&lines);
     let pages: Vec<Page> = crawled
         .files
         .iter()
@@ -529,23 +526,50 @@ pub fn capture(dir: &Path, out: &Path, name: &str, host: &str) -> Result<(), Str
             Page::new(&x.url, x.date, None)
         })
         .collect();
-    let main_name = format!("{name}.warc.gz");
     let earlier_name = format!("{name}-earlier.warc.gz");
-    let warcs: Vec<(&Path, &str)> = vec![(&main_gz, &main_name), (&earlier_path, &earlier_name)];
-    package::write(
-        &out.join(format!("{name}.wacz")),
-        &Package {
-            warcs: &warcs,
-            cdxj: &cdx,
-            pages_header: None,
-            pages: &pages,
-            title: name,
-            description: "captured through webdiet's server by make-archives",
-            created: t3,
-            main_page: pages.first(),
-        },
-    )
-    .map_err(|e| format!("{name}.wacz: {e}"))?;
+    let package_with = |wacz: &str, main: &Path, main_name: &str, lines: Vec<Line>| {
+        let mut lines = lines;
+        lines.extend(earlier_placed.lines.iter().cloned());
+        let cdx = cdxj::sorted(&lines);
+        let warcs: Vec<(&Path, &str)> = vec![(main, main_name), (&earlier_path, &earlier_name)];
+        package::write(
+            &out.join(wacz),
+            &Package {
+                warcs: &warcs,
+                cdxj: &cdx,
+                pages_header: None,
+                pages: &pages,
+                title: name,
+                description: "captured through webdiet's server by make-archives",
+                created: t3,
+                main_page: pages.first(),
+            },
+        )
+        .map_err(|e| format!("{wacz}: {e}"))
+    };
+    package_with(
+        &format!("{name}.wacz"),
+        &main_gz,
+        &format!("{name}.warc.gz"),
+        placed.lines,
+    )?;
+    // The same without the not-modified revisit, which ReplayWeb.page 2.5 replays as the 304
+    // it records rather than as the capture it stands for (docs/archives.md): the WACZ the
+    // ReplayWeb.page render check compares with.
+    let replayable: Vec<Rec> = recs
+        .iter()
+        .filter(|r| !matches!(r, Rec::Revisit { profile, .. } if *profile == warc::NOT_MODIFIED))
+        .cloned()
+        .collect();
+    let replayable_name = format!("{name}-replayable.warc.gz");
+    let replayable_gz = out.join(&replayable_name);
+    let placed = write_warc(&replayable_gz, true, &replayable)?;
+    package_with(
+        &format!("{name}-replayable.wacz"),
+        &replayable_gz,
+        &replayable_name,
+        placed.lines,
+    )?;
     Ok(())
 }
 
