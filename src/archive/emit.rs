@@ -210,31 +210,17 @@ fn write_all(temp_warc: &Path, temp_zip: &Path, src: &Source<'_>) -> Result<Emit
                 filename: warc_name.into(),
             });
             emitted.response_records += 1;
-            let meta = serde_json::to_vec_pretty(&provenance.of(path, &url, &res.body))
-                .map_err(|e| Error::io(temp_warc, std::io::Error::other(e)))?;
-            let meta_uri = format!("metadata://webdiet/{url}");
-            let m = w
-                .warc(&Record {
-                    rtype: "metadata",
-                    uri: Some(&meta_uri),
-                    date: now,
-                    content_type: Some("application/json"),
-                    fields: vec![("WARC-Concurrent-To", written.record_id.clone())],
-                    block: &meta,
-                    payload_at: Some(0),
-                })
-                .map_err(io)?;
-            lines.push(Line {
-                url: meta_uri,
-                date: now,
-                mime: Some("application/json".into()),
-                status: None,
-                digest: m.payload_digest,
-                length: m.length,
-                offset: m.offset,
-                filename: warc_name.into(),
-            });
-            emitted.metadata_records += 1;
+            let about = provenance.of(path, &url, &res.body);
+            metadata(
+                &mut w,
+                &url,
+                &written.record_id,
+                &about,
+                now,
+                &mut lines,
+                &mut emitted,
+            )
+            .map_err(io)?;
         }
     }
     if let Some(a) = src.archive {
@@ -272,6 +258,41 @@ fn write_all(temp_warc: &Path, temp_zip: &Path, src: &Source<'_>) -> Result<Emit
     .map_err(|e| Error::io(temp_zip, e))?;
     emitted.bytes = bytes;
     Ok(emitted)
+}
+
+/// The `metadata://` record beside the response for `url`: its provenance, as JSON.
+fn metadata(
+    w: &mut Writer<std::io::BufWriter<std::fs::File>>,
+    url: &str,
+    response_id: &str,
+    about: &serde_json::Value,
+    now: Stamp,
+    lines: &mut Vec<Line>,
+    emitted: &mut Emitted,
+) -> std::io::Result<()> {
+    let block = serde_json::to_vec_pretty(about).map_err(std::io::Error::other)?;
+    let uri = format!("metadata://webdiet/{url}");
+    let m = w.warc(&Record {
+        rtype: "metadata",
+        uri: Some(&uri),
+        date: now,
+        content_type: Some("application/json"),
+        fields: vec![("WARC-Concurrent-To", response_id.to_string())],
+        block: &block,
+        payload_at: Some(0),
+    })?;
+    lines.push(Line {
+        url: uri,
+        date: now,
+        mime: Some("application/json".into()),
+        status: None,
+        digest: m.payload_digest,
+        length: m.length,
+        offset: m.offset,
+        filename: "data.warc.gz".into(),
+    });
+    emitted.metadata_records += 1;
+    Ok(())
 }
 
 /// Each rewritten file's `Last-Modified`: its original's when the original has it, else the
@@ -348,7 +369,7 @@ fn copy_captured(
             payload_at: Some(head_len),
         })?;
         lines.push(Line {
-            url,
+            url: url.clone(),
             date: now,
             mime,
             status,
@@ -358,6 +379,22 @@ fn copy_captured(
             filename: "data.warc.gz".into(),
         });
         emitted.response_records += 1;
+        let about = serde_json::json!({
+            "url": url,
+            "transform": "copied",
+            "detail": "the captured response, as captured (the rewrite changes only the site's own files)",
+            "verification": "the block is the original's, byte for byte",
+            "original": {
+                "url": chosen.uri,
+                "date": chosen.date.to_iso(),
+                "record_id": chosen.record_id,
+                "payload_record_id": payload.record_id,
+                "payload_digest": payload.payload_digest,
+                "status": status,
+            },
+            "software": format!("webdiet {}", env!("CARGO_PKG_VERSION")),
+        });
+        metadata(w, &url, &written.record_id, &about, now, lines, emitted)?;
     }
     Ok(())
 }

@@ -55,13 +55,7 @@ const READY: &str = r#"(() => {
 })()"#;
 
 fn pages_of(wacz: &Path) -> Vec<String> {
-    let out = std::process::Command::new("unzip")
-        .args(["-p"])
-        .arg(wacz)
-        .arg("pages/pages.jsonl")
-        .output()
-        .expect("unzip runs");
-    String::from_utf8_lossy(&out.stdout)
+    String::from_utf8_lossy(&archives::zip_entry(wacz, "pages/pages.jsonl"))
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .filter_map(|v| v["url"].as_str().map(str::to_string))

@@ -78,3 +78,42 @@ pub fn replaywebpage() -> Option<PathBuf> {
     eprintln!("note: {} is not there; skipping", dir.display());
     None
 }
+
+/// One entry of a ZIP (a WACZ), decompressed.
+pub fn zip_entry(zip: &Path, name: &str) -> Vec<u8> {
+    use std::io::Read;
+    let bytes = std::fs::read(zip).expect("the ZIP file is readable");
+    let archive = rawzip::ZipArchive::from_slice(&bytes).expect("a ZIP file");
+    let mut entries = archive.entries();
+    while let Some(e) = entries.next_entry().expect("a readable central directory") {
+        if e.file_path().as_ref() != name.as_bytes() {
+            continue;
+        }
+        let entry = archive.get_entry(e.wayfinder()).expect("a readable entry");
+        let mut out = Vec::new();
+        if e.compression_method() == rawzip::CompressionMethod::DEFLATE {
+            flate2::read::DeflateDecoder::new(entry.data())
+                .read_to_end(&mut out)
+                .expect("a deflated entry");
+        } else {
+            out.extend_from_slice(entry.data());
+        }
+        return out;
+    }
+    panic!("{} has no entry {name}", zip.display());
+}
+
+/// Runs `webdiet analyze --json` on an archive (with more arguments) and parses the output.
+pub fn analyze(args: &[&std::ffi::OsStr]) -> serde_json::Value {
+    let out = super::webdiet()
+        .args(["analyze", "--json"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "analyze {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("analyze --json prints JSON")
+}

@@ -218,8 +218,9 @@ fn add_entries(path: &Path, extra: &[(&str, &[u8])]) -> Result<(), String> {
             w.finish(desc).map_err(|e| e.to_string())?;
         }
         for (name, data) in extra {
+            // Verbatim: the writer would otherwise normalise the name into a safe one.
             let (mut w, config) = zip
-                .new_file(*name)
+                .new_file(rawzip::path::EntryPath::verbatim(name.as_bytes()))
                 .compression_method(CompressionMethod::STORE)
                 .start()
                 .map_err(|e| format!("{name}: {e}"))?;

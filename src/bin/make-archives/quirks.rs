@@ -1,7 +1,7 @@
 //! `quirks`: a small site whose every page is an edge of the capture → site mapping, written
 //! as a server would have sent it: a query-string URL, pages whose charset only the HTTP header
 //! gives (ISO-8859-1, Shift_JIS), a captured 404 and 500, a third-party host, a `.php` page
-//! served as HTML, an extensionless image, a redirect, a style sheet stored decoded with its
+//! served as HTML, an extensionless image, redirects (one an image a page shows), a style sheet stored decoded with its
 //! `Content-Encoding` renamed `x-orig-content-encoding` (as Browsertrix does), and a revisit
 //! whose original is in no file.
 
@@ -27,7 +27,8 @@ pub fn write(out: &Path) -> Result<(), String> {
         <a href=\"broken.html\">broken</a> <a href=\"page.php\">php</a> \
         <a href=\"moved.html\">moved</a></p>\
         <p><img src=\"missing.gif\" alt=\"\"> <img src=\"http://cdn.other.test/logo.gif\" alt=\"\"> \
-        <img src=\"logo\" alt=\"\"> <img src=\"pixel.gif\" alt=\"\"></p></body></html>\n";
+        <img src=\"logo\" alt=\"\"> <img src=\"pixel.gif\" alt=\"\"> \
+        <img src=\"old-logo.gif\" alt=\"\"></p></body></html>\n";
     let (sjis, _, _) =
         encoding_rs::SHIFT_JIS.encode("<html><body><p>日本語のページ</p></body></html>\n");
     let latin: Vec<u8> = b"<html><body><p>caf\xe9 cr\xe8me</p></body></html>\n".to_vec();
@@ -93,6 +94,14 @@ pub fn write(out: &Path) -> Result<(), String> {
                     ("Content-Type", "text/html"),
                 ],
                 b"<p>Moved</p>\n",
+            ),
+        ),
+        (
+            at("/old-logo.gif"),
+            made_response(
+                "302 Found",
+                &[("Location", &at("/logo")), ("Content-Type", "text/html")],
+                b"<p>Found</p>\n",
             ),
         ),
         (
