@@ -170,3 +170,41 @@ fn with_and_at_need_an_archive_and_a_missing_input_is_not_created() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not one"));
 }
+
+#[test]
+fn a_real_site_captured_into_a_warc_and_a_wacz_analyzes_like_its_directory() {
+    let Some(site) = common::shared_corpus("libwww-docs") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().to_str().unwrap();
+    archives::make_archives(&[
+        "capture",
+        site.to_str().unwrap(),
+        out,
+        "libwww",
+        "www.w3.org",
+    ]);
+    // The capture knows the site's URL: absolute links to its host are its own, as
+    // `--site-url` makes them for the directory.
+    let directory = common::webdiet()
+        .args(["analyze", "--json", "--site-url", "http://www.w3.org/"])
+        .arg(&site)
+        .output()
+        .unwrap();
+    let directory = figures(&serde_json::from_slice(&directory.stdout).unwrap());
+    let earlier = tmp.path().join("libwww-earlier.warc.gz");
+    for (file, more) in [
+        (
+            "libwww.warc.gz",
+            vec![OsStr::new("--with"), earlier.as_os_str()],
+        ),
+        ("libwww.arc.gz", vec![]),
+        ("libwww.wacz", vec![]),
+    ] {
+        let inventory = analyze_archive(&tmp.path().join(file), &more);
+        for (key, value) in directory.as_object().unwrap() {
+            assert_eq!(&inventory[key], value, "{file}: {key}");
+        }
+    }
+}

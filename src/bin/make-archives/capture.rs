@@ -309,11 +309,18 @@ pub fn capture(dir: &Path, out: &Path, name: &str, host: &str) -> Result<(), Str
     // Revisits whose originals are in the earlier file; one not-modified revisit.
     let revisited: Vec<&str> = gifs.iter().take(3).copied().collect();
     let not_modified = gifs.get(3).copied();
-    let index_page = crawled
-        .files
-        .iter()
-        .find(|f| f.kind == FileKind::Html && !f.path.contains('/'))
-        .map(|f| f.path.clone())
+    // The page `/` leads to (the root's index page), else the first page at the root: the
+    // one with several captures, sent chunked.
+    let root_index = resolver.entry_page();
+    let index_page = root_index
+        .clone()
+        .or_else(|| {
+            crawled
+                .files
+                .iter()
+                .find(|f| f.kind == FileKind::Html && !f.path.contains('/'))
+                .map(|f| f.path.clone())
+        })
         .ok_or("the site has no page at its root")?;
 
     let (fetched, root, conditional) = with_server(dir, |addr| -> Result<_, String> {
@@ -435,7 +442,7 @@ pub fn capture(dir: &Path, out: &Path, name: &str, host: &str) -> Result<(), Str
     let root_framed = chunked(&root.response)?;
     let (_, at) = split(&root_framed)?;
     let root_digest = webdiet::archive::digest::sha1_warc(&root_framed[at..]);
-    if Some(&root_digest) == main_index_digest.as_ref() {
+    if root_index.is_some() && Some(&root_digest) == main_index_digest.as_ref() {
         recs.push(Rec::Revisit {
             url: root.url.clone(),
             date: root.date,
@@ -445,7 +452,7 @@ pub fn capture(dir: &Path, out: &Path, name: &str, host: &str) -> Result<(), Str
             target: None,
             digest: root_digest,
         });
-    } else {
+    } else if root_index.is_some() {
         return Err("`/` and the index page differ; the site's root is not its index page".into());
     }
     if let Some(x) = &conditional {
