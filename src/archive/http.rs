@@ -1,7 +1,7 @@
 //! The HTTP layer inside a `response` record (and an ARC record): the status line and headers
 //! (httparse, with a size cap), and the body as the browser saw it: de-chunked
 //! (`Transfer-Encoding: chunked` is stored as sent, WARC 1.1 §6.3) and its `Content-Encoding`
-//! decoded (flate2). Both readers stream, so a body never has to fit in memory. Browsertrix
+//! decoded ([`crate::deflate::stream`]). Both readers stream, so a body never has to fit in memory. Browsertrix
 //! stores some bodies already decoded and renames the headers that no longer hold to `x-orig-…`:
 //! the framing is then read from the headers as they stand, and what was sent from the
 //! `x-orig-` ones.
@@ -258,9 +258,9 @@ pub fn decoded<'a>(
     let mut reader: Box<dyn BufRead + 'a> = body;
     for coding in codings.iter().rev() {
         reader = match coding.as_str() {
-            "gzip" | "x-gzip" => Box::new(io::BufReader::new(
-                flate2::bufread::MultiGzDecoder::new(reader),
-            )),
+            "gzip" | "x-gzip" => {
+                Box::new(io::BufReader::new(crate::deflate::stream::gunzip(reader)))
+            }
             "deflate" => {
                 // RFC 9110 says zlib; some servers sent raw deflate. The zlib header decides.
                 let head = reader.fill_buf().map_err(|e| e.to_string())?;
@@ -268,11 +268,11 @@ pub fn decoded<'a>(
                     && head[0] & 0x0f == 8
                     && (u16::from(head[0]) << 8 | u16::from(head[1])) % 31 == 0;
                 if zlib {
-                    Box::new(io::BufReader::new(flate2::bufread::ZlibDecoder::new(
+                    Box::new(io::BufReader::new(crate::deflate::stream::inflate_zlib(
                         reader,
                     )))
                 } else {
-                    Box::new(io::BufReader::new(flate2::bufread::DeflateDecoder::new(
+                    Box::new(io::BufReader::new(crate::deflate::stream::inflate_raw(
                         reader,
                     )))
                 }

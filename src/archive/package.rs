@@ -164,7 +164,7 @@ fn entry<W: Write>(
     let mut hash = digest::Running::sha256();
     let mut buf = vec![0u8; 64 << 10];
     let written = if method == CompressionMethod::DEFLATE {
-        let encoder = flate2::write::DeflateEncoder::new(&mut entry, flate2::Compression::new(6));
+        let encoder = crate::deflate::stream::RawDeflater::new(&mut entry, 6);
         let mut writer = config.wrap(encoder);
         let n = pump(content, &mut writer, &mut hash, &mut buf)?;
         let (encoder, descriptor) = writer.finish().map_err(io::Error::other)?;

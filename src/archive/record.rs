@@ -622,7 +622,7 @@ enum Member {
 /// One gzip member at `start`: its record, read to the member's end.
 fn gzip_member(seg: &Segment, r: &mut Reader, start: u64) -> Member {
     let gz_err = |e: io::Error| RecordError::Gzip(e.to_string());
-    let mut dec = BufReader::new(flate2::bufread::GzDecoder::new(&mut *r));
+    let mut dec = BufReader::new(crate::deflate::stream::gunzip_member(&mut *r));
     let header = match read_header(&mut dec, seg.syntax) {
         Ok(Some(h)) => h,
         Ok(None) => return Member::Failed(RecordError::Gzip("empty member".into())),
@@ -682,7 +682,7 @@ pub fn open_record(seg: &Segment, offset: u64) -> Result<(Header, Box<dyn BufRea
     let window = Window::open(seg, offset).map_err(io_err)?;
     let r = BufReader::with_capacity(64 << 10, window);
     let mut r: Box<dyn BufRead> = if seg.gzip {
-        Box::new(BufReader::new(flate2::bufread::GzDecoder::new(r)))
+        Box::new(BufReader::new(crate::deflate::stream::gunzip_member(r)))
     } else {
         Box::new(r)
     };

@@ -167,7 +167,9 @@ pub fn open(path: &Path) -> Result<Wacz> {
                 limited(Box::new(entry.verifying_reader(entry.reader())), &mut out)?
             }
             CompressionMethod::DEFLATE => limited(
-                Box::new(entry.verifying_reader(flate2::read::DeflateDecoder::new(entry.reader()))),
+                Box::new(entry.verifying_reader(crate::deflate::stream::inflate_raw(
+                    std::io::BufReader::new(entry.reader()),
+                ))),
                 &mut out,
             )?,
             other => return Err(format!("compression method {} is not read", other.as_u16())),
@@ -340,9 +342,9 @@ fn check_hashes(
             .and_then(|entry| {
                 let reader: Box<dyn Read> = match *method {
                     CompressionMethod::STORE => Box::new(entry.reader()),
-                    CompressionMethod::DEFLATE => {
-                        Box::new(flate2::read::DeflateDecoder::new(entry.reader()))
-                    }
+                    CompressionMethod::DEFLATE => Box::new(crate::deflate::stream::inflate_raw(
+                        std::io::BufReader::new(entry.reader()),
+                    )),
                     other => {
                         return Err(format!("compression method {} is not read", other.as_u16()))
                     }

@@ -12,6 +12,7 @@ mod common;
 mod audit;
 mod emit;
 mod hostile;
+mod memory;
 mod quirks;
 mod reading;
 mod tools;
