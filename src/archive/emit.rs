@@ -182,45 +182,24 @@ fn write_all(temp_warc: &Path, temp_zip: &Path, src: &Source<'_>) -> Result<Emit
             }
         }
         for url in urls {
-            let written = w
-                .warc(&Record {
-                    rtype: "response",
-                    uri: Some(&url),
-                    date: now,
-                    content_type: Some("application/http; msgtype=response"),
-                    fields: Vec::new(),
-                    block: &block,
-                    payload_at: Some(head.len()),
-                })
-                .map_err(io)?;
-            lines.push(Line {
-                url: url.clone(),
-                date: now,
-                mime: Some(
-                    content_type
-                        .split([';', ' '])
-                        .next()
-                        .unwrap_or("")
-                        .to_string(),
-                ),
-                status: Some(200),
-                digest: written.payload_digest.clone(),
-                length: written.length,
-                offset: written.offset,
-                filename: warc_name.into(),
-            });
-            emitted.response_records += 1;
-            let about = provenance.of(path, &url, &res.body);
-            metadata(
+            let mime = content_type
+                .split([';', ' '])
+                .next()
+                .unwrap_or("")
+                .to_string();
+            let id = response(
                 &mut w,
                 &url,
-                &written.record_id,
-                &about,
+                &block,
+                head.len(),
                 now,
+                (200, Some(mime)),
                 &mut lines,
-                &mut emitted,
             )
             .map_err(io)?;
+            emitted.response_records += 1;
+            let about = provenance.of(path, &url, &res.body);
+            metadata(&mut w, &url, &id, &about, now, &mut lines, &mut emitted).map_err(io)?;
         }
     }
     if let Some(a) = src.archive {
@@ -258,6 +237,39 @@ fn write_all(temp_warc: &Path, temp_zip: &Path, src: &Source<'_>) -> Result<Emit
     .map_err(|e| Error::io(temp_zip, e))?;
     emitted.bytes = bytes;
     Ok(emitted)
+}
+
+/// A `response` record of `block` (an HTTP head of `head_len` bytes and a body) at `url`, with
+/// its CDXJ line (`status`, `mime`); returns its record ID.
+fn response(
+    w: &mut Writer<std::io::BufWriter<std::fs::File>>,
+    url: &str,
+    block: &[u8],
+    head_len: usize,
+    now: Stamp,
+    (status, mime): (u16, Option<String>),
+    lines: &mut Vec<Line>,
+) -> std::io::Result<String> {
+    let written = w.warc(&Record {
+        rtype: "response",
+        uri: Some(url),
+        date: now,
+        content_type: Some("application/http; msgtype=response"),
+        fields: Vec::new(),
+        block,
+        payload_at: Some(head_len),
+    })?;
+    lines.push(Line {
+        url: url.to_string(),
+        date: now,
+        mime,
+        status: Some(status),
+        digest: written.payload_digest,
+        length: written.length,
+        offset: written.offset,
+        filename: "data.warc.gz".into(),
+    });
+    Ok(written.record_id)
 }
 
 /// The `metadata://` record beside the response for `url`: its provenance, as JSON.
@@ -359,25 +371,15 @@ fn copy_captured(
             ),
             _ => continue,
         };
-        let written = w.warc(&Record {
-            rtype: "response",
-            uri: Some(&url),
-            date: now,
-            content_type: Some("application/http; msgtype=response"),
-            fields: Vec::new(),
-            block: &block,
-            payload_at: Some(head_len),
-        })?;
-        lines.push(Line {
-            url: url.clone(),
-            date: now,
-            mime,
-            status,
-            digest: written.payload_digest,
-            length: written.length,
-            offset: written.offset,
-            filename: "data.warc.gz".into(),
-        });
+        let id = response(
+            w,
+            &url,
+            &block,
+            head_len,
+            now,
+            (status.unwrap_or(0), mime),
+            lines,
+        )?;
         emitted.response_records += 1;
         let about = serde_json::json!({
             "url": url,
@@ -394,7 +396,7 @@ fn copy_captured(
             },
             "software": format!("webdiet {}", env!("CARGO_PKG_VERSION")),
         });
-        metadata(w, &url, &written.record_id, &about, now, lines, emitted)?;
+        metadata(w, &url, &id, &about, now, lines, emitted)?;
     }
     Ok(())
 }

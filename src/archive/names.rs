@@ -8,7 +8,7 @@
 //! symbolic link to it: every later stage classifies and serves the file by its name, as it
 //! does for a directory, and references to the URL still resolve.
 
-use percent_encoding::{percent_decode_str, percent_encode, AsciiSet, CONTROLS};
+use percent_encoding::{percent_decode_str, percent_encode};
 use url::Url;
 
 use crate::site::name;
@@ -60,25 +60,11 @@ pub fn site_path(url: &Url) -> String {
     path
 }
 
-/// Bytes escaped when a site path becomes a URL path (as `Resolver::page_url` escapes them).
-const SEGMENT: &AsciiSet = &CONTROLS
-    .add(b' ')
-    .add(b'"')
-    .add(b'#')
-    .add(b'%')
-    .add(b'<')
-    .add(b'>')
-    .add(b'?')
-    .add(b'`')
-    .add(b'{')
-    .add(b'}')
-    .add(b'\\');
-
 /// The URL a site path has under `origin` (a file the rewrite made, which no capture names).
 pub fn url_of(origin: &Url, path: &str) -> Url {
     let encoded: Vec<String> = path
         .split('/')
-        .map(|s| percent_encode(&name::to_bytes(s), SEGMENT).to_string())
+        .map(|s| percent_encode(&name::to_bytes(s), crate::site::resolve::SEGMENT).to_string())
         .collect();
     origin
         .join(&encoded.join("/"))

@@ -124,6 +124,20 @@ impl Stamp {
         format!("{y:04}{mo:02}{d:02}{h:02}{mi:02}{s:02}")
     }
 
+    /// An HTTP date (RFC 9110 IMF-fixdate: `Sun, 06 Nov 1994 08:49:37 GMT`).
+    pub fn to_http(self) -> String {
+        const WEEKDAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+        const MONTHS: [&str; 12] = [
+            "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+        ];
+        let (y, mo, d, h, mi, s) = self.civil();
+        format!(
+            "{}, {d:02} {} {y} {h:02}:{mi:02}:{s:02} GMT",
+            WEEKDAYS[self.0.div_euclid(86_400).rem_euclid(7) as usize],
+            MONTHS[(mo - 1) as usize],
+        )
+    }
+
     /// `YYYY-MM-DDThh:mm:ssZ`, as WARC-Date and pages.jsonl write it.
     pub fn to_iso(self) -> String {
         let (y, mo, d, h, mi, s) = self.civil();
@@ -166,6 +180,7 @@ mod tests {
         assert_eq!(Stamp::parse_http("Sat Mar 15 08:49:37 1997"), Some(warc));
         assert_eq!(warc.to14(), "19970315084937");
         assert_eq!(warc.to_iso(), "1997-03-15T08:49:37Z");
+        assert_eq!(warc.to_http(), "Sat, 15 Mar 1997 08:49:37 GMT");
         assert_eq!(
             Stamp::parse_warc("2024-05-01T12:00:00.123456Z")
                 .unwrap()

@@ -38,6 +38,8 @@ pub struct Writer<W: Write> {
     out: W,
     offset: u64,
     gzip: bool,
+    /// The gzip level. Default: 6.
+    level: u32,
 }
 
 impl<W: Write> Writer<W> {
@@ -46,7 +48,14 @@ impl<W: Write> Writer<W> {
             out,
             offset: 0,
             gzip,
+            level: 6,
         }
+    }
+
+    /// The same, gzipping at `level` (1 for bulk data that will not compress anyway).
+    pub fn with_level(mut self, level: u32) -> Self {
+        self.level = level;
+        self
     }
 
     pub fn into_inner(self) -> W {
@@ -61,7 +70,7 @@ impl<W: Write> Writer<W> {
     fn unit(&mut self, bytes: &[u8]) -> io::Result<(u64, u64)> {
         let start = self.offset;
         let written = if self.gzip {
-            let member = crate::deflate::gzip(bytes, 6);
+            let member = crate::deflate::gzip(bytes, self.level);
             self.out.write_all(&member)?;
             member.len()
         } else {

@@ -387,19 +387,7 @@ impl Browser {
                 s,
                 deadline,
             )?;
-            let shot = browser.call(
-                "Page.captureScreenshot",
-                json!({
-                    "format": "png",
-                    "clip": { "x": 0, "y": 0, "width": width, "height": height, "scale": 1 },
-                }),
-                s,
-                deadline,
-            )?;
-            let png = shot["data"]
-                .as_str()
-                .and_then(base64_decode)
-                .ok_or_else(|| RenderError::new("bad-screenshot", "no PNG data in the reply"))?;
+            let png = browser.capture(s, (width, height), false, deadline)?;
             Ok(Screenshot {
                 width,
                 height,
@@ -407,6 +395,31 @@ impl Browser {
                 png,
             })
         })
+    }
+
+    /// A PNG of the area from the page's top left corner, `beyond_viewport` taking what lies
+    /// below the window too.
+    fn capture(
+        &mut self,
+        session: Option<&str>,
+        (width, height): (u32, u32),
+        beyond_viewport: bool,
+        deadline: Instant,
+    ) -> Result<Vec<u8>, RenderError> {
+        let shot = self.call(
+            "Page.captureScreenshot",
+            json!({
+                "format": "png",
+                "captureBeyondViewport": beyond_viewport,
+                "clip": { "x": 0, "y": 0, "width": width, "height": height, "scale": 1 },
+            }),
+            session,
+            deadline,
+        )?;
+        shot["data"]
+            .as_str()
+            .and_then(base64_decode)
+            .ok_or_else(|| RenderError::new("bad-screenshot", "no PNG data in the reply"))
     }
 
     /// Opens a blank tab, runs `visit` in it and closes the tab again (when the browser still
@@ -532,20 +545,7 @@ impl Browser {
         let full_height = page_height.max(height);
         let truncated = full_width > max || full_height > max;
         let (shot_width, shot_height) = (full_width.min(max), full_height.min(max));
-        let shot = self.call(
-            "Page.captureScreenshot",
-            json!({
-                "format": "png",
-                "captureBeyondViewport": true,
-                "clip": { "x": 0, "y": 0, "width": shot_width, "height": shot_height, "scale": 1 },
-            }),
-            s,
-            deadline,
-        )?;
-        let png = shot["data"]
-            .as_str()
-            .and_then(base64_decode)
-            .ok_or_else(|| RenderError::new("bad-screenshot", "no PNG data in the reply"))?;
+        let png = self.capture(s, (shot_width, shot_height), true, deadline)?;
         Ok(Screenshot {
             width: shot_width,
             height: shot_height,

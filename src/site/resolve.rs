@@ -25,8 +25,9 @@ use super::{name, Site};
 /// The host that stands for "this site" while resolving.
 const SITE_ORIGIN: &str = "http://webdiet.invalid/";
 
-/// Characters escaped when a file path is turned into a URL path segment.
-const SEGMENT: &AsciiSet = &CONTROLS
+/// Characters escaped when a file path is turned into a URL path segment (also by
+/// `archive::names::url_of`, which names a rewritten file in an emitted WACZ).
+pub(crate) const SEGMENT: &AsciiSet = &CONTROLS
     .add(b' ')
     .add(b'"')
     .add(b'#')

@@ -5,30 +5,11 @@
 use std::ffi::OsStr;
 use std::path::Path;
 
-use serde_json::Value;
-
 use crate::common::{self, archives};
 
-/// The figures of an inventory that describe the site, not where it was read from.
-fn figures(inventory: &Value) -> Value {
-    let mut out = serde_json::Map::new();
-    for key in [
-        "pages",
-        "resources",
-        "bytes",
-        "by_type",
-        "references",
-        "broken_references",
-        "orphans",
-        "external_links",
-        "documents",
-    ] {
-        out.insert(key.to_string(), inventory[key].clone());
-    }
-    Value::Object(out)
-}
+use archives::figures;
 
-fn analyze_archive(file: &Path, more: &[&OsStr]) -> Value {
+fn analyze_archive(file: &Path, more: &[&OsStr]) -> serde_json::Value {
     let mut args: Vec<&OsStr> = vec![file.as_os_str()];
     args.extend_from_slice(more);
     archives::analyze(&args)

@@ -117,3 +117,22 @@ pub fn analyze(args: &[&std::ffi::OsStr]) -> serde_json::Value {
     );
     serde_json::from_slice(&out.stdout).expect("analyze --json prints JSON")
 }
+
+/// The figures of an inventory that describe the site, not where it was read from.
+pub fn figures(inventory: &serde_json::Value) -> serde_json::Value {
+    let mut out = serde_json::Map::new();
+    for key in [
+        "pages",
+        "resources",
+        "bytes",
+        "by_type",
+        "references",
+        "broken_references",
+        "orphans",
+        "external_links",
+        "documents",
+    ] {
+        out.insert(key.to_string(), inventory[key].clone());
+    }
+    serde_json::Value::Object(out)
+}

@@ -590,7 +590,7 @@ pub fn big(dir: &Path, out: &Path, bytes: u64) -> Result<(), String> {
     let mut head = std::fs::File::open(tmp.join("site.warc.gz")).map_err(err)?;
     let mut written = std::io::copy(&mut head, &mut file).map_err(err)?;
     let _ = std::fs::remove_dir_all(&tmp);
-    let mut w = Writer::new(std::io::BufWriter::new(file), true);
+    let mut w = Writer::new(std::io::BufWriter::new(file), true).with_level(1);
     let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut n = 0;
     let chunk = 64usize << 20;
