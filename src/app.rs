@@ -81,7 +81,7 @@ fn run_analyze(cfg: &AnalyzeConfig, config: &Config) -> Result<Status> {
 fn run_rewrite(cfg: &RewriteConfig, config: &Config) -> Result<Status> {
     let input = crate::archive::open_input(&cfg.site, &cfg.crawl, &cfg.archive)?;
     let site = &input.site;
-    crate::audit::require_page(site, None)?;
+    crate::audit::require_input_page(&input, &cfg.site, None)?;
     let analyze = input.analyze_options(&cfg.analyze);
     let inventory = inventory::analyze(site, &analyze);
     let out = Transaction::begin(&cfg.out, Plan::rewrite(), &[&cfg.site])?;
@@ -118,7 +118,6 @@ fn run_rewrite(cfg: &RewriteConfig, config: &Config) -> Result<Status> {
         report::json::to_string(&report).as_bytes(),
     )?;
     out.commit()?;
-    print_problems(input.archive_problems(), Path::new(""), config);
     print_problems(&report.problems, &cfg.site, config);
     print_stdout(&report::terminal::rewrite(
         &report,
@@ -305,6 +304,11 @@ fn print_problems(problems: &[Problem], site: &Path, config: &Config) {
         if !seen.insert((&problem.path, &problem.code)) {
             continue;
         }
+        // An archive's own problems name a file and record, or a URL, not a site path.
+        let archive = ["archive-", "wacz-"]
+            .iter()
+            .any(|c| problem.code.starts_with(c));
+        let prefix = if archive { "" } else { prefix.as_str() };
         let _ = writeln!(
             stderr,
             "webdiet: {prefix}{}: {} [{}]",

@@ -78,7 +78,7 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
         replay::Pages::One(page) => Some(page.as_str()),
         _ => None,
     });
-    require_page(original, page)?;
+    require_input_page(&input, &opts.site, page)?;
     let inventory = inventory::analyze(original, &analyze);
     report.inventory = Some((&inventory).into());
     if let Some(a) = archive {
@@ -196,6 +196,24 @@ pub fn require_page(site: &Site, page: Option<&str>) -> Result<()> {
             path: site.root.join(page),
         }),
         _ => Ok(()),
+    }
+}
+
+/// [`require_page`] for an input as given: an archive's site is named by the archive file, not
+/// by the private directory its captures were written to.
+pub fn require_input_page(
+    input: &crate::archive::Input,
+    given: &std::path::Path,
+    page: Option<&str>,
+) -> Result<()> {
+    match (require_page(&input.site, page), &input.archive) {
+        (Err(Error::NoPages { .. }), Some(_)) => Err(Error::NoPages {
+            path: given.to_path_buf(),
+        }),
+        (Err(Error::NoSuchPage { .. }), Some(_)) => Err(Error::NoSuchPage {
+            path: given.join(page.unwrap_or_default()),
+        }),
+        (done, _) => done,
     }
 }
 
