@@ -2,17 +2,21 @@
 //! deflate, replay the original and the rewritten site, check budgets — returning one
 //! [`Report`]. Each step is the stage function of its own module; this file only orders them.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use crate::budget::{self, Budgets};
 use crate::deflate::WorthRule;
 use crate::error::{Error, Result};
 use crate::inventory::{self, AnalyzeOptions};
 use crate::replay::load::{Load, Watch};
+use crate::replay::Test;
 use crate::replay::{self, ReplayOptions, ServedSite};
-use crate::report::{CompressionReport, Report};
+use crate::report::model::headers::{self, HeaderCost};
+use crate::report::model::{ResourceTotal, VisitResources};
+use crate::report::{CompressionReport, Gates, Report};
 use crate::rewrite::{self, RewriteOptions};
+use crate::site::resolve::{Resolver, Target};
 use crate::site::{self, CrawlOptions, FileKind, Site};
 
 /// The links an audit reports time on when no `--link` is given: today's access links, each
@@ -20,11 +24,18 @@ use crate::site::{self, CrawlOptions, FileKind, Site};
 /// and packets as in the 1997 study, and for the recording the simulation replays.
 pub const DEFAULT_LINKS: &str = "Cable,DSL,3G,4G";
 
+/// Findings look for their line in site files up to this size (larger ones get none).
+const FINDING_READ_LIMIT: u64 = 16 << 20;
+
 /// Options for [`audit`].
 #[derive(Debug, Clone)]
 pub struct AuditOptions {
-    /// The input site.
+    /// The input site: a directory or an archive file.
     pub site: PathBuf,
+    /// `--with` and `--at`, for an archive input. Default: none.
+    pub archive: crate::archive::ArchiveOptions,
+    /// Write the rewritten site as a new WACZ here (`--emit-wacz`, checked). Default: none.
+    pub emit_wacz: Option<PathBuf>,
     pub crawl: CrawlOptions,
     pub analyze: AnalyzeOptions,
     /// Where the rewritten site is written (`rewrite.out_site`) and how images are converted.
@@ -37,8 +48,9 @@ pub struct AuditOptions {
     pub replay: Option<ReplayOptions>,
     /// The "worth compressing" rule. Default: [`WorthRule::default`].
     pub worth: WorthRule,
-    /// Limits that make the run fail (exit code 1). Default: none.
-    pub budgets: Budgets,
+    /// Budgets and a baseline that make the run fail (exit code 1): `webdiet.toml`, the
+    /// flags, `--budgets FILE`, `--baseline`. Default: none.
+    pub gates: Gates,
     /// The most runs a measured emulated link gets while original and rewritten cannot be
     /// told apart (`--max-runs`): runs are added two at a time from the replay's `runs`.
     /// Default: 11.
@@ -60,18 +72,34 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
     let mut timed = Timer::default();
 
     progress.stage(1, steps, "crawling and analyzing");
-    let original = site::crawl(&opts.site, &opts.crawl)?;
-    let page = opts.replay.as_ref().and_then(|r| match &r.pages {
+    let input = crate::archive::open_input(&opts.site, &opts.crawl, &opts.archive)?;
+    let archive = input.archive.as_ref();
+    let original = &input.site;
+    let analyze = input.analyze_options(&opts.analyze);
+    let mut replay = opts.replay.clone();
+    // An archive's visit starts at its first entry page (pages.jsonl's, or its first HTML page).
+    if let (Some(r), Some(first)) = (replay.as_mut(), archive.and_then(|a| a.first_page())) {
+        if r.pages == replay::Pages::Index {
+            r.pages = replay::Pages::One(first.to_string());
+        }
+    }
+    let page = replay.as_ref().and_then(|r| match &r.pages {
         replay::Pages::One(page) => Some(page.as_str()),
         _ => None,
     });
-    require_page(&original, page)?;
-    let inventory = inventory::analyze(&original, &opts.analyze);
+    require_input_page(&input, &opts.site, page)?;
+    let inventory = inventory::analyze(original, &analyze);
     report.inventory = Some((&inventory).into());
+    if let Some(a) = archive {
+        report.archive = Some(a.report.clone());
+        report.problems.extend(a.problems.iter().cloned());
+    }
     timed.lap(&mut report, "analyze");
 
     progress.stage(2, steps, "rewriting (GIF → PNG/APNG, markup → CSS)");
-    let done = rewrite::rewrite(&original, &inventory, &opts.rewrite)?;
+    let mut rewrite_opts = opts.rewrite.clone();
+    rewrite_opts.analyze = analyze;
+    let done = rewrite::rewrite(original, &inventory, &rewrite_opts)?;
     report.add_rewrite(done, &inventory);
     report.rewrite.dry_run = opts.dry_run;
     if opts.dry_run {
@@ -81,24 +109,33 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
     timed.lap(&mut report, "rewrite");
 
     progress.stage(3, steps, "estimating deflate savings");
-    let (served_original, problems) = ServedSite::from_site(&original);
+    let (mut served_original, problems) = ServedSite::from_site(original);
     report.problems.extend(problems);
     let (mut served_rewritten, problems) = ServedSite::from_site(&without_sidecars(&rewritten));
     served_rewritten.dated_like(&served_original);
     report.problems.extend(problems);
+    if let Some(a) = archive {
+        // The original as captured; the rewritten with webdiet's headers (charsets kept).
+        a.serve_original(&mut served_original);
+        a.serve_rewritten(&mut served_rewritten);
+        if let Some(r) = report.archive.as_mut() {
+            r.header_changes = a.header_changes(&served_rewritten);
+        }
+    }
+    let sets = [
+        served_original.text_files().collect(),
+        served_rewritten.text_files().collect(),
+    ];
+    let mut estimates = crate::deflate::estimates(&sets, &opts.worth).into_iter();
     report.compression = Some(CompressionReport {
         rule: opts.worth.describe(),
-        original: crate::deflate::estimate(served_original.text_files(), &opts.worth),
-        rewritten: Some(crate::deflate::estimate(
-            served_rewritten.text_files(),
-            &opts.worth,
-        )),
+        original: estimates.next().unwrap_or_default(),
+        rewritten: estimates.next(),
     });
     timed.lap(&mut report, "compression");
 
     // Chromium asked for and missing: the audit goes on with webdiet's client, says why,
     // and the command exits 2 once the reports are written.
-    let mut replay = opts.replay.clone();
     if let Some(r) = replay.as_mut() {
         if r.clients.contains(&replay::ClientKind::Chromium) {
             if let Err(e) = replay::chromium::check(&r.chromium) {
@@ -154,16 +191,34 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
     // (the 1997 study's figures); the times are read per link.
     report.replay.sort_by_key(|r| r.link.name != "loopback");
 
-    // What TLS costs, per link: packets and bytes, and time.
-    report.tls_cost = crate::report::tls::costs(&report.replay);
     if let Some(replay_opts) = &opts.replay {
         report.header_cost = header_cost(&served_original, replay_opts)?;
         timed.lap(&mut report, "header-cost");
     }
-    report.budgets = budget::check(&opts.budgets, &report);
-    report.opportunities = crate::report::opportunities::rank(&report);
-    report.problems.sort();
-    report.problems.dedup();
+    report.resources = first_visit_resources(&report, &served_original, &served_rewritten);
+    // Everything derived (TLS's cost, what a visitor saves, opportunities, findings with the
+    // lines of the original site's files), then the budgets and the baseline.
+    let read = |path: &str| {
+        let file = original.file(path)?;
+        (file.bytes <= FINDING_READ_LIMIT)
+            .then(|| original.read(path).ok())
+            .flatten()
+    };
+    report.finish(&opts.gates, Some(&read));
+    if let Some(path) = &opts.emit_wacz {
+        let emitted = crate::archive::emit::emit(
+            path,
+            &crate::archive::emit::Source {
+                input: &opts.site,
+                original,
+                rewritten: &opts.rewrite.out_site,
+                archive,
+                site_url: rewrite_opts.analyze.site_url.as_ref(),
+                report: &report,
+            },
+        )?;
+        report.archive.get_or_insert_with(Default::default).emitted = Some(emitted);
+    }
     Ok(report)
 }
 
@@ -268,6 +323,24 @@ pub fn require_page(site: &Site, page: Option<&str>) -> Result<()> {
     }
 }
 
+/// [`require_page`] for an input as given: an archive's site is named by the archive file, not
+/// by the private directory its captures were written to.
+pub fn require_input_page(
+    input: &crate::archive::Input,
+    given: &std::path::Path,
+    page: Option<&str>,
+) -> Result<()> {
+    match (require_page(&input.site, page), &input.archive) {
+        (Err(Error::NoPages { .. }), Some(_)) => Err(Error::NoPages {
+            path: given.to_path_buf(),
+        }),
+        (Err(Error::NoSuchPage { .. }), Some(_)) => Err(Error::NoSuchPage {
+            path: given.join(page.unwrap_or_default()),
+        }),
+        (done, _) => done,
+    }
+}
+
 /// The rewritten site as a client sees it: `.gz` sidecars are an alternative representation
 /// of another file, not resources of their own.
 fn without_sidecars(site: &Site) -> Site {
@@ -278,6 +351,68 @@ fn without_sidecars(site: &Site) -> Site {
         .cloned()
         .collect();
     site.with_files(files)
+}
+
+/// What a first visit to each site version fetched, by Lighthouse's resource types: the
+/// requests of the reference mode's first row (loopback's when it ran), each with the body the
+/// server sends for it and an even share of the visit's response header bytes.
+fn first_visit_resources(
+    report: &Report,
+    original: &ServedSite,
+    rewritten: &ServedSite,
+) -> Vec<VisitResources> {
+    let origin = url::Url::parse("http://webdiet.invalid/").expect("constant URL parses");
+    let mut out = Vec::new();
+    for (label, served) in [("original", original), ("rewritten", rewritten)] {
+        let Some(row) = report.replay.iter().find(|r| {
+            r.site == label && r.mode == replay::Mode::reference() && r.test == Test::First
+        }) else {
+            continue;
+        };
+        if row.waterfall.is_empty() {
+            continue;
+        }
+        let resolver = Resolver::new(&served.site, None);
+        let n = (row.waterfall.len() as u64).max(1);
+        let (share, rest) = (row.headers.down / n, row.headers.down % n);
+        let mut by_type: BTreeMap<String, ResourceTotal> = BTreeMap::new();
+        for (i, request) in row.waterfall.iter().enumerate() {
+            let resource = match resolver.resolve(&origin, &request.target) {
+                Target::Local { path, .. } => served.resource(&path),
+                _ => None,
+            };
+            let (kind, bytes) = resource.map_or(("other", 0), |r| {
+                (
+                    resource_type(&crate::archive::http::essence(&r.content_type)),
+                    r.body.len() as u64,
+                )
+            });
+            let total = by_type.entry(kind.to_string()).or_default();
+            total.requests += 1;
+            total.bytes += bytes + share + u64::from((i as u64) < rest);
+        }
+        out.push(VisitResources {
+            site: label.to_string(),
+            page: row.page.clone(),
+            by_type,
+        });
+    }
+    out
+}
+
+/// Lighthouse's resource type of a content type: `document`, `stylesheet`, `script`,
+/// `image`, `media`, `font` or `other`.
+fn resource_type(content_type: &str) -> &'static str {
+    let essence = content_type.split(';').next().unwrap_or("").trim();
+    match essence {
+        "text/html" | "application/xhtml+xml" => "document",
+        "text/css" => "stylesheet",
+        t if t.contains("javascript") || t.contains("ecmascript") => "script",
+        t if t.starts_with("image/") => "image",
+        t if t.starts_with("audio/") || t.starts_with("video/") => "media",
+        t if t.starts_with("font/") || t.contains("font") => "font",
+        _ => "other",
+    }
 }
 
 /// Wall-clock time per stage, into `report.timings_ms`.
@@ -305,8 +440,8 @@ impl Timer {
 fn header_cost(
     served: &ServedSite,
     replay_opts: &replay::ReplayOptions,
-) -> Result<Vec<crate::report::headers::HeaderCost>> {
-    let Some(modes) = crate::report::headers::modes() else {
+) -> Result<Vec<HeaderCost>> {
+    let Some(modes) = headers::modes() else {
         return Ok(Vec::new());
     };
     let mut rows = Vec::new();
@@ -324,8 +459,5 @@ fn header_cost(
         o.client.headers = set;
         rows.extend(replay::replay(served, &o)?.rows);
     }
-    Ok(crate::report::headers::costs(
-        &rows,
-        replay_opts.client.headers.as_str(),
-    ))
+    Ok(headers::costs(&rows, replay_opts.client.headers.as_str()))
 }

@@ -53,6 +53,8 @@ enum Sub {
         #[command(flatten)]
         out: OutArgs,
         #[command(flatten)]
+        emit: EmitArgs,
+        #[command(flatten)]
         image: ImageArgs,
     },
     /// Serve the site on loopback and replay a first visit and a cache validation in
@@ -94,11 +96,13 @@ enum Sub {
         #[command(flatten)]
         out: OutArgs,
         #[command(flatten)]
+        emit: EmitArgs,
+        #[command(flatten)]
         image: ImageArgs,
         #[command(flatten)]
         replay: ReplayArgs,
         #[command(flatten)]
-        audit: AuditArgs,
+        audit: Box<AuditArgs>,
     },
     /// Re-render a report.json as text, Markdown, HTML or JSON.
     Report {
@@ -112,9 +116,9 @@ enum Sub {
     /// Exit status: 0 every page is pixel-identical; 1 some page differs, is missing from the
     /// rewritten tree or could not be rendered; 2 Chromium is missing or a directory is bad.
     Verify {
-        /// The original site directory.
+        /// The original site: a directory or a web archive (.warc[.gz], .arc[.gz], .wacz).
         original: PathBuf,
-        /// The rewritten site directory.
+        /// The rewritten site: a directory or a web archive (a WACZ from --emit-wacz).
         rewritten: PathBuf,
         /// Check at most this many pages (1 or more), spread evenly over the site
         /// [default: all].
@@ -271,6 +275,34 @@ struct AuditArgs {
     /// The mode whose first visit the byte, request and time budgets read [default: pipelined].
     #[arg(long, value_parser = |s: &str| s.parse::<Mode>())]
     budget_mode: Option<Mode>,
+    /// Budgets in the field's shapes, beside webdiet.toml's: Lighthouse's budget.json,
+    /// Lighthouse CI's assertions (warn and error levels) or sitespeed.io's budget.
+    #[arg(long = "budgets", value_name = "FILE")]
+    budgets_file: Option<PathBuf>,
+    /// Fail when the first visit to the rewritten site got heavier than in this earlier
+    /// report.json, per page (see --max-regression).
+    #[arg(long, value_name = "REPORT")]
+    baseline: Option<PathBuf>,
+    /// With --baseline: how much worse each figure may get, absolute or in percent of the
+    /// baseline: bytes=0.5%,requests=0,packets=0,time=10% [default: bytes=0,requests=0,packets=0].
+    #[arg(long, value_name = "FIGURE=N[%],…", requires = "baseline")]
+    max_regression: Option<String>,
+    /// Write the budgets as JUnit XML (a suite per page or link, a case per budget).
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// Write the per-file findings as SARIF 2.1.0 (GitHub code scanning).
+    #[arg(long, value_name = "FILE")]
+    sarif: Option<PathBuf>,
+    /// Write the findings and failed budgets as GitLab Code Quality JSON.
+    #[arg(long, value_name = "FILE")]
+    gitlab_codequality: Option<PathBuf>,
+    /// Annotate for GitHub Actions (workflow commands on stdout) and append the Markdown
+    /// report to $GITHUB_STEP_SUMMARY; on by itself when GITHUB_ACTIONS=true.
+    #[arg(long, conflicts_with = "no_github")]
+    github: bool,
+    /// No GitHub annotations or job summary, even when GITHUB_ACTIONS=true.
+    #[arg(long)]
+    no_github: bool,
 }
 
 /// `--time-source`.
@@ -430,12 +462,24 @@ enum ReportFormat {
     Md,
     Html,
     Json,
+    Junit,
+    Sarif,
+    Gitlab,
+    Github,
 }
 
 #[derive(Debug, Args)]
 struct SiteArgs {
-    /// The site directory (read only; never modified).
+    /// The site: a directory, or a web archive (.warc, .warc.gz, .arc, .arc.gz, .wacz) read as
+    /// the site it captured (read only; never modified).
     site: PathBuf,
+    /// More archive files of the same site (revisits often point into another file).
+    #[arg(long, value_name = "ARCHIVE", num_args = 1.., action = clap::ArgAction::Append)]
+    with: Vec<PathBuf>,
+    /// With an archive: take each URL's capture closest to this time (YYYYMMDDhhmmss, or a
+    /// prefix: 1997, 199703) [default: the latest capture].
+    #[arg(long, value_name = "TIMESTAMP", value_parser = parse_stamp)]
+    at: Option<crate::archive::Stamp>,
     /// The URL the site was published at: absolute links under it count as local.
     #[arg(long, value_name = "URL")]
     site_url: Option<url::Url>,
@@ -444,14 +488,32 @@ struct SiteArgs {
     max_parse_bytes: u64,
 }
 
+/// `--at`: a 14-digit timestamp or a prefix of one.
+fn parse_stamp(text: &str) -> std::result::Result<crate::archive::Stamp, String> {
+    crate::archive::Stamp::parse14(text).ok_or_else(|| {
+        format!("{text}: expected YYYYMMDDhhmmss or a prefix of it (1997, 19970315)")
+    })
+}
+
+/// Writing the rewritten site back as a web archive.
+#[derive(Debug, Args)]
+struct EmitArgs {
+    /// Also write the rewritten site as a new WACZ (response records with the headers
+    /// webdiet's server sends, a provenance record beside each, CDXJ, pages.jsonl). Never the
+    /// input; an existing file only when webdiet wrote it (or --force).
+    #[arg(long, value_name = "FILE")]
+    emit_wacz: Option<PathBuf>,
+}
+
 #[derive(Debug, Args)]
 struct OutArgs {
     /// Output directory [default: out/<site directory name>/]. Must not be inside the site.
     /// webdiet replaces only what it wrote there itself (listed in DIR/.webdiet-output).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// Replace DIR/site/ and DIR/report.{json,md,html} even when webdiet did not write them.
-    /// Nothing else in DIR is touched.
+    /// Replace DIR/site/ and DIR/report.{json,md,html} (and the --junit, --sarif and
+    /// --gitlab-codequality files) even when webdiet did not write them. Nothing else in DIR
+    /// is touched.
     #[arg(long)]
     force: bool,
 }

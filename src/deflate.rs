@@ -130,8 +130,13 @@ pub struct Sizes {
     pub gzip6: u64,
 }
 
+/// What gzip's framing adds over zlib's around the same deflate data: a 10-byte header and an
+/// 8-byte trailer (CRC-32, length) against a 2-byte header and a 4-byte Adler-32.
+const GZIP_OVER_ZLIB: u64 = 12;
+
 impl Sizes {
-    /// Measures `data` at every level.
+    /// Measures `data` at every level. The gzip size is the zlib size plus the framing: both
+    /// wrap the same deflate data (checked by a test), so it is not compressed twice.
     pub fn of(data: &[u8]) -> Self {
         let deflate6 = zlib(data, SERVER_LEVEL).len() as u64;
         // Level 9 is not always smaller than 6 (zlib's lazy matching can lose).
@@ -141,7 +146,7 @@ impl Sizes {
             deflate6,
             deflate9,
             best: (zlib_best(data).len() as u64).min(deflate6).min(deflate9),
-            gzip6: gzip(data, SERVER_LEVEL).len() as u64,
+            gzip6: deflate6 + GZIP_OVER_ZLIB,
         }
     }
 }
@@ -183,12 +188,48 @@ pub fn estimate<'a>(
     files: impl IntoIterator<Item = (&'a str, &'a [u8])>,
     rule: &WorthRule,
 ) -> Estimate {
+    let files: Vec<(&str, &[u8])> = files.into_iter().collect();
+    estimates(&[files], rule).remove(0)
+}
+
+/// Estimates several sets of text resources (a site before and after its rewrite), one
+/// [`Estimate`] per set, in order. Each distinct content is compressed once, whichever sets
+/// and paths hold it (a file the rewrite left as it was is not measured again), and the
+/// contents are compressed in parallel: the estimate is the costliest step of a rewrite-only
+/// `batch` on HTML-heavy sites (`docs/scale.md`).
+pub fn estimates(sets: &[Vec<(&str, &[u8])>], rule: &WorthRule) -> Vec<Estimate> {
+    use rayon::prelude::*;
+    let mut distinct: Vec<&[u8]> = sets
+        .iter()
+        .flatten()
+        .map(|(_, data)| *data)
+        .collect::<std::collections::HashSet<&[u8]>>()
+        .into_iter()
+        .collect();
+    // The largest first, so that no thread is left with one big file at the end.
+    distinct.sort_by_key(|data| std::cmp::Reverse(data.len()));
+    let measured: std::collections::HashMap<&[u8], Sizes> = distinct
+        .par_iter()
+        .with_max_len(1)
+        .map(|data| (*data, Sizes::of(data)))
+        .collect();
+    sets.iter()
+        .map(|files| sum(files, &measured, rule))
+        .collect()
+}
+
+/// One set's estimate from the measured sizes.
+fn sum(
+    files: &[(&str, &[u8])],
+    measured: &std::collections::HashMap<&[u8], Sizes>,
+    rule: &WorthRule,
+) -> Estimate {
     let mut out = Estimate {
         rule: rule.describe(),
         ..Estimate::default()
     };
     for (path, data) in files {
-        let sizes = Sizes::of(data);
+        let sizes = measured[data];
         let worth_it = rule.worth(sizes.raw, sizes.deflate6);
         out.totals += sizes;
         if !worth_it {
@@ -201,6 +242,61 @@ pub fn estimate<'a>(
         });
     }
     out
+}
+
+/// Streams, for the web archive reader and writer (`crate::archive`), which read and write
+/// records one gzip member at a time and bodies in every content coding: decoders over any
+/// buffered reader, and a raw deflate writer for ZIP entries.
+pub mod stream {
+    use std::io::{self, BufRead, Read, Write};
+
+    /// One gzip member read from `r`: it stops at the member's end having consumed exactly it,
+    /// which is how a reader learns where the next record starts.
+    pub fn gunzip_member<R: BufRead>(r: R) -> impl Read {
+        flate2::bufread::GzDecoder::new(r)
+    }
+
+    /// Every gzip member from `r`, one after the other (a gzip `Content-Encoding`).
+    pub fn gunzip<R: BufRead>(r: R) -> impl Read {
+        flate2::bufread::MultiGzDecoder::new(r)
+    }
+
+    /// A zlib stream (RFC 1950), as `Content-Encoding: deflate` should be.
+    pub fn inflate_zlib<R: BufRead>(r: R) -> impl Read {
+        flate2::bufread::ZlibDecoder::new(r)
+    }
+
+    /// Raw deflate (RFC 1951): what some servers sent as `deflate`, and ZIP's method 8.
+    pub fn inflate_raw<R: BufRead>(r: R) -> impl Read {
+        flate2::bufread::DeflateDecoder::new(r)
+    }
+
+    /// Raw deflate written to `W` at `level`.
+    pub struct RawDeflater<W: Write>(flate2::write::DeflateEncoder<W>);
+
+    impl<W: Write> RawDeflater<W> {
+        pub fn new(w: W, level: u32) -> Self {
+            RawDeflater(flate2::write::DeflateEncoder::new(
+                w,
+                flate2::Compression::new(level),
+            ))
+        }
+
+        /// Writes the end of the stream; returns the writer.
+        pub fn finish(self) -> io::Result<W> {
+            self.0.finish()
+        }
+    }
+
+    impl<W: Write> Write for RawDeflater<W> {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.write(buf)
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            self.0.flush()
+        }
+    }
 }
 
 #[cfg(test)]
@@ -233,6 +329,36 @@ mod tests {
         assert_eq!(inflate_zlib(&zlib(&page, 6), 1 << 20).unwrap(), page);
         assert_eq!(inflate_zlib(&zlib_best(&page), 1 << 20).unwrap(), page);
         assert_eq!(inflate_gzip(&gzip(&page, 6), 1 << 20).unwrap(), page);
+    }
+
+    #[test]
+    fn gzip_and_zlib_wrap_the_same_deflate_data() {
+        let mut noise = Vec::new();
+        let mut x: u32 = 1;
+        for _ in 0..70_000 {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            noise.push((x >> 16) as u8);
+        }
+        for data in [&b""[..], b"a", &text(), &noise] {
+            assert_eq!(
+                gzip(data, SERVER_LEVEL).len() as u64,
+                zlib(data, SERVER_LEVEL).len() as u64 + GZIP_OVER_ZLIB
+            );
+            assert_eq!(Sizes::of(data).gzip6, gzip(data, SERVER_LEVEL).len() as u64);
+        }
+    }
+
+    #[test]
+    fn each_content_is_measured_once_and_every_set_gets_its_own_estimate() {
+        let rule = WorthRule::default();
+        let page = text();
+        let changed = [&page[..], b"<!-- changed -->"].concat();
+        let before = vec![("a.html", &page[..]), ("b.css", &b"p{color:red}"[..])];
+        let after = vec![("a.html", &changed[..]), ("b.css", &b"p{color:red}"[..])];
+        let both = estimates(&[before.clone(), after.clone()], &rule);
+        assert_eq!(both[0], estimate(before, &rule));
+        assert_eq!(both[1], estimate(after, &rule));
+        assert_ne!(both[0].totals, both[1].totals);
     }
 
     #[test]

@@ -119,6 +119,10 @@ pub struct Inventory {
     pub problems: Vec<Problem>,
     /// Every page and style sheet with its resolved references.
     pub documents: Vec<Document>,
+    /// What the web archive the site was read from held, when it was one (`analyze` of a WARC,
+    /// an ARC or a WACZ; see docs/archives.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub archive: Option<crate::archive::ArchiveReport>,
 }
 
 /// Parses and resolves everything in the site.
@@ -199,6 +203,7 @@ pub fn analyze(site: &Site, opts: &AnalyzeOptions) -> Inventory {
         symlinks: site.links.clone(),
         problems,
         documents,
+        archive: None,
     }
 }
 
@@ -257,14 +262,23 @@ fn read_document(
                         decoded.charset.name()
                     ),
                 ));
-            } else if decoded.charset.source == CharsetSource::Sniffed
-                && decoded.charset.encoding != encoding_rs::UTF_8
-            {
+            } else if decoded.charset.guessed {
+                let why = match std::str::from_utf8(&bytes) {
+                    // Chromium does not detect UTF-8 in a page served over HTTP.
+                    Ok(_) => {
+                        "valid UTF-8, but Chromium reads an undeclared page served over \
+                              HTTP as windows-1252; declare <meta charset=utf-8>"
+                    }
+                    Err(_) => {
+                        "guessed from its bytes; non-ASCII presentational attributes \
+                               are left in place (encoding-guessed)"
+                    }
+                };
                 problems.push(Problem::new(
                     &file.path,
                     "charset-guessed",
                     format!(
-                        "no charset declared and not valid UTF-8; read as {}",
+                        "no charset declared: read as {} ({why})",
                         decoded.charset.name()
                     ),
                 ));

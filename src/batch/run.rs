@@ -83,7 +83,7 @@ pub fn run(cfg: &BatchConfig, progress: &dyn Progress) -> Result<Outcome> {
                 let failed: Vec<&str> = report
                     .budgets
                     .iter()
-                    .filter(|b| !b.passed)
+                    .filter(|b| b.fails_run())
                     .map(|b| b.name.as_str())
                     .collect();
                 if !failed.is_empty() {
@@ -245,24 +245,43 @@ fn audit_unit(
     units_dir: &Path,
     started: Instant,
 ) -> Result<(SiteRow, crate::report::Report)> {
-    let super::Source::Site(dir) = &unit.source;
-    match std::fs::metadata(dir) {
-        Ok(m) if m.is_dir() => {}
-        Ok(m) => {
-            return Err(Error::NotADirectory {
-                path: dir.clone(),
-                what: crate::input::kind_of(&m),
-            })
+    let (dir, with) = match &unit.source {
+        super::Source::Site(dir) => {
+            match std::fs::metadata(dir) {
+                Ok(m) if m.is_dir() => {}
+                Ok(m) => {
+                    return Err(Error::NotADirectory {
+                        path: dir.clone(),
+                        what: crate::input::kind_of(&m),
+                    })
+                }
+                Err(_) => return Err(Error::NotFound { path: dir.clone() }),
+            }
+            (dir, Vec::new())
         }
-        Err(_) => return Err(Error::NotFound { path: dir.clone() }),
-    }
+        // The archive is read (and any trouble with it reported) by the audit.
+        super::Source::Archive(files) => (&files[0], files[1..].to_vec()),
+    };
     let scratch =
         Scratch(units_dir.join(format!(".scratch-{}-{}", entry.digest, std::process::id())));
     let mut opts = cfg.audit.clone();
     opts.site = dir.clone();
+    opts.archive.with = with;
     opts.dry_run = true;
     opts.rewrite.out_site = scratch.0.join("site");
-    opts.budgets = crate::budget::load(dir)?.overridden_by(opts.budgets.clone());
+    let (budgets, path) = crate::budget::load(dir)?;
+    let source = path.map_or("webdiet.toml".to_string(), |p| p.display().to_string());
+    let (limits, mode) =
+        crate::budget::limits(&budgets, &source, &crate::budget::Budgets::default())?;
+    opts.gates = crate::report::Gates {
+        limits,
+        mode,
+        baseline: None,
+        time_source: Some(crate::budget::time_source(
+            &budgets,
+            &crate::budget::Budgets::default(),
+        )),
+    };
     let sample_link = match (&cfg.sample_replay, &cfg.sample) {
         (Some(replay), Some(sample)) if entry.sampled => {
             opts.replay = Some(replay.clone());

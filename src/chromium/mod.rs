@@ -339,6 +339,116 @@ impl Browser {
         })
     }
 
+    /// Renders a page that is an application rather than a document (ReplayWeb.page showing
+    /// an archive): on the real clock, since its service worker's loads are not fetches that
+    /// virtual time waits for; captures the viewport once the JavaScript expression `ready`
+    /// (polled every 250 ms) is true and two frames have been drawn.
+    pub fn render_url_when(&mut self, url: &str, ready: &str) -> Result<Screenshot, RenderError> {
+        let deadline = Instant::now() + self.opts.timeout;
+        self.in_new_tab(deadline, |browser, target_id| {
+            let session = browser.attach(target_id, deadline)?;
+            let s = Some(session.as_str());
+            let (width, height) = (browser.opts.window_width, browser.opts.window_height);
+            browser.call("Page.enable", json!({}), s, deadline)?;
+            browser.call(
+                "Emulation.setDeviceMetricsOverride",
+                json!({ "width": width, "height": height, "deviceScaleFactor": 1, "mobile": false }),
+                s,
+                deadline,
+            )?;
+            let navigated = browser.call("Page.navigate", json!({ "url": url }), s, deadline)?;
+            if let Some(error) = navigated["errorText"].as_str() {
+                return Err(RenderError::new("protocol", format!("navigation: {error}")));
+            }
+            loop {
+                let value = browser.call(
+                    "Runtime.evaluate",
+                    json!({ "expression": ready, "awaitPromise": true, "returnByValue": true }),
+                    s,
+                    deadline,
+                )?;
+                if value["result"]["value"] == json!(true) {
+                    break;
+                }
+                if Instant::now() + Duration::from_millis(250) > deadline {
+                    return Err(RenderError::new(
+                        "timeout",
+                        format!("{url}: not ready within {:?}", browser.opts.timeout),
+                    ));
+                }
+                std::thread::sleep(Duration::from_millis(250));
+            }
+            browser.call(
+                "Runtime.evaluate",
+                json!({
+                    "expression": "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))",
+                    "awaitPromise": true,
+                }),
+                s,
+                deadline,
+            )?;
+            let png = browser.capture(s, (width, height), false, deadline)?;
+            Ok(Screenshot {
+                width,
+                height,
+                truncated: false,
+                png,
+            })
+        })
+    }
+
+    /// A PNG of the area from the page's top left corner, `beyond_viewport` taking what lies
+    /// below the window too.
+    fn capture(
+        &mut self,
+        session: Option<&str>,
+        (width, height): (u32, u32),
+        beyond_viewport: bool,
+        deadline: Instant,
+    ) -> Result<Vec<u8>, RenderError> {
+        let shot = self.call(
+            "Page.captureScreenshot",
+            json!({
+                "format": "png",
+                "captureBeyondViewport": beyond_viewport,
+                "clip": { "x": 0, "y": 0, "width": width, "height": height, "scale": 1 },
+            }),
+            session,
+            deadline,
+        )?;
+        shot["data"]
+            .as_str()
+            .and_then(base64_decode)
+            .ok_or_else(|| RenderError::new("bad-screenshot", "no PNG data in the reply"))
+    }
+
+    /// Opens a local HTML file as [`Browser::render`] does, evaluates a JavaScript `expression`
+    /// in it (awaited when it is a promise) and returns its value as JSON: how a test measures
+    /// what a page looks like in a real browser (the report's chart labels, its width).
+    pub fn evaluate_file(&mut self, file: &Path, expression: &str) -> Result<Value, RenderError> {
+        let absolute = std::path::absolute(file)
+            .map_err(|e| RenderError::new("protocol", format!("no absolute path: {e}")))?;
+        let url = url::Url::from_file_path(&absolute)
+            .map_err(|()| RenderError::new("protocol", "not a file URL"))?;
+        let deadline = Instant::now() + self.opts.timeout;
+        self.in_new_tab(deadline, |browser, target_id| {
+            let session = browser.open_in_target(target_id, url.as_str(), deadline)?;
+            let reply = browser.call(
+                "Runtime.evaluate",
+                json!({ "expression": expression, "returnByValue": true, "awaitPromise": true }),
+                Some(&session),
+                deadline,
+            )?;
+            if let Some(e) = reply.get("exceptionDetails") {
+                return Err(RenderError::new(
+                    "protocol",
+                    format!("the expression threw: {}", e["exception"]["description"]),
+                ));
+            }
+            Ok(reply["result"]["value"].clone())
+        })
+    }
+
     /// Opens a blank tab, runs `visit` in it and closes the tab again (when the browser still
     /// runs: a fresh deadline, so closing is tried even when `visit` ran out of time).
     fn in_new_tab<T>(
@@ -387,12 +497,14 @@ impl Browser {
             })
     }
 
-    fn render_in_target(
+    /// Opens `url` in the tab, as every render does (fixed viewport, frozen animations,
+    /// virtual time, fonts loaded, two frames drawn); returns the tab's session id.
+    fn open_in_target(
         &mut self,
         target_id: &str,
         url: &str,
         deadline: Instant,
-    ) -> Result<Screenshot, RenderError> {
+    ) -> Result<String, RenderError> {
         let session = self.attach(target_id, deadline)?;
         let s = Some(session.as_str());
         let (width, height) = (self.opts.window_width, self.opts.window_height);
@@ -453,6 +565,18 @@ impl Browser {
             s,
             deadline,
         )?;
+        Ok(session)
+    }
+
+    fn render_in_target(
+        &mut self,
+        target_id: &str,
+        url: &str,
+        deadline: Instant,
+    ) -> Result<Screenshot, RenderError> {
+        let session = self.open_in_target(target_id, url, deadline)?;
+        let s = Some(session.as_str());
+        let (width, height) = (self.opts.window_width, self.opts.window_height);
         let metrics = self.call("Page.getLayoutMetrics", json!({}), s, deadline)?;
         let content = &metrics["cssContentSize"];
         let page_width = content["width"].as_f64().unwrap_or(0.0).ceil() as u32;
@@ -462,20 +586,7 @@ impl Browser {
         let full_height = page_height.max(height);
         let truncated = full_width > max || full_height > max;
         let (shot_width, shot_height) = (full_width.min(max), full_height.min(max));
-        let shot = self.call(
-            "Page.captureScreenshot",
-            json!({
-                "format": "png",
-                "captureBeyondViewport": true,
-                "clip": { "x": 0, "y": 0, "width": shot_width, "height": shot_height, "scale": 1 },
-            }),
-            s,
-            deadline,
-        )?;
-        let png = shot["data"]
-            .as_str()
-            .and_then(base64_decode)
-            .ok_or_else(|| RenderError::new("bad-screenshot", "no PNG data in the reply"))?;
+        let png = self.capture(s, (shot_width, shot_height), true, deadline)?;
         Ok(Screenshot {
             width: shot_width,
             height: shot_height,

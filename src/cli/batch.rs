@@ -152,13 +152,15 @@ impl BatchArgs {
         };
         let audit = crate::audit::AuditOptions {
             site: PathBuf::new(),
+            archive: crate::archive::ArchiveOptions::default(),
+            emit_wacz: None,
             crawl: crate::site::CrawlOptions::default(),
             analyze: analyze.clone(),
             rewrite: self.image.rewrite_options(&scratch, analyze),
             dry_run: true,
             replay: (!self.no_replay).then_some(loopback),
             worth: crate::deflate::WorthRule::default(),
-            budgets: crate::budget::Budgets::default(),
+            gates: crate::report::Gates::default(),
             max_runs: 1,
         };
         Ok(Command::Batch(Box::new(BatchConfig {

@@ -6,7 +6,7 @@ use std::io::IsTerminal;
 
 use super::*;
 use crate::config::{
-    AnalyzeConfig, AuditConfig, Command, Config, LinksConfig, OutputPaths, ReplayConfig,
+    AnalyzeConfig, AuditConfig, CiOutputs, Command, Config, LinksConfig, OutputPaths, ReplayConfig,
     ReportConfig, RewriteConfig, Verbosity, VerifyConfig,
 };
 use crate::error::{Error, Result};
@@ -70,8 +70,8 @@ impl AuditArgs {
             no_verify_failures: self.no_verify_failures,
             budget_mode: self.budget_mode.map(|m| m.as_str().to_string()),
             time_source: self.time_source.map(|s| match s {
-                TimeSourceArg::Simulated => crate::budget::TimeSource::Simulated,
-                TimeSourceArg::Measured => crate::budget::TimeSource::Measured,
+                TimeSourceArg::Simulated => crate::report::model::TimeSource::Simulated,
+                TimeSourceArg::Measured => crate::report::model::TimeSource::Measured,
             }),
         })
     }
@@ -124,6 +124,81 @@ impl AuditArgs {
         opts.simulate = simulate;
         opts.links = std::iter::once(Link::Loopback).chain(measured).collect();
         Ok(())
+    }
+
+    /// Everything the audit checks: `webdiet.toml` (in `site`, else the current directory)
+    /// with the flags winning key by key, the `--budgets` file, and the `--baseline` report.
+    fn gates(&self, site: &std::path::Path) -> Result<crate::report::Gates> {
+        let (file, path) = crate::budget::load(site)?;
+        let source = path.map_or("webdiet.toml".to_string(), |p| p.display().to_string());
+        let flags = self.budgets()?;
+        let (mut limits, mode) = crate::budget::limits(&file, &source, &flags)?;
+        if let Some(path) = &self.budgets_file {
+            limits.extend(crate::budget::field::load(path)?);
+        }
+        let baseline = match &self.baseline {
+            None => None,
+            Some(path) => {
+                let bytes = crate::input::read(path, crate::input::MAX_REPORT_BYTES)?;
+                let report = crate::report::Report::load(&bytes, path)?;
+                let allowance = match &self.max_regression {
+                    Some(spec) => spec.parse().map_err(|message| Error::Usage {
+                        message: format!("--max-regression {spec}: {message}"),
+                    })?,
+                    None => Default::default(),
+                };
+                Some(crate::report::model::baseline::Baseline {
+                    report,
+                    source: path.display().to_string(),
+                    allowance,
+                })
+            }
+        };
+        Ok(crate::report::Gates {
+            limits,
+            mode,
+            baseline,
+            time_source: Some(crate::budget::time_source(&file, &flags)),
+        })
+    }
+
+    /// The CI outputs, each file checked now (before anything runs) against the output
+    /// rules.
+    fn ci(&self, site: &std::path::Path, force: bool) -> Result<CiOutputs> {
+        use crate::output::{begins_with, check_named_output, content_is};
+        use crate::report::ci;
+        type Ours<'a> = &'a dyn Fn(&std::path::Path) -> bool;
+        let files: [(&Option<PathBuf>, &'static str, Ours); 3] = [
+            (&self.junit, "--junit", &|p| {
+                begins_with(p, ci::junit::SIGNATURE)
+            }),
+            (&self.sarif, "--sarif", &|p| {
+                content_is(p, ci::sarif::is_ours)
+            }),
+            (&self.gitlab_codequality, "--gitlab-codequality", &|p| {
+                content_is(p, ci::gitlab::is_ours)
+            }),
+        ];
+        for (file, option, ours) in files {
+            if let Some(file) = file {
+                check_named_output(file, option, site, ours, force)?;
+            }
+        }
+        let github = self.github
+            || (!self.no_github
+                && std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v.eq_ignore_ascii_case("true")));
+        Ok(CiOutputs {
+            junit: self.junit.clone(),
+            sarif: self.sarif.clone(),
+            gitlab: self.gitlab_codequality.clone(),
+            github,
+            step_summary: github
+                .then(|| std::env::var_os("GITHUB_STEP_SUMMARY"))
+                .flatten()
+                .filter(|p| !p.is_empty())
+                .map(PathBuf::from),
+            force,
+        })
     }
 }
 
@@ -304,6 +379,52 @@ impl SiteArgs {
             max_parse_bytes: self.max_parse_bytes,
         }
     }
+
+    /// `--with` and `--at`, which only an archive input takes.
+    fn archive_options(&self) -> Result<crate::archive::ArchiveOptions> {
+        if !crate::archive::is_archive(&self.site) && (!self.with.is_empty() || self.at.is_some()) {
+            return Err(Error::Usage {
+                message: format!(
+                    "--with and --at choose captures of a web archive, and {} is not one \
+                     (.warc, .warc.gz, .arc, .arc.gz, .wacz)",
+                    crate::error::shown(&self.site)
+                ),
+            });
+        }
+        for file in &self.with {
+            if !crate::archive::is_archive(file) {
+                return Err(Error::Usage {
+                    message: format!(
+                        "--with {}: not a web archive (.warc, .warc.gz, .arc, .arc.gz, .wacz)",
+                        crate::error::shown(file)
+                    ),
+                });
+            }
+        }
+        Ok(crate::archive::ArchiveOptions {
+            with: self.with.clone(),
+            at: self.at,
+        })
+    }
+
+    /// Every file the run reads: the site, and the `--with` archives.
+    fn inputs(&self) -> Vec<&std::path::Path> {
+        std::iter::once(self.site.as_path())
+            .chain(self.with.iter().map(PathBuf::as_path))
+            .collect()
+    }
+}
+
+impl EmitArgs {
+    /// `--emit-wacz FILE`, checked: never an input, never inside one, an existing file only
+    /// when webdiet wrote it or with `--force`.
+    fn checked(&self, site: &SiteArgs, force: bool) -> Result<Option<PathBuf>> {
+        let Some(path) = &self.emit_wacz else {
+            return Ok(None);
+        };
+        crate::archive::emit::check_target(path, &site.inputs(), force)?;
+        Ok(Some(path.clone()))
+    }
 }
 
 impl Cli {
@@ -325,14 +446,23 @@ impl Cli {
         };
         let command = match self.command {
             Sub::Analyze { site, json } => Command::Analyze(AnalyzeConfig {
+                archive: site.archive_options()?,
                 analyze: site.analyze_options(),
                 site: site.site,
                 json,
                 crawl: CrawlOptions::default(),
             }),
-            Sub::Rewrite { site, out, image } => {
+            Sub::Rewrite {
+                site,
+                out,
+                emit,
+                image,
+            } => {
+                let emit_wacz = emit.checked(&site, out.force)?;
                 let out = out.paths(&site.site, &Plan::rewrite())?;
                 Command::Rewrite(RewriteConfig {
+                    archive: site.archive_options()?,
+                    emit_wacz,
                     rewrite: image.rewrite_options(&out, site.analyze_options()),
                     analyze: site.analyze_options(),
                     site: site.site,
@@ -341,7 +471,7 @@ impl Cli {
                 })
             }
             Sub::Replay { site, json, replay } => {
-                require_dir(&site.site)?;
+                require_site(&site.site)?;
                 let study = match (&replay.document_sizes, &replay.chart) {
                     (Some(sizes), chart) => Some(crate::config::StudyConfig {
                         sizes: sizes.0.clone(),
@@ -350,6 +480,7 @@ impl Cli {
                     (None, _) => None,
                 };
                 Command::Replay(Box::new(ReplayConfig {
+                    archive: site.archive_options()?,
                     site: site.site,
                     json,
                     replay: replay.options("loopback")?,
@@ -373,6 +504,7 @@ impl Cli {
             Sub::Audit {
                 site,
                 out,
+                emit,
                 image,
                 replay,
                 audit,
@@ -384,6 +516,7 @@ impl Cli {
                             .to_string(),
                     });
                 }
+                let emit_wacz = emit.checked(&site, out.force)?;
                 let out = out.paths(&site.site, &Plan::audit(audit.dry_run))?;
                 if replay.capture.is_some() {
                     return Err(Error::Usage {
@@ -392,10 +525,14 @@ impl Cli {
                             .to_string(),
                     });
                 }
-                let budgets = crate::budget::load(&site.site)?.overridden_by(audit.budgets()?);
+                let gates = audit.gates(&site.site)?;
+                let ci = audit.ci(&site.site, out.force)?;
                 Command::Audit(Box::new(AuditConfig {
+                    ci,
                     out: out.clone(),
                     audit: crate::audit::AuditOptions {
+                        archive: site.archive_options()?,
+                        emit_wacz,
                         rewrite: image.rewrite_options(&out, site.analyze_options()),
                         analyze: site.analyze_options(),
                         site: site.site,
@@ -415,7 +552,7 @@ impl Cli {
                         },
                         max_runs: audit.max_runs as usize,
                         worth: crate::deflate::WorthRule::default(),
-                        budgets,
+                        gates,
                     },
                 }))
             }
@@ -437,6 +574,10 @@ impl Cli {
                         ReportFormat::Md => crate::config::ReportFormat::Markdown,
                         ReportFormat::Html => crate::config::ReportFormat::Html,
                         ReportFormat::Json => crate::config::ReportFormat::Json,
+                        ReportFormat::Junit => crate::config::ReportFormat::Junit,
+                        ReportFormat::Sarif => crate::config::ReportFormat::Sarif,
+                        ReportFormat::Gitlab => crate::config::ReportFormat::Gitlab,
+                        ReportFormat::Github => crate::config::ReportFormat::Github,
                     },
                 })
             }
@@ -448,8 +589,8 @@ impl Cli {
                 out,
                 force,
             } => {
-                require_dir(&original)?;
-                require_dir(&rewritten)?;
+                require_site(&original)?;
+                require_site(&rewritten)?;
                 let pages = pages.map(|n| usize::try_from(n).unwrap_or(usize::MAX));
                 Command::Verify(VerifyConfig::new(
                     original, rewritten, pages, json, out, force,
@@ -464,6 +605,14 @@ impl Cli {
             color,
         })
     }
+}
+
+/// A site directory, or an archive file (which is read later, with its own errors).
+fn require_site(path: &std::path::Path) -> Result<()> {
+    if crate::archive::is_archive(path) && path.is_file() {
+        return Ok(());
+    }
+    require_dir(path)
 }
 
 pub(super) fn require_dir(path: &std::path::Path) -> Result<()> {

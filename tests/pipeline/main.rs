@@ -9,11 +9,14 @@ mod common;
 
 mod analyze;
 mod audit;
+mod ci_formats;
 mod corpus;
 mod encodings;
 mod links_command;
 mod markup_weight;
 mod names;
+mod report_imports;
 mod report_schema;
+mod report_snapshots;
 mod rewrite;
 mod symlinks;
