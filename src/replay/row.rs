@@ -617,6 +617,15 @@ impl ReplayRow {
         self.time.last_packet_ms.runs > 0
     }
 
+    /// The page-complete time a report sets beside other figures (what TLS costs, sweeps):
+    /// the simulated one where the row has it (the same on any machine), else the measured
+    /// median.
+    pub fn shown_complete_ms(&self) -> f64 {
+        self.simulated_time
+            .as_ref()
+            .map_or(self.time.complete_ms.median, |s| s.complete_ms.median)
+    }
+
     /// Payload bytes both ways.
     pub fn bytes(&self) -> u64 {
         self.bytes_up + self.bytes_down

@@ -113,14 +113,6 @@ pub fn measured_on(report: &Report, link: &str) -> bool {
             .any(|r| r.link.name == link && r.measured())
 }
 
-/// The page-complete time a report sets beside other figures (what TLS costs, sweeps): the
-/// simulated one where the row has it (the same on any machine), else the measured median.
-pub fn shown_complete_ms(row: &ReplayRow) -> f64 {
-    row.simulated_time
-        .as_ref()
-        .map_or(row.time.complete_ms.median, |s| s.complete_ms.median)
-}
-
 /// The sites of `rows` (`original`, `rewritten`), in row order.
 pub fn sites(rows: &[ReplayRow]) -> Vec<&str> {
     first_seen(rows, |r| &r.site)

@@ -136,7 +136,7 @@ pub fn curve(rows: &[ReplayRow], sweep: &Sweep, site: &str, mode: Mode) -> Vec<O
                         && r.mode == mode
                         && r.test == Test::First
                 })
-                .map(super::figures::shown_complete_ms)
+                .map(ReplayRow::shown_complete_ms)
         })
         .collect()
 }

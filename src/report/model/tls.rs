@@ -68,7 +68,7 @@ pub fn costs(rows: &[ReplayRow]) -> Vec<TlsCost> {
         let packets = r.packets as i64 - plain.packets as i64;
         let bytes = r.bytes() as i64 - plain.bytes() as i64;
         // Simulated where the rows are (deterministic), else measured.
-        let shown = super::figures::shown_complete_ms;
+        let shown = ReplayRow::shown_complete_ms;
         let complete_ms = shown(r) - shown(plain);
         out.push(TlsCost {
             site: r.site.clone(),
