@@ -281,6 +281,12 @@ impl ReplayArgs {
             clients.dedup();
             opts.clients = clients;
         }
+        // The simulator replays what webdiet's client recorded on loopback; Chromium's visits
+        // are measured only (docs/simulation.md), so without webdiet's client nothing is
+        // simulated.
+        if !opts.clients.contains(&crate::replay::ClientKind::Webdiet) {
+            opts.simulate.clear();
+        }
         if opts.clients.contains(&crate::replay::ClientKind::Chromium) {
             if !opts
                 .links
