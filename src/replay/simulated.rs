@@ -192,6 +192,9 @@ impl Visitor for SimVisitor<'_> {
             };
             let mut sum = SimVisit::default();
             for page in &r.pages {
+                if traced {
+                    eprintln!("{}: exchange {:?}", spec.name, page.exchange);
+                }
                 let t = simulate::simulate(&page.exchange, spec, &options)
                     .map_err(|e| format!("{} {} {}: {e}", r.mode, r.test, r.page))?;
                 for p in &t.packets {
