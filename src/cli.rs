@@ -446,8 +446,8 @@ struct ImageArgs {
     /// Write interlaced PNGs (default: non-interlaced, which is smaller).
     #[arg(long)]
     interlace: bool,
-    /// Also write PATH.gz next to each text file where compressing saves at least a packet
-    /// and 10% (for nginx gzip_static).
+    /// Also write PATH.gz, PATH.br and PATH.zst next to each text file where each saves at
+    /// least a packet and 10% (for nginx gzip_static, brotli_static, zstd_static).
     #[arg(long)]
     precompress: bool,
     /// Keep presentational markup (<font>, <center>, bgcolor, align…) as it is.

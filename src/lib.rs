@@ -10,6 +10,7 @@ pub mod batch;
 pub mod budget;
 pub mod chromium;
 pub mod cli;
+pub mod compression;
 pub mod config;
 pub mod css;
 pub mod deflate;

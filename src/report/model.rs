@@ -170,7 +170,8 @@ pub struct RewriteSummary {
     pub documents_copied: usize,
     /// References that resolved in the original and do not in the result (should be empty).
     pub broken_by_rewrite: Vec<BrokenReference>,
-    /// `.gz` files written next to text files (`--precompress`), by site path.
+    /// `.gz`, `.br` and `.zst` files written next to text files (`--precompress`), by site
+    /// path.
     pub precompressed: Vec<String>,
 }
 

@@ -46,7 +46,7 @@ pub struct RewriteOptions {
     pub keep_originals: bool,
     /// The analyze options the inventory was made with (site URL, parse limit).
     pub analyze: AnalyzeOptions,
-    /// Also write `.gz` files next to text files where compressing is worth it
+    /// Also write `.gz`, `.br` and `.zst` files next to text files where each is worth it
     /// (`--precompress`). Default: `false`.
     pub precompress: bool,
     /// Presentational markup → CSS, and where the CSS goes; `None` keeps the markup
@@ -64,7 +64,7 @@ pub struct Rewrite {
     pub documents_copied: usize,
     /// References that resolved in the original and do not in the result.
     pub broken_by_rewrite: Vec<BrokenReference>,
-    /// `.gz` files written by `--precompress`, by site path.
+    /// `.gz`, `.br` and `.zst` files written by `--precompress`, by site path.
     pub precompressed: Vec<String>,
     /// What the markup pass did, when it ran.
     pub markup: Option<markup::MarkupReport>,
