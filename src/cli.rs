@@ -453,6 +453,14 @@ struct ImageArgs {
     /// Keep presentational markup (<font>, <center>, bgcolor, align…) as it is.
     #[arg(long)]
     no_markup: bool,
+    /// Keep the site's own PNGs and JPEGs as they are (default: recompressed losslessly,
+    /// verified, kept only where smaller).
+    #[arg(long)]
+    no_recompress: bool,
+    /// Keep the site's style sheets as they are (default: minified by lightningcss where that
+    /// cannot change the rendering, kept only where smaller).
+    #[arg(long)]
+    no_minify: bool,
     /// Where the CSS from presentational markup goes; auto picks the fewest first-visit bytes.
     /// With classes, one per element or one per declaration is chosen the same way.
     #[arg(long, value_enum, default_value_t = CssArg::Auto)]

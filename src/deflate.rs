@@ -166,6 +166,21 @@ impl Sizes {
         }
     }
 
+    /// brotli and zstd beside deflate, in words: `brotli 5 / 11: 9,100 / 8,200 bytes; zstd
+    /// 3 / 19: 9,900 / 8,900 bytes (deflate 6: 10,400)`.
+    pub fn codings_line(&self) -> String {
+        let n = crate::report::thousands;
+        format!(
+            "brotli 5 / 11: {} / {} bytes; zstd 3 / 19: {} / {} bytes (deflate 6: {}, of {} raw)",
+            n(self.brotli5),
+            n(self.brotli11),
+            n(self.zstd3),
+            n(self.zstd19),
+            n(self.deflate6),
+            n(self.raw)
+        )
+    }
+
     /// The smallest of every coding and level measured: what a server that offers all of
     /// them sends a browser that accepts all of them.
     pub fn smallest(&self) -> u64 {

@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 /// The CPU clock the stage reports per image (the calling thread's), for benchmarks too.
 pub use crate::sys::thread_cpu_time;
 pub use effort::Effort;
-pub use jpeg::recompress_jpeg;
+pub use jpeg::{plain_jpeg, recompress_jpeg};
 pub use recompress::{recompress_png, Recompressed, Recompression};
 pub use target::Target;
 

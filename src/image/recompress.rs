@@ -58,6 +58,9 @@ pub enum Recompression {
     /// A file webdiet does not change (a coding browsers do not show, CMYK, 16-bit APNG…).
     #[serde(rename = "kept:unsupported")]
     Unsupported,
+    /// A text file its parser cannot read whole (a style sheet with a hack or an error).
+    #[serde(rename = "kept:unparsed")]
+    Unparsed,
 }
 
 impl Recompression {
@@ -70,6 +73,7 @@ impl Recompression {
             Recompression::Corrupt => "kept:corrupt",
             Recompression::TooLarge => "kept:too-large",
             Recompression::Unsupported => "kept:unsupported",
+            Recompression::Unparsed => "kept:unparsed",
         }
     }
 }

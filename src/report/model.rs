@@ -31,6 +31,10 @@ pub struct Report {
     pub rewrite: RewriteSummary,
     /// Presentational markup → CSS; `null` when that stage did not run.
     pub markup: Option<crate::rewrite::markup::MarkupReport>,
+    /// The site's own PNGs, JPEGs and style sheets optimised losslessly, SVGs counted; `null`
+    /// when the rewrite did not run (or in reports written before it existed).
+    #[serde(default)]
+    pub lossless: Option<crate::rewrite::lossless::LosslessReport>,
     /// Deflate estimates of the text resources, original and rewritten.
     pub compression: Option<CompressionReport>,
     /// Replay rows: site × mode × test, medians over the runs.
@@ -94,6 +98,7 @@ impl Report {
             precompressed: done.precompressed,
         };
         self.markup = done.markup;
+        self.lossless = Some(done.lossless);
         self.problems.extend(inventory.problems.iter().cloned());
         self.problems.extend(done.problems);
         self.problems.sort();

@@ -98,6 +98,9 @@ pub fn audit(report: &Report, reports_at: &std::path::Path, style: &TextStyle) -
             let _ = writeln!(s, "  markup → CSS: not run");
         }
     }
+    for line in report.lossless.iter().flat_map(|l| l.lines()) {
+        let _ = writeln!(s, "  {line}");
+    }
     if let Some(line) = super::figures::text_images_line(report) {
         let _ = writeln!(s, "  {line}");
     }
@@ -113,6 +116,9 @@ pub fn audit(report: &Report, reports_at: &std::path::Path, style: &TextStyle) -
             change(est.totals.raw as f64, est.totals.deflate6 as f64),
             est.files.len() - est.not_worth_it.len()
         );
+        if est.totals.brotli11 > 0 {
+            let _ = writeln!(s, "  {}", est.totals.codings_line());
+        }
     }
 
     // The replay matrix: the deterministic packets, and the kernel's count with its noise.

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod encodings;
+pub mod modern;
 pub mod rawgif;
 
 use std::path::{Path, PathBuf};

@@ -13,6 +13,7 @@ mod corpus;
 mod encodings;
 mod links_command;
 mod markup_weight;
+mod modern;
 mod names;
 mod report_schema;
 mod rewrite;

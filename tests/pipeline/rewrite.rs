@@ -98,6 +98,7 @@ fn run_rewrite(site_dir: &Path, out: &Path) -> rewrite::Rewrite {
         analyze: AnalyzeOptions::default(),
         precompress: false,
         markup: None,
+        lossless: Default::default(),
     };
     rewrite::rewrite(&site, &inv, &opts).unwrap()
 }
@@ -317,6 +318,7 @@ fn output_inside_the_input_is_refused_and_nothing_is_written() {
             analyze: AnalyzeOptions::default(),
             precompress: false,
             markup: None,
+            lossless: Default::default(),
         };
         assert!(rewrite::rewrite(&site, &inv, &opts).is_err());
     }
@@ -338,6 +340,7 @@ fn keep_originals_copies_converted_gifs() {
         analyze: AnalyzeOptions::default(),
         precompress: false,
         markup: None,
+        lossless: Default::default(),
     };
     rewrite::rewrite(&site, &inv, &opts).unwrap();
     assert!(out.join("Icons/WWW/w3c_home.gif").is_file());
@@ -547,6 +550,7 @@ fn a_missing_background_moved_into_the_shared_sheet_is_not_broken_by_the_rewrite
         markup: Some(rewrite::markup::CssChoice::Fixed(
             webdiet::markup::CssMode::SiteSheet,
         )),
+        lossless: Default::default(),
     };
     let done = rewrite::rewrite(&site, &inv, &opts).unwrap();
     let sheet = std::fs::read_to_string(tmp.path().join("out/webdiet.css")).unwrap();

@@ -144,6 +144,33 @@ fn scripts(effort: Effort) -> &'static [Script] {
     }
 }
 
+/// A plain JPEG (baseline, quality 85, libjpeg's standard Huffman tables, as cameras and old
+/// editors write them) of 8-bit grey (`components` 1) or RGB (3) samples, with `markers`
+/// (code, data) after SOI and JFIF: for test fixtures made by our own code. `None` when the
+/// samples do not fill `width × height`.
+#[doc(hidden)]
+pub fn plain_jpeg(
+    samples: &[u8],
+    width: u32,
+    height: u32,
+    components: u8,
+    markers: &[(u8, &[u8])],
+) -> Option<Vec<u8>> {
+    let expected = (width as usize)
+        .checked_mul(height as usize)?
+        .checked_mul(usize::from(components))?;
+    if !matches!(components, 1 | 3) || width == 0 || height == 0 || samples.len() != expected {
+        return None;
+    }
+    let markers: Vec<Marker<'_>> = markers
+        .iter()
+        .map(|&(code, data)| Marker { code, data })
+        .collect();
+    Some(mozjpeg::encode_plain(
+        samples, width, height, components, true, &markers,
+    ))
+}
+
 /// Optimises a JPEG losslessly at `effort`; see the module documentation.
 pub fn recompress_jpeg(
     jpeg: &[u8],

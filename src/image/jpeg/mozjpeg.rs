@@ -171,10 +171,9 @@ pub(super) fn transcode(
 }
 
 /// A plain JPEG of `samples` (grey or RGB, 8 bits) at quality 85, as an old camera or editor
-/// writes it: baseline, the standard Huffman tables, and `markers` after SOI/JFIF. For tests:
-/// every fixture is made by our own code.
-#[cfg(test)]
-pub(super) fn encode_for_tests(
+/// writes it: baseline, the standard Huffman tables, and `markers` after SOI/JFIF. For test
+/// fixtures: every fixture is made by our own code.
+pub(super) fn encode_plain(
     samples: &[u8],
     width: u32,
     height: u32,
@@ -186,7 +185,8 @@ pub(super) fn encode_for_tests(
     let mut out_ptr: *mut u8 = std::ptr::null_mut();
     let mut out_len: c_ulong = 0;
     // SAFETY: libjpeg's usual compress sequence on zeroed structs (see `transcode`); every
-    // pointer outlives the call using it; errors unwind as in `transcode` (tests only).
+    // pointer outlives the call using it. The caller checks the sizes (`plain_jpeg`), so
+    // libjpeg has no error to raise on this input.
     unsafe {
         let mut err: sys::jpeg_error_mgr = std::mem::zeroed();
         let mut dst: sys::jpeg_compress_struct = std::mem::zeroed();

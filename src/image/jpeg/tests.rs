@@ -37,7 +37,7 @@ fn icc() -> Vec<u8> {
 fn camera_jpeg(components: u8) -> Vec<u8> {
     let (exif, icc) = (exif(), icc());
     let comment = b"made by a camera".to_vec();
-    mozjpeg::encode_for_tests(
+    mozjpeg::encode_plain(
         &picture(96, 64, components),
         96,
         64,
@@ -104,13 +104,13 @@ fn more_effort_is_never_larger_and_the_same_file_gives_the_same_bytes() {
 #[test]
 fn a_changed_coefficient_or_lost_exif_fails_the_check() {
     let original = camera_jpeg(3);
-    let no_exif = mozjpeg::encode_for_tests(&picture(96, 64, 3), 96, 64, 3, true, &[]);
+    let no_exif = mozjpeg::encode_plain(&picture(96, 64, 3), 96, 64, 3, true, &[]);
     let why = verify::same_jpeg(&original, &no_exif, &limits()).unwrap_err();
     assert!(why.contains("EXIF"), "{why}");
     let mut other = picture(96, 64, 3);
     other[3 * (10 * 96 + 20)] ^= 0x80;
     let (exif, icc) = (exif(), icc());
-    let changed = mozjpeg::encode_for_tests(
+    let changed = mozjpeg::encode_plain(
         &other,
         96,
         64,
@@ -133,7 +133,7 @@ fn a_changed_coefficient_or_lost_exif_fails_the_check() {
 
 #[test]
 fn a_file_without_jfif_gets_none_and_an_optimised_file_is_kept() {
-    let plain = mozjpeg::encode_for_tests(&picture(64, 64, 3), 64, 64, 3, false, &[]);
+    let plain = mozjpeg::encode_plain(&picture(64, 64, 3), 64, 64, 3, false, &[]);
     let r = recompress_jpeg(&plain, Effort::Default, 1, &limits());
     let out = r.bytes.expect("optimised");
     let (segments_out, _) = segments(&out).unwrap();

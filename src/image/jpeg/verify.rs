@@ -55,7 +55,9 @@ fn decode(jpeg: &[u8], limits: &Limits) -> Result<Decoded, String> {
         .set_max_height(side.min(u16::MAX as usize))
         .set_strict_mode(true);
     let mut decoder = JpegDecoder::new_with_options(jpeg, options);
-    let samples = decoder.decode().map_err(|e| format!("does not decode: {e:?}"))?;
+    let samples = decoder
+        .decode()
+        .map_err(|e| format!("does not decode: {e:?}"))?;
     let info = decoder.info().ok_or("no image information")?;
     Ok(Decoded {
         samples,
