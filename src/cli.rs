@@ -457,8 +457,9 @@ struct ImageArgs {
     /// verified, kept only where smaller).
     #[arg(long)]
     no_recompress: bool,
-    /// Keep the site's style sheets as they are (default: minified by lightningcss where that
-    /// cannot change the rendering, kept only where smaller).
+    /// Keep the site's style sheets and scripts as they are (default: style sheets minified by
+    /// lightningcss, scripts without comments and white space, where that cannot change the
+    /// rendering, kept only where smaller).
     #[arg(long)]
     no_minify: bool,
     /// Where the CSS from presentational markup goes; auto picks the fewest first-visit bytes.

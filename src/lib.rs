@@ -19,6 +19,7 @@ pub mod html;
 pub mod image;
 pub mod input;
 pub mod inventory;
+pub mod js;
 pub mod markup;
 pub mod merge;
 pub mod output;

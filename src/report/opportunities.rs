@@ -26,7 +26,7 @@ pub const OVERSIZED_BYTES: u64 = 100_000;
 pub struct Opportunity {
     /// Stable name: `gif-to-png`, `markup-to-css`, `enable-deflate`, `images-of-text`,
     /// `markup-left`, `oversized`, `recompress-png`, `recompress-jpeg`, `minify-css`,
-    /// `serve-brotli`.
+    /// `minify-js`, `serve-brotli`.
     pub id: String,
     /// What it is, for a person.
     pub title: String,
@@ -279,6 +279,11 @@ fn lossless(report: &Report, mss: u64) -> Vec<Opportunity> {
             Kind::Css,
             "minify-css",
             "style sheets minified (lightningcss, every fallback kept)",
+        ),
+        (
+            Kind::Js,
+            "minify-js",
+            "scripts without comments and white space (line breaks kept)",
         ),
     ] {
         let rows: Vec<_> = l

@@ -1,6 +1,7 @@
 //! The rewrite's lossless pass over the files a site already ships in today's formats: each
 //! PNG and APNG recompressed by oxipng, each JPEG transcoded by mozjpeg (`crate::image`), each
-//! style sheet minified by lightningcss (`crate::css::minify`), each verified, and each kept
+//! style sheet minified by lightningcss (`crate::css::minify`), each script stripped of its
+//! comments and white space (`crate::js`), each verified, and each kept
 //! only when smaller. Names never change, so no reference needs an edit. SVGs are counted (the
 //! compression estimates cover them) and left as they are. The pass works on the staged copy,
 //! after the GIF conversion, the reference edits and the markup pass, so a style sheet is
@@ -22,7 +23,7 @@ use crate::site::{FileKind, Site, SiteFile};
 pub struct LosslessOptions {
     /// Recompress PNG, APNG and JPEG files. Default: `true` (`--no-recompress` turns it off).
     pub images: bool,
-    /// Minify style sheets. Default: `true` (`--no-minify` turns it off).
+    /// Minify style sheets and scripts. Default: `true` (`--no-minify` turns it off).
     pub text: bool,
 }
 
@@ -42,6 +43,7 @@ pub enum Kind {
     Png,
     Jpeg,
     Css,
+    Js,
     Svg,
 }
 
@@ -51,6 +53,7 @@ impl Kind {
             Kind::Png => "PNG",
             Kind::Jpeg => "JPEG",
             Kind::Css => "CSS",
+            Kind::Js => "JS",
             Kind::Svg => "SVG",
         }
     }
@@ -60,6 +63,7 @@ impl Kind {
             FileKind::Png => Some(Kind::Png),
             FileKind::Jpeg => Some(Kind::Jpeg),
             FileKind::Css => Some(Kind::Css),
+            FileKind::Js => Some(Kind::Js),
             _ if file.path.to_ascii_lowercase().ends_with(".svg") => Some(Kind::Svg),
             _ => None,
         }
@@ -156,7 +160,7 @@ fn one(
 ) -> Option<(LosslessRow, Option<Problem>)> {
     let wanted = match kind {
         Kind::Png | Kind::Jpeg => opts.images,
-        Kind::Css => opts.text,
+        Kind::Css | Kind::Js => opts.text,
         Kind::Svg => true,
     };
     if !wanted {
@@ -203,6 +207,13 @@ fn optimize(bytes: &[u8], kind: Kind, image: &image::ImageOptions) -> Recompress
             Err(why @ Kept::Charset(_)) => Recompressed::kept(Recompression::Unsupported, why),
             Err(why @ Kept::NotStable) => Recompressed::kept(Recompression::VerifyFailed, why),
         },
+        Kind::Js => match crate::js::minify_script(bytes) {
+            Ok(out) => Recompressed::decide(bytes, out, Ok(()), Vec::new(), 1),
+            Err(why @ crate::js::Kept::Changed) => {
+                Recompressed::kept(Recompression::VerifyFailed, why)
+            }
+            Err(why) => Recompressed::kept(Recompression::Unparsed, why),
+        },
         Kind::Svg => Recompressed::kept(
             Recompression::Unsupported,
             "SVG: counted and compressed, not rewritten",
@@ -221,6 +232,7 @@ impl LosslessReport {
                     Kind::Png => "oxipng, lossless, pixel-verified",
                     Kind::Jpeg => "mozjpeg transcoding, lossless, pixel-verified",
                     Kind::Css => "lightningcss, every fallback kept",
+                    Kind::Js => "comments and white space, line breaks kept",
                     Kind::Svg => "counted and compressed, not rewritten",
                 };
                 let change = if t.from_bytes == 0 {

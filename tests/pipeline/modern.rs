@@ -40,6 +40,7 @@ fn a_modern_site_gets_smaller_images_and_style_sheets_and_keeps_what_browsers_re
         ("_images/logo.png", "png"),
         ("_images/photo.jpg", "jpeg"),
         ("_static/style.css", "css"),
+        ("_static/app.js", "js"),
     ] {
         let r = row(&report, path);
         assert_eq!(r["kind"], kind);
@@ -148,6 +149,7 @@ fn the_audit_ranks_the_lossless_savings_and_estimates_brotli_and_zstd() {
         "recompress-png",
         "recompress-jpeg",
         "minify-css",
+        "minify-js",
         "serve-brotli",
     ] {
         assert!(ids.contains(&id), "{id} missing: {ids:?}");
