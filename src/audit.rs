@@ -85,13 +85,15 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
     let (mut served_rewritten, problems) = ServedSite::from_site(&without_sidecars(&rewritten));
     served_rewritten.dated_like(&served_original);
     report.problems.extend(problems);
+    let (original_estimate, rewritten_estimate) = crate::deflate::estimate_pair(
+        served_original.text_files(),
+        served_rewritten.text_files(),
+        &opts.worth,
+    );
     report.compression = Some(CompressionReport {
         rule: opts.worth.describe(),
-        original: crate::deflate::estimate(served_original.text_files(), &opts.worth),
-        rewritten: Some(crate::deflate::estimate(
-            served_rewritten.text_files(),
-            &opts.worth,
-        )),
+        original: original_estimate,
+        rewritten: Some(rewritten_estimate),
     });
     timed.lap(&mut report, "compression");
 
