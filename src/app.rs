@@ -2,7 +2,7 @@
 //! This is the only place that knows the order of the stages for each command.
 
 use std::io::{IsTerminal, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::config::{
@@ -61,7 +61,7 @@ fn run_analyze(cfg: &AnalyzeConfig, config: &Config) -> Result<Status> {
     let text = if cfg.json {
         report::json::to_string(&inventory)
     } else {
-        report::terminal::inventory(&inventory, &config.text_style())
+        report::terminal::inventory::inventory(&inventory, &config.text_style())
     };
     print_stdout(&text)?;
     Ok(Status::Success)
@@ -81,7 +81,8 @@ fn run_rewrite(cfg: &RewriteConfig, config: &Config) -> Result<Status> {
     let mut report = report::Report::new(&cfg.site);
     report.inventory = Some((&inventory).into());
     report.add_rewrite(done, &inventory);
-    report.opportunities = report::opportunities::rank(&report);
+    let read = |path: &str| site.read(path).ok();
+    report.finish(&report::Gates::default(), Some(&read));
     report.site.rewritten = Some(cfg.out.site().display().to_string());
     out.write(
         output::REPORT_JSON,
@@ -89,7 +90,7 @@ fn run_rewrite(cfg: &RewriteConfig, config: &Config) -> Result<Status> {
     )?;
     out.commit()?;
     print_problems(&report.problems, &cfg.site, config);
-    print_stdout(&report::terminal::rewrite(
+    print_stdout(&report::terminal::rewrite::rewrite(
         &report,
         &cfg.out.report_json(),
         &config.text_style(),
@@ -112,9 +113,10 @@ fn broken_by_rewrite(report: &report::Report) -> Status {
     Status::Failed
 }
 
-/// `webdiet audit`: 0 when every budget holds, 1 when one does not. The rewritten site and
-/// the three reports appear in the output directory together, or (on any failure or signal)
-/// nothing changes there; a dry run writes the reports only.
+/// `webdiet audit`: 0 when every budget holds, 1 when one of level `error` does not. The
+/// rewritten site and the three reports appear in the output directory together, or (on any
+/// failure or signal) nothing changes there; a dry run writes the reports only. Then the CI
+/// formats asked for, each written whole or not at all.
 fn run_audit(cfg: &AuditConfig, config: &Config) -> Result<Status> {
     let out = Transaction::begin(&cfg.out, Plan::audit(cfg.audit.dry_run), &[&cfg.audit.site])?;
     print_notes(out.notes(), config);
@@ -126,35 +128,41 @@ fn run_audit(cfg: &AuditConfig, config: &Config) -> Result<Status> {
     if !opts.dry_run {
         report.site.rewritten = Some(cfg.out.site().display().to_string());
     }
+    let markdown = report::markdown::render(&report);
     out.write(
         output::REPORT_JSON,
         report::json::to_string(&report).as_bytes(),
     )?;
-    out.write(
-        output::REPORT_MD,
-        report::markdown::render(&report).as_bytes(),
-    )?;
+    out.write(output::REPORT_MD, markdown.as_bytes())?;
     out.write(
         output::REPORT_HTML,
         report::html::render(&report).as_bytes(),
     )?;
     out.commit()?;
+    let written = write_ci_files(&cfg.ci, &cfg.audit.site, &report)?;
     print_problems(&report.problems, &cfg.audit.site, config);
+    let style = config.text_style();
     if config.verbosity == Verbosity::Verbose {
-        print_stdout(&report::terminal::rewrite(
+        print_stdout(&report::terminal::rewrite::rewrite(
             &report,
             &cfg.out.report_json(),
-            &config.text_style(),
+            &style,
         ))?;
     }
     if config.verbosity != Verbosity::Quiet {
-        print_stdout(&report::summary::audit(
-            &report,
-            &cfg.out.report_json(),
-            &config.text_style(),
-        ))?;
+        let (html, md, json) = (
+            cfg.out.report_html(),
+            cfg.out.report_md(),
+            cfg.out.report_json(),
+        );
+        let mut reports: Vec<&Path> = vec![&html, &md, &json];
+        reports.extend(written.iter().map(PathBuf::as_path));
+        print_stdout(&report::terminal::audit::audit(&report, &reports, &style))?;
     } else {
-        print_stdout(&report::summary::budgets(&report, &config.text_style()))?;
+        print_stdout(&report::terminal::audit::budgets(&report, &style))?;
+    }
+    if cfg.ci.github {
+        github(&cfg.ci, &cfg.audit.site, &report, &markdown)?;
     }
     // Asked-for browser visits that could not be made: the rest was reported, but the run
     // did not do what it was asked.
@@ -164,35 +172,125 @@ fn run_audit(cfg: &AuditConfig, config: &Config) -> Result<Status> {
         );
         return Ok(Status::Fatal);
     }
-    Ok(if !report.budgets.iter().all(|b| b.passed) {
+    Ok(if report.budgets.iter().any(|b| b.fails_run()) {
         Status::Failed
     } else {
         broken_by_rewrite(&report)
     })
 }
 
+/// Writes the CI formats asked for (`--junit`, `--sarif`, `--gitlab-codequality`), each
+/// through a temporary name and a rename; returns the files written.
+fn write_ci_files(
+    ci: &crate::config::CiOutputs,
+    site: &Path,
+    report: &report::Report,
+) -> Result<Vec<PathBuf>> {
+    use crate::output::{begins_with, content_is, write_named_file};
+    use report::ci::{gitlab, junit, sarif};
+    let mut written = Vec::new();
+    if let Some(path) = &ci.junit {
+        write_named_file(
+            path,
+            "--junit",
+            site,
+            &|p| begins_with(p, junit::SIGNATURE),
+            ci.force,
+            junit::render(report).as_bytes(),
+        )?;
+        written.push(path.clone());
+    }
+    if let Some(path) = &ci.sarif {
+        write_named_file(
+            path,
+            "--sarif",
+            site,
+            &|p| content_is(p, sarif::is_ours),
+            ci.force,
+            sarif::render(report).as_bytes(),
+        )?;
+        written.push(path.clone());
+    }
+    if let Some(path) = &ci.gitlab {
+        write_named_file(
+            path,
+            "--gitlab-codequality",
+            site,
+            &|p| content_is(p, gitlab::is_ours),
+            ci.force,
+            gitlab::render(report).as_bytes(),
+        )?;
+        written.push(path.clone());
+    }
+    Ok(written)
+}
+
+/// GitHub Actions: the annotations on stdout, and the Markdown report appended to
+/// `$GITHUB_STEP_SUMMARY`, cut to fit the step's limit. A summary file inside the site is
+/// refused (the input is never written).
+fn github(
+    ci: &crate::config::CiOutputs,
+    site: &Path,
+    report: &report::Report,
+    markdown: &str,
+) -> Result<()> {
+    use report::ci::github;
+    print_stdout(&github::annotations(report))?;
+    let Some(path) = &ci.step_summary else {
+        return Ok(());
+    };
+    let inside = |p: &Path| {
+        let (Ok(site), Some(parent)) = (std::fs::canonicalize(site), p.parent()) else {
+            return false;
+        };
+        let parent = if parent.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            parent
+        };
+        std::fs::canonicalize(parent).is_ok_and(|d| d.starts_with(&site))
+    };
+    if inside(path) {
+        return Err(Error::NamedOutputRefused {
+            path: path.clone(),
+            option: "GITHUB_STEP_SUMMARY",
+            reason: "it is inside the input site, which webdiet never writes into".into(),
+        });
+    }
+    let used = std::fs::metadata(path).map_or(0, |m| m.len() as usize);
+    let text = github::step_summary(markdown, used);
+    if text.len() < markdown.len() {
+        eprintln!(
+            "webdiet: note: the job summary holds {} of the report's {} bytes (GitHub takes              1 MiB per step); report.md has it all",
+            text.len(),
+            markdown.len()
+        );
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+        .map_err(|e| Error::io(path, e))?;
+    file.write_all(text.as_bytes())
+        .and_then(|()| file.flush())
+        .map_err(|e| Error::io(path, e))
+}
+
 /// `webdiet report`: re-renders a report.json in another format on stdout.
 fn run_report(cfg: &ReportConfig, config: &Config) -> Result<Status> {
     let bytes = crate::input::read(&cfg.json, crate::input::MAX_REPORT_BYTES)?;
-    let report: report::Report = serde_json::from_slice(&bytes).map_err(|e| Error::Invalid {
-        path: cfg.json.clone(),
-        message: format!("not a webdiet report.json: {e}"),
-    })?;
-    if report.schema_version != report::SCHEMA_VERSION {
-        return Err(Error::Invalid {
-            path: cfg.json.clone(),
-            message: format!(
-                "schema_version {} is not the {} this webdiet reads",
-                report.schema_version,
-                report::SCHEMA_VERSION
-            ),
-        });
-    }
+    let report = report::Report::load(&bytes, &cfg.json)?;
     let text = match cfg.format {
-        ReportFormat::Text => report::summary::audit(&report, &cfg.json, &config.text_style()),
+        ReportFormat::Text => {
+            report::terminal::audit::audit(&report, &[&cfg.json], &config.text_style())
+        }
         ReportFormat::Markdown => report::markdown::render(&report),
         ReportFormat::Html => report::html::render(&report),
         ReportFormat::Json => report::json::to_string(&report),
+        ReportFormat::Junit => report::ci::junit::render(&report),
+        ReportFormat::Sarif => report::ci::sarif::render(&report),
+        ReportFormat::Gitlab => report::ci::gitlab::render(&report),
+        ReportFormat::Github => report::ci::github::annotations(&report),
     };
     print_stdout(&text)?;
     Ok(Status::Success)
@@ -246,7 +344,7 @@ fn run_verify(cfg: &VerifyConfig, config: &Config) -> Result<Status> {
     let text = if cfg.json {
         report::json::to_string(&report)
     } else {
-        report::terminal::verify(&report, &config.text_style())
+        report::terminal::verify::verify(&report, &config.text_style())
     };
     print_stdout(&text)?;
     Ok(if report.all_identical() {
@@ -316,14 +414,15 @@ fn run_replay(cfg: &ReplayConfig, config: &Config) -> Result<Status> {
                 chart,
                 "--chart",
                 &cfg.site,
-                report::study::CHART_SIGNATURE,
-                report::study::chart_svg(&result).as_bytes(),
+                &|p| crate::output::begins_with(p, report::html::study::CHART_SIGNATURE),
+                false,
+                report::html::study::chart_svg(&result).as_bytes(),
             )?;
         }
         return print_stdout(&if cfg.json {
             report::json::to_string(&result)
         } else {
-            report::study::table(&result)
+            report::terminal::study::table(&result)
         })
         .map(|()| Status::Success);
     }
@@ -342,8 +441,8 @@ fn run_replay(cfg: &ReplayConfig, config: &Config) -> Result<Status> {
             "browser": replay.browser,
         }))
     } else {
-        let mut text = report::replay::table(&replay.rows);
-        text.push_str(&report::browser::table(&replay.browser));
+        let mut text = report::terminal::replay::table(&replay.rows);
+        text.push_str(&report::terminal::replay::browser_table(&replay.browser));
         text.push('\n');
         for link in &replay.links {
             if let Some(method) = &link.method {
@@ -357,11 +456,11 @@ fn run_replay(cfg: &ReplayConfig, config: &Config) -> Result<Status> {
             "\n  text resources: {} files, {} bytes raw; deflate level 6 {}, level 9 {}, best {}, \
              gzip {}\n  worth compressing ({}): {} of {}\n",
             estimate.files.len(),
-            report::thousands(t.raw),
-            report::thousands(t.deflate6),
-            report::thousands(t.deflate9),
-            report::thousands(t.best),
-            report::thousands(t.gzip6),
+            report::format::thousands(t.raw),
+            report::format::thousands(t.deflate6),
+            report::format::thousands(t.deflate9),
+            report::format::thousands(t.best),
+            report::format::thousands(t.gzip6),
             estimate.rule,
             estimate.files.len() - estimate.not_worth_it.len(),
             estimate.files.len()

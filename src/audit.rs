@@ -2,21 +2,28 @@
 //! deflate, replay the original and the rewritten site, check budgets — returning one
 //! [`Report`]. Each step is the stage function of its own module; this file only orders them.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use crate::budget::{self, Budgets};
 use crate::deflate::WorthRule;
 use crate::error::{Error, Result};
 use crate::inventory::{self, AnalyzeOptions};
+use crate::replay::Test;
 use crate::replay::{self, ReplayOptions, ServedSite};
-use crate::report::{CompressionReport, Report};
+use crate::report::model::headers::{self, HeaderCost};
+use crate::report::model::{ResourceTotal, VisitResources};
+use crate::report::{CompressionReport, Gates, Report};
 use crate::rewrite::{self, RewriteOptions};
+use crate::site::resolve::{Resolver, Target};
 use crate::site::{self, CrawlOptions, FileKind, Site};
 
 /// The links an audit replays over when no `--link` is given: the private loopback (bytes
 /// and packets, as in the 1997 study) and one of today's access links, for time.
 pub const DEFAULT_LINKS: &str = "loopback,Cable";
+
+/// Findings look for their line in site files up to this size (larger ones get none).
+const FINDING_READ_LIMIT: u64 = 16 << 20;
 
 /// Runs on the default modern link when neither `--link` nor `--runs-on` is given: two, so
 /// that a default audit of `corpus/microscape` stays well under 90 s on 2 cores (each run
@@ -40,8 +47,9 @@ pub struct AuditOptions {
     pub replay: Option<ReplayOptions>,
     /// The "worth compressing" rule. Default: [`WorthRule::default`].
     pub worth: WorthRule,
-    /// Limits that make the run fail (exit code 1). Default: none.
-    pub budgets: Budgets,
+    /// Budgets and a baseline that make the run fail (exit code 1): `webdiet.toml`, the
+    /// flags, `--budgets FILE`, `--baseline`. Default: none.
+    pub gates: Gates,
 }
 
 /// Progress notes for a person: one call per stage.
@@ -85,15 +93,15 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
     let (mut served_rewritten, problems) = ServedSite::from_site(&without_sidecars(&rewritten));
     served_rewritten.dated_like(&served_original);
     report.problems.extend(problems);
-    let (original_estimate, rewritten_estimate) = crate::deflate::estimate_pair(
-        served_original.text_files(),
-        served_rewritten.text_files(),
-        &opts.worth,
-    );
+    let sets = [
+        served_original.text_files().collect(),
+        served_rewritten.text_files().collect(),
+    ];
+    let mut estimates = crate::deflate::estimates(&sets, &opts.worth).into_iter();
     report.compression = Some(CompressionReport {
         rule: opts.worth.describe(),
-        original: original_estimate,
-        rewritten: Some(rewritten_estimate),
+        original: estimates.next().unwrap_or_default(),
+        rewritten: estimates.next(),
     });
     timed.lap(&mut report, "compression");
 
@@ -131,16 +139,20 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
     // (the 1997 study's figures); the times are read per link.
     report.replay.sort_by_key(|r| r.link.name != "loopback");
 
-    // What TLS costs, per link: packets and bytes, and time.
-    report.tls_cost = crate::report::tls::costs(&report.replay);
     if let Some(replay_opts) = &opts.replay {
         report.header_cost = header_cost(&served_original, replay_opts)?;
         timed.lap(&mut report, "header-cost");
     }
-    report.budgets = budget::check(&opts.budgets, &report);
-    report.opportunities = crate::report::opportunities::rank(&report);
-    report.problems.sort();
-    report.problems.dedup();
+    report.resources = first_visit_resources(&report, &served_original, &served_rewritten);
+    // Everything derived (TLS's cost, what a visitor saves, opportunities, findings with the
+    // lines of the original site's files), then the budgets and the baseline.
+    let read = |path: &str| {
+        let file = original.file(path)?;
+        (file.bytes <= FINDING_READ_LIMIT)
+            .then(|| original.read(path).ok())
+            .flatten()
+    };
+    report.finish(&opts.gates, Some(&read));
     Ok(report)
 }
 
@@ -179,6 +191,65 @@ fn without_sidecars(site: &Site) -> Site {
     site.with_files(files)
 }
 
+/// What a first visit to each site version fetched, by Lighthouse's resource types: the
+/// requests of the reference mode's first row (loopback's when it ran), each with the body the
+/// server sends for it and an even share of the visit's response header bytes.
+fn first_visit_resources(
+    report: &Report,
+    original: &ServedSite,
+    rewritten: &ServedSite,
+) -> Vec<VisitResources> {
+    let origin = url::Url::parse("http://webdiet.invalid/").expect("constant URL parses");
+    let mut out = Vec::new();
+    for (label, served) in [("original", original), ("rewritten", rewritten)] {
+        let Some(row) = report.replay.iter().find(|r| {
+            r.site == label && r.mode == replay::Mode::reference() && r.test == Test::First
+        }) else {
+            continue;
+        };
+        if row.waterfall.is_empty() {
+            continue;
+        }
+        let resolver = Resolver::new(&served.site, None);
+        let n = (row.waterfall.len() as u64).max(1);
+        let (share, rest) = (row.headers.down / n, row.headers.down % n);
+        let mut by_type: BTreeMap<String, ResourceTotal> = BTreeMap::new();
+        for (i, request) in row.waterfall.iter().enumerate() {
+            let resource = match resolver.resolve(&origin, &request.target) {
+                Target::Local { path, .. } => served.resource(&path),
+                _ => None,
+            };
+            let (kind, bytes) = resource.map_or(("other", 0), |r| {
+                (resource_type(r.content_type), r.body.len() as u64)
+            });
+            let total = by_type.entry(kind.to_string()).or_default();
+            total.requests += 1;
+            total.bytes += bytes + share + u64::from((i as u64) < rest);
+        }
+        out.push(VisitResources {
+            site: label.to_string(),
+            page: row.page.clone(),
+            by_type,
+        });
+    }
+    out
+}
+
+/// Lighthouse's resource type of a content type: `document`, `stylesheet`, `script`,
+/// `image`, `media`, `font` or `other`.
+fn resource_type(content_type: &str) -> &'static str {
+    let essence = content_type.split(';').next().unwrap_or("").trim();
+    match essence {
+        "text/html" | "application/xhtml+xml" => "document",
+        "text/css" => "stylesheet",
+        t if t.contains("javascript") || t.contains("ecmascript") => "script",
+        t if t.starts_with("image/") => "image",
+        t if t.starts_with("audio/") || t.starts_with("video/") => "media",
+        t if t.starts_with("font/") || t.contains("font") => "font",
+        _ => "other",
+    }
+}
+
 /// Wall-clock time per stage, into `report.timings_ms`.
 struct Timer(Instant);
 
@@ -204,8 +275,8 @@ impl Timer {
 fn header_cost(
     served: &ServedSite,
     replay_opts: &replay::ReplayOptions,
-) -> Result<Vec<crate::report::headers::HeaderCost>> {
-    let Some(modes) = crate::report::headers::modes() else {
+) -> Result<Vec<HeaderCost>> {
+    let Some(modes) = headers::modes() else {
         return Ok(Vec::new());
     };
     let mut rows = Vec::new();
@@ -222,8 +293,5 @@ fn header_cost(
         o.client.headers = set;
         rows.extend(replay::replay(served, &o)?.rows);
     }
-    Ok(crate::report::headers::costs(
-        &rows,
-        replay_opts.client.headers.as_str(),
-    ))
+    Ok(headers::costs(&rows, replay_opts.client.headers.as_str()))
 }

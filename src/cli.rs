@@ -98,7 +98,7 @@ enum Sub {
         #[command(flatten)]
         replay: ReplayArgs,
         #[command(flatten)]
-        audit: AuditArgs,
+        audit: Box<AuditArgs>,
     },
     /// Re-render a report.json as text, Markdown, HTML or JSON.
     Report {
@@ -256,6 +256,34 @@ struct AuditArgs {
     /// The mode whose first visit the byte, request and time budgets read [default: pipelined].
     #[arg(long, value_parser = |s: &str| s.parse::<Mode>())]
     budget_mode: Option<Mode>,
+    /// Budgets in the field's shapes, beside webdiet.toml's: Lighthouse's budget.json,
+    /// Lighthouse CI's assertions (warn and error levels) or sitespeed.io's budget.
+    #[arg(long = "budgets", value_name = "FILE")]
+    budgets_file: Option<PathBuf>,
+    /// Fail when the first visit to the rewritten site got heavier than in this earlier
+    /// report.json, per page (see --max-regression).
+    #[arg(long, value_name = "REPORT")]
+    baseline: Option<PathBuf>,
+    /// With --baseline: how much worse each figure may get, absolute or in percent of the
+    /// baseline: bytes=0.5%,requests=0,packets=0,time=10% [default: bytes=0,requests=0,packets=0].
+    #[arg(long, value_name = "FIGURE=N[%],…", requires = "baseline")]
+    max_regression: Option<String>,
+    /// Write the budgets as JUnit XML (a suite per page or link, a case per budget).
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// Write the per-file findings as SARIF 2.1.0 (GitHub code scanning).
+    #[arg(long, value_name = "FILE")]
+    sarif: Option<PathBuf>,
+    /// Write the findings and failed budgets as GitLab Code Quality JSON.
+    #[arg(long, value_name = "FILE")]
+    gitlab_codequality: Option<PathBuf>,
+    /// Annotate for GitHub Actions (workflow commands on stdout) and append the Markdown
+    /// report to $GITHUB_STEP_SUMMARY; on by itself when GITHUB_ACTIONS=true.
+    #[arg(long, conflicts_with = "no_github")]
+    github: bool,
+    /// No GitHub annotations or job summary, even when GITHUB_ACTIONS=true.
+    #[arg(long)]
+    no_github: bool,
 }
 
 #[derive(Debug, Args)]
@@ -396,6 +424,10 @@ enum ReportFormat {
     Md,
     Html,
     Json,
+    Junit,
+    Sarif,
+    Gitlab,
+    Github,
 }
 
 #[derive(Debug, Args)]
@@ -416,8 +448,9 @@ struct OutArgs {
     /// webdiet replaces only what it wrote there itself (listed in DIR/.webdiet-output).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// Replace DIR/site/ and DIR/report.{json,md,html} even when webdiet did not write them.
-    /// Nothing else in DIR is touched.
+    /// Replace DIR/site/ and DIR/report.{json,md,html} (and the --junit, --sarif and
+    /// --gitlab-codequality files) even when webdiet did not write them. Nothing else in DIR
+    /// is touched.
     #[arg(long)]
     force: bool,
 }

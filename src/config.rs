@@ -9,7 +9,7 @@ use crate::output::{self, Plan};
 use crate::site::CrawlOptions;
 use crate::verify::VerifyOptions;
 
-pub use crate::report::Verbosity;
+pub use crate::report::terminal::Verbosity;
 
 pub use crate::output::OutputPaths;
 
@@ -112,6 +112,29 @@ pub struct LinksConfig {
 pub struct AuditConfig {
     pub out: OutputPaths,
     pub audit: crate::audit::AuditOptions,
+    /// The CI formats and GitHub Actions. Default: none.
+    pub ci: CiOutputs,
+}
+
+/// Where `audit` writes the formats CI systems read, and whether it speaks to GitHub Actions.
+/// Each file follows the rules of `--out`: never inside the site, never over a file webdiet
+/// did not write unless `force`, built under a temporary name and renamed into place.
+#[derive(Debug, Clone, Default)]
+pub struct CiOutputs {
+    /// `--junit FILE`: the budgets as JUnit XML. Default: none.
+    pub junit: Option<PathBuf>,
+    /// `--sarif FILE`: the per-file findings as SARIF 2.1.0. Default: none.
+    pub sarif: Option<PathBuf>,
+    /// `--gitlab-codequality FILE`: findings and failed budgets as GitLab Code Quality JSON.
+    /// Default: none.
+    pub gitlab: Option<PathBuf>,
+    /// `--github`, or `GITHUB_ACTIONS=true` without `--no-github`: annotations on stdout and
+    /// the Markdown report appended to the step summary. Default: off.
+    pub github: bool,
+    /// `$GITHUB_STEP_SUMMARY` when `github` is on and it is set. Default: none.
+    pub step_summary: Option<PathBuf>,
+    /// `--force`: replace these files even when webdiet did not write them. Default: off.
+    pub force: bool,
 }
 
 /// The formats `webdiet report` can render.
@@ -121,6 +144,10 @@ pub enum ReportFormat {
     Markdown,
     Html,
     Json,
+    Junit,
+    Sarif,
+    Gitlab,
+    Github,
 }
 
 /// `webdiet report`.
@@ -149,8 +176,8 @@ pub enum Command {
 
 impl Config {
     /// How the text exporters should write for this run.
-    pub fn text_style(&self) -> crate::report::TextStyle {
-        crate::report::TextStyle {
+    pub fn text_style(&self) -> crate::report::terminal::TextStyle {
+        crate::report::terminal::TextStyle {
             color: self.color,
             verbosity: self.verbosity,
         }

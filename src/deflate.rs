@@ -11,7 +11,6 @@ use std::io::{Read, Write};
 
 use flate2::write::{GzEncoder, ZlibEncoder};
 use flate2::Compression;
-use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::compression::Coding;
@@ -147,8 +146,13 @@ pub struct Sizes {
     pub zstd19: u64,
 }
 
+/// What gzip's framing adds over zlib's around the same deflate data: a 10-byte header and an
+/// 8-byte trailer (CRC-32, length) against a 2-byte header and a 4-byte Adler-32.
+const GZIP_OVER_ZLIB: u64 = 12;
+
 impl Sizes {
-    /// Measures `data` at every level.
+    /// Measures `data` at every level. The gzip size is the zlib size plus the framing: both
+    /// wrap the same deflate data (checked by a test), so it is not compressed twice.
     pub fn of(data: &[u8]) -> Self {
         let deflate6 = zlib(data, SERVER_LEVEL).len() as u64;
         // Level 9 is not always smaller than 6 (zlib's lazy matching can lose).
@@ -158,7 +162,7 @@ impl Sizes {
             deflate6,
             deflate9,
             best: (zlib_best(data).len() as u64).min(deflate6).min(deflate9),
-            gzip6: gzip(data, SERVER_LEVEL).len() as u64,
+            gzip6: deflate6 + GZIP_OVER_ZLIB,
             brotli5: Coding::Brotli.fast(data).len() as u64,
             brotli11: Coding::Brotli.best(data).len() as u64,
             zstd3: Coding::Zstd.fast(data).len() as u64,
@@ -169,7 +173,7 @@ impl Sizes {
     /// brotli and zstd beside deflate, in words: `brotli 5 / 11: 9,100 / 8,200 bytes; zstd
     /// 3 / 19: 9,900 / 8,900 bytes (deflate 6: 10,400)`.
     pub fn codings_line(&self) -> String {
-        let n = crate::report::thousands;
+        let n = crate::report::format::thousands;
         format!(
             "brotli 5 / 11: {} / {} bytes; zstd 3 / 19: {} / {} bytes (deflate 6: {}, of {} raw)",
             n(self.brotli5),
@@ -240,63 +244,47 @@ pub fn estimate<'a>(
     rule: &WorthRule,
 ) -> Estimate {
     let files: Vec<(&str, &[u8])> = files.into_iter().collect();
-    let sizes = measure(&[&files]);
-    assemble(&files, &sizes, rule)
+    estimates(&[files], rule).remove(0)
 }
 
-/// Estimates two versions of a site (original and rewritten), measuring each distinct
-/// content once: most files of a rewritten site are the original's, byte for byte, and
-/// brotli 11 is the slow one (about 1 MB/s).
-pub fn estimate_pair<'a>(
-    original: impl IntoIterator<Item = (&'a str, &'a [u8])>,
-    rewritten: impl IntoIterator<Item = (&'a str, &'a [u8])>,
-    rule: &WorthRule,
-) -> (Estimate, Estimate) {
-    let original: Vec<(&str, &[u8])> = original.into_iter().collect();
-    let rewritten: Vec<(&str, &[u8])> = rewritten.into_iter().collect();
-    let sizes = measure(&[&original, &rewritten]);
-    (
-        assemble(&original, &sizes, rule),
-        assemble(&rewritten, &sizes, rule),
-    )
-}
-
-/// A file's content, for measuring it once: its length and two independent hashes.
-type ContentKey = (usize, u32, u64);
-
-fn content_key(data: &[u8]) -> ContentKey {
-    let fnv = data.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    });
-    (data.len(), crc32fast::hash(data), fnv)
-}
-
-/// The sizes of every distinct content of `lists`, measured in parallel.
-fn measure(lists: &[&Vec<(&str, &[u8])>]) -> std::collections::HashMap<ContentKey, Sizes> {
-    let mut distinct: std::collections::HashMap<ContentKey, &[u8]> = Default::default();
-    for list in lists {
-        for &(_, data) in list.iter() {
-            distinct.entry(content_key(data)).or_insert(data);
-        }
-    }
-    let distinct: Vec<(ContentKey, &[u8])> = distinct.into_iter().collect();
-    distinct
+/// Estimates several sets of text resources (a site before and after its rewrite), one
+/// [`Estimate`] per set, in order. Each distinct content is compressed once, whichever sets
+/// and paths hold it (a file the rewrite left as it was is not measured again), and the
+/// contents are compressed in parallel: the estimate is the costliest step of a rewrite-only
+/// `batch` on HTML-heavy sites (`docs/scale.md`).
+pub fn estimates(sets: &[Vec<(&str, &[u8])>], rule: &WorthRule) -> Vec<Estimate> {
+    use rayon::prelude::*;
+    let mut distinct: Vec<&[u8]> = sets
+        .iter()
+        .flatten()
+        .map(|(_, data)| *data)
+        .collect::<std::collections::HashSet<&[u8]>>()
+        .into_iter()
+        .collect();
+    // The largest first, so that no thread is left with one big file at the end.
+    distinct.sort_by_key(|data| std::cmp::Reverse(data.len()));
+    let measured: std::collections::HashMap<&[u8], Sizes> = distinct
         .par_iter()
-        .map(|&(key, data)| (key, Sizes::of(data)))
+        .with_max_len(1)
+        .map(|data| (*data, Sizes::of(data)))
+        .collect();
+    sets.iter()
+        .map(|files| sum(files, &measured, rule))
         .collect()
 }
 
-fn assemble(
+/// One set's estimate from the measured sizes.
+fn sum(
     files: &[(&str, &[u8])],
-    sizes: &std::collections::HashMap<ContentKey, Sizes>,
+    measured: &std::collections::HashMap<&[u8], Sizes>,
     rule: &WorthRule,
 ) -> Estimate {
     let mut out = Estimate {
         rule: rule.describe(),
         ..Estimate::default()
     };
-    for &(path, data) in files {
-        let sizes = sizes[&content_key(data)];
+    for (path, data) in files {
+        let sizes = measured[data];
         let worth_it = rule.worth(sizes.raw, sizes.deflate6);
         out.totals += sizes;
         if !worth_it {
@@ -352,6 +340,36 @@ mod tests {
     }
 
     #[test]
+    fn gzip_and_zlib_wrap_the_same_deflate_data() {
+        let mut noise = Vec::new();
+        let mut x: u32 = 1;
+        for _ in 0..70_000 {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            noise.push((x >> 16) as u8);
+        }
+        for data in [&b""[..], b"a", &text(), &noise] {
+            assert_eq!(
+                gzip(data, SERVER_LEVEL).len() as u64,
+                zlib(data, SERVER_LEVEL).len() as u64 + GZIP_OVER_ZLIB
+            );
+            assert_eq!(Sizes::of(data).gzip6, gzip(data, SERVER_LEVEL).len() as u64);
+        }
+    }
+
+    #[test]
+    fn each_content_is_measured_once_and_every_set_gets_its_own_estimate() {
+        let rule = WorthRule::default();
+        let page = text();
+        let changed = [&page[..], b"<!-- changed -->"].concat();
+        let before = vec![("a.html", &page[..]), ("b.css", &b"p{color:red}"[..])];
+        let after = vec![("a.html", &changed[..]), ("b.css", &b"p{color:red}"[..])];
+        let both = estimates(&[before.clone(), after.clone()], &rule);
+        assert_eq!(both[0], estimate(before, &rule));
+        assert_eq!(both[1], estimate(after, &rule));
+        assert_ne!(both[0].totals, both[1].totals);
+    }
+
+    #[test]
     fn gz_files_are_written_only_where_they_win() {
         let rule = WorthRule::default();
         let page = text();
@@ -364,19 +382,6 @@ mod tests {
     fn inflate_refuses_bombs() {
         let zeros = vec![0u8; 1 << 20];
         assert!(inflate_zlib(&zlib(&zeros, 9), 1000).is_err());
-    }
-
-    #[test]
-    fn a_pair_of_sites_is_estimated_as_each_alone() {
-        let rule = WorthRule::default();
-        let page = text();
-        let other = b"p { color: red }".repeat(200);
-        let original = [("a.html", &page[..]), ("b.css", &other[..])];
-        let rewritten = [("a.html", &page[..]), ("b.css", &other[..100])];
-        let (o, r) = estimate_pair(original, rewritten, &rule);
-        assert_eq!(o, estimate(original, &rule));
-        assert_eq!(r, estimate(rewritten, &rule));
-        assert_ne!(o.totals, r.totals);
     }
 
     #[test]

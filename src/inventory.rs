@@ -257,14 +257,23 @@ fn read_document(
                         decoded.charset.name()
                     ),
                 ));
-            } else if decoded.charset.source == CharsetSource::Sniffed
-                && decoded.charset.encoding != encoding_rs::UTF_8
-            {
+            } else if decoded.charset.guessed {
+                let why = match std::str::from_utf8(&bytes) {
+                    // Chromium does not detect UTF-8 in a page served over HTTP.
+                    Ok(_) => {
+                        "valid UTF-8, but Chromium reads an undeclared page served over \
+                              HTTP as windows-1252; declare <meta charset=utf-8>"
+                    }
+                    Err(_) => {
+                        "guessed from its bytes; non-ASCII presentational attributes \
+                               are left in place (encoding-guessed)"
+                    }
+                };
                 problems.push(Problem::new(
                     &file.path,
                     "charset-guessed",
                     format!(
-                        "no charset declared and not valid UTF-8; read as {}",
+                        "no charset declared: read as {} ({why})",
                         decoded.charset.name()
                     ),
                 ));

@@ -9,7 +9,7 @@
 //! without changing the digests, the shard assignment, the sample or the files below.
 
 pub mod command;
-mod digest;
+pub(crate) mod digest;
 mod record;
 mod run;
 #[cfg(test)]

@@ -86,30 +86,20 @@ pub struct SiteRow {
 impl SiteRow {
     /// The row of a unit's report. `sample_link` names the link whose time the row keeps.
     pub fn of(unit: &str, report: &Report, sample_link: Option<&str>, seconds: f64) -> Self {
-        let savings = crate::report::figures::savings(report);
+        let savings = crate::report::model::figures::savings(report);
         let inventory = report.inventory.as_ref();
-        let visit = crate::report::figures::headline(report).map(|h| VisitPair {
+        let visit = crate::report::model::figures::headline(report).map(|h| VisitPair {
             mode: h.mode,
             before: figures(h.before),
             after: figures(h.after),
         });
+        // The one place that knows a link's time (measured today, simulated once it runs).
         let link_time = sample_link.and_then(|link| {
-            let time = |site: &str| {
-                report
-                    .replay
-                    .iter()
-                    .find(|r| {
-                        r.site == site
-                            && r.test == crate::replay::Test::First
-                            && r.link.name == link
-                            && Some(r.mode) == visit.as_ref().map(|v| v.mode)
-                    })
-                    .map(|r| r.time.last_packet_ms.median)
-            };
+            let t = crate::report::model::savings::link_time(report, link, visit.as_ref()?.mode)?;
             Some(LinkTime {
                 link: link.to_string(),
-                before_ms: time("original")?,
-                after_ms: time("rewritten")?,
+                before_ms: t.original_ms.median,
+                after_ms: t.rewritten_ms.median,
             })
         });
         SiteRow {
@@ -141,7 +131,7 @@ impl SiteRow {
     }
 }
 
-fn figures(v: crate::report::figures::Visit) -> VisitFigures {
+fn figures(v: crate::report::model::Visit) -> VisitFigures {
     VisitFigures {
         bytes: v.bytes,
         requests: v.requests,

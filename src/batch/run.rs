@@ -83,7 +83,7 @@ pub fn run(cfg: &BatchConfig, progress: &dyn Progress) -> Result<Outcome> {
                 let failed: Vec<&str> = report
                     .budgets
                     .iter()
-                    .filter(|b| !b.passed)
+                    .filter(|b| b.fails_run())
                     .map(|b| b.name.as_str())
                     .collect();
                 if !failed.is_empty() {
@@ -262,7 +262,15 @@ fn audit_unit(
     opts.site = dir.clone();
     opts.dry_run = true;
     opts.rewrite.out_site = scratch.0.join("site");
-    opts.budgets = crate::budget::load(dir)?.overridden_by(opts.budgets.clone());
+    let (budgets, path) = crate::budget::load(dir)?;
+    let source = path.map_or("webdiet.toml".to_string(), |p| p.display().to_string());
+    let (limits, mode) =
+        crate::budget::limits(&budgets, &source, &crate::budget::Budgets::default())?;
+    opts.gates = crate::report::Gates {
+        limits,
+        mode,
+        baseline: None,
+    };
     let sample_link = match (&cfg.sample_replay, &cfg.sample) {
         (Some(replay), Some(sample)) if entry.sampled => {
             opts.replay = Some(replay.clone());

@@ -339,6 +339,33 @@ impl Browser {
         })
     }
 
+    /// Opens a local HTML file as [`Browser::render`] does, evaluates a JavaScript `expression`
+    /// in it (awaited when it is a promise) and returns its value as JSON: how a test measures
+    /// what a page looks like in a real browser (the report's chart labels, its width).
+    pub fn evaluate_file(&mut self, file: &Path, expression: &str) -> Result<Value, RenderError> {
+        let absolute = std::path::absolute(file)
+            .map_err(|e| RenderError::new("protocol", format!("no absolute path: {e}")))?;
+        let url = url::Url::from_file_path(&absolute)
+            .map_err(|()| RenderError::new("protocol", "not a file URL"))?;
+        let deadline = Instant::now() + self.opts.timeout;
+        self.in_new_tab(deadline, |browser, target_id| {
+            let session = browser.open_in_target(target_id, url.as_str(), deadline)?;
+            let reply = browser.call(
+                "Runtime.evaluate",
+                json!({ "expression": expression, "returnByValue": true, "awaitPromise": true }),
+                Some(&session),
+                deadline,
+            )?;
+            if let Some(e) = reply.get("exceptionDetails") {
+                return Err(RenderError::new(
+                    "protocol",
+                    format!("the expression threw: {}", e["exception"]["description"]),
+                ));
+            }
+            Ok(reply["result"]["value"].clone())
+        })
+    }
+
     /// Opens a blank tab, runs `visit` in it and closes the tab again (when the browser still
     /// runs: a fresh deadline, so closing is tried even when `visit` ran out of time).
     fn in_new_tab<T>(
@@ -387,12 +414,14 @@ impl Browser {
             })
     }
 
-    fn render_in_target(
+    /// Opens `url` in the tab, as every render does (fixed viewport, frozen animations,
+    /// virtual time, fonts loaded, two frames drawn); returns the tab's session id.
+    fn open_in_target(
         &mut self,
         target_id: &str,
         url: &str,
         deadline: Instant,
-    ) -> Result<Screenshot, RenderError> {
+    ) -> Result<String, RenderError> {
         let session = self.attach(target_id, deadline)?;
         let s = Some(session.as_str());
         let (width, height) = (self.opts.window_width, self.opts.window_height);
@@ -453,6 +482,18 @@ impl Browser {
             s,
             deadline,
         )?;
+        Ok(session)
+    }
+
+    fn render_in_target(
+        &mut self,
+        target_id: &str,
+        url: &str,
+        deadline: Instant,
+    ) -> Result<Screenshot, RenderError> {
+        let session = self.open_in_target(target_id, url, deadline)?;
+        let s = Some(session.as_str());
+        let (width, height) = (self.opts.window_width, self.opts.window_height);
         let metrics = self.call("Page.getLayoutMetrics", json!({}), s, deadline)?;
         let content = &metrics["cssContentSize"];
         let page_width = content["width"].as_f64().unwrap_or(0.0).ceil() as u32;

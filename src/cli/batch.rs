@@ -158,7 +158,7 @@ impl BatchArgs {
             dry_run: true,
             replay: (!self.no_replay).then_some(loopback),
             worth: crate::deflate::WorthRule::default(),
-            budgets: crate::budget::Budgets::default(),
+            gates: crate::report::Gates::default(),
         };
         Ok(Command::Batch(Box::new(BatchConfig {
             list: self.list,

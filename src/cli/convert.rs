@@ -6,7 +6,7 @@ use std::io::IsTerminal;
 
 use super::*;
 use crate::config::{
-    AnalyzeConfig, AuditConfig, Command, Config, LinksConfig, OutputPaths, ReplayConfig,
+    AnalyzeConfig, AuditConfig, CiOutputs, Command, Config, LinksConfig, OutputPaths, ReplayConfig,
     ReportConfig, RewriteConfig, Verbosity, VerifyConfig,
 };
 use crate::error::{Error, Result};
@@ -69,6 +69,81 @@ impl AuditArgs {
             min_saving_percent: self.min_saving_percent,
             no_verify_failures: self.no_verify_failures,
             budget_mode: self.budget_mode.map(|m| m.as_str().to_string()),
+        })
+    }
+}
+
+impl AuditArgs {
+    /// Everything the audit checks: `webdiet.toml` (in `site`, else the current directory)
+    /// with the flags winning key by key, the `--budgets` file, and the `--baseline` report.
+    fn gates(&self, site: &std::path::Path) -> Result<crate::report::Gates> {
+        let (file, path) = crate::budget::load(site)?;
+        let source = path.map_or("webdiet.toml".to_string(), |p| p.display().to_string());
+        let (mut limits, mode) = crate::budget::limits(&file, &source, &self.budgets()?)?;
+        if let Some(path) = &self.budgets_file {
+            limits.extend(crate::budget::field::load(path)?);
+        }
+        let baseline = match &self.baseline {
+            None => None,
+            Some(path) => {
+                let bytes = crate::input::read(path, crate::input::MAX_REPORT_BYTES)?;
+                let report = crate::report::Report::load(&bytes, path)?;
+                let allowance = match &self.max_regression {
+                    Some(spec) => spec.parse().map_err(|message| Error::Usage {
+                        message: format!("--max-regression {spec}: {message}"),
+                    })?,
+                    None => Default::default(),
+                };
+                Some(crate::report::model::baseline::Baseline {
+                    report,
+                    source: path.display().to_string(),
+                    allowance,
+                })
+            }
+        };
+        Ok(crate::report::Gates {
+            limits,
+            mode,
+            baseline,
+        })
+    }
+
+    /// The CI outputs, each file checked now (before anything runs) against the output
+    /// rules.
+    fn ci(&self, site: &std::path::Path, force: bool) -> Result<CiOutputs> {
+        use crate::output::{begins_with, check_named_output, content_is};
+        use crate::report::ci;
+        type Ours<'a> = &'a dyn Fn(&std::path::Path) -> bool;
+        let files: [(&Option<PathBuf>, &'static str, Ours); 3] = [
+            (&self.junit, "--junit", &|p| {
+                begins_with(p, ci::junit::SIGNATURE)
+            }),
+            (&self.sarif, "--sarif", &|p| {
+                content_is(p, ci::sarif::is_ours)
+            }),
+            (&self.gitlab_codequality, "--gitlab-codequality", &|p| {
+                content_is(p, ci::gitlab::is_ours)
+            }),
+        ];
+        for (file, option, ours) in files {
+            if let Some(file) = file {
+                check_named_output(file, option, site, ours, force)?;
+            }
+        }
+        let github = self.github
+            || (!self.no_github
+                && std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v.eq_ignore_ascii_case("true")));
+        Ok(CiOutputs {
+            junit: self.junit.clone(),
+            sarif: self.sarif.clone(),
+            gitlab: self.gitlab_codequality.clone(),
+            github,
+            step_summary: github
+                .then(|| std::env::var_os("GITHUB_STEP_SUMMARY"))
+                .flatten()
+                .filter(|p| !p.is_empty())
+                .map(PathBuf::from),
+            force,
         })
     }
 }
@@ -333,8 +408,10 @@ impl Cli {
                             .to_string(),
                     });
                 }
-                let budgets = crate::budget::load(&site.site)?.overridden_by(audit.budgets()?);
+                let gates = audit.gates(&site.site)?;
+                let ci = audit.ci(&site.site, out.force)?;
                 Command::Audit(Box::new(AuditConfig {
+                    ci,
                     out: out.clone(),
                     audit: crate::audit::AuditOptions {
                         rewrite: image.rewrite_options(&out, site.analyze_options()),
@@ -359,7 +436,7 @@ impl Cli {
                             }
                         },
                         worth: crate::deflate::WorthRule::default(),
-                        budgets,
+                        gates,
                     },
                 }))
             }
@@ -381,6 +458,10 @@ impl Cli {
                         ReportFormat::Md => crate::config::ReportFormat::Markdown,
                         ReportFormat::Html => crate::config::ReportFormat::Html,
                         ReportFormat::Json => crate::config::ReportFormat::Json,
+                        ReportFormat::Junit => crate::config::ReportFormat::Junit,
+                        ReportFormat::Sarif => crate::config::ReportFormat::Sarif,
+                        ReportFormat::Gitlab => crate::config::ReportFormat::Gitlab,
+                        ReportFormat::Github => crate::config::ReportFormat::Github,
                     },
                 })
             }

@@ -154,7 +154,7 @@ pub fn start_tags(text: &[u8]) -> impl Iterator<Item = Found> + '_ {
             i = lt + 1;
             let rest = &text[lt..];
             if rest.starts_with(b"<!--") {
-                i = find_seq(text, b"-->", lt + 4).map_or(text.len(), |e| e + 3);
+                i = comment_end(text, lt);
             } else if rest.starts_with(b"<!") || rest.starts_with(b"<?") || rest.starts_with(b"</")
             {
                 i = memchr(b'>', text, lt + 1).map_or(text.len(), |e| e + 1);
@@ -174,6 +174,24 @@ pub fn start_tags(text: &[u8]) -> impl Iterator<Item = Found> + '_ {
         }
         None
     })
+}
+
+/// Just after the comment that starts with the `<!--` at `lt`, where the tokenizer ends it:
+/// `<!-->` and `<!--->` are whole (empty) comments, any other ends at the first `-->` or
+/// `--!>` after its `<!--`, or at the end of the text.
+fn comment_end(text: &[u8], lt: usize) -> usize {
+    let body = lt + 4;
+    if text[body..].starts_with(b">") {
+        return body + 1;
+    }
+    if text[body..].starts_with(b"->") {
+        return body + 2;
+    }
+    let end = |seq: &[u8]| find_seq(text, seq, body).map(|e| e + seq.len());
+    match (end(b"-->"), end(b"--!>")) {
+        (Some(a), Some(b)) => a.min(b),
+        (a, b) => a.or(b).unwrap_or(text.len()),
+    }
 }
 
 /// The offset of `</tag` (any case) followed by a space, `/` or `>`, from `from`.
@@ -352,6 +370,13 @@ mod tests {
         let page = b"<!-- <a> --><p a=1></p><script>if (a<b) x='<i>'</script><b>";
         let names: Vec<String> = start_tags(page).map(|f| f.tag.name).collect();
         assert_eq!(names, ["p", "script", "b"]);
+    }
+
+    #[test]
+    fn comments_end_where_the_tokenizer_ends_them() {
+        let page = b"<!--><i><!---><u><!-- a --!><b><!-- <s> -->";
+        let names: Vec<String> = start_tags(page).map(|f| f.tag.name).collect();
+        assert_eq!(names, ["i", "u", "b"]);
     }
 
     #[test]

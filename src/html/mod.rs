@@ -12,9 +12,11 @@ use serde::Serialize;
 
 use crate::css::{self, CssRefKind};
 
+mod chunked;
 mod compare;
 pub mod edit;
 pub mod lex;
+pub mod meta_scan;
 mod nesting;
 pub mod page;
 mod parse;

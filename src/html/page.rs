@@ -17,6 +17,7 @@ use std::ops::Range;
 use std::rc::Rc;
 
 use encoding_rs::Encoding;
+use html5ever::Attribute;
 use markup5ever_rcdom::{Handle, NodeData};
 
 use super::compare::digest;
@@ -77,8 +78,9 @@ pub struct Page<'a> {
     log: Log,
     /// Start-tag token of each element made for one, by address.
     own: HashMap<usize, usize>,
-    /// The attributes of every element that has any, as parsed, by address.
-    parsed_attrs: HashMap<usize, Box<[(String, String)]>>,
+    /// The attributes of every element that has any, as parsed, by address (the parser's own
+    /// values, shared, not copied into strings: most are never looked at again).
+    parsed_attrs: HashMap<usize, Box<[Attribute]>>,
     /// Start-tag token → the end-tag token that closes it, where markup nests properly.
     pairs: HashMap<usize, usize>,
     /// Formatting elements the parser copies or closes in other places than their end tags.
@@ -119,9 +121,12 @@ impl<'a> Page<'a> {
         let parsed_attrs = log
             .created
             .iter()
-            .map(|(node, _)| (key(node), attrs_of(node)))
-            .filter(|(_, attrs)| !attrs.is_empty())
-            .map(|(k, attrs)| (k, attrs.into_boxed_slice()))
+            .filter_map(|(node, _)| match &node.data {
+                NodeData::Element { attrs, .. } if !attrs.borrow().is_empty() => {
+                    Some((key(node), attrs.borrow().clone().into_boxed_slice()))
+                }
+                _ => None,
+            })
             .collect();
         let copied = copied_names(&log, &own);
         let pairs = pair_tags(&log, &own, &copied, &parsed.dom.document);
@@ -138,12 +143,19 @@ impl<'a> Page<'a> {
         })
     }
 
+    /// Tokens and elements in the source map, each as (length, capacity).
+    #[cfg(test)]
+    pub(super) fn log_sizes(&self) -> ((usize, usize), (usize, usize)) {
+        let (t, c) = (&self.log.tokens, &self.log.created);
+        ((t.len(), t.capacity()), (c.len(), c.capacity()))
+    }
+
     pub fn document(&self) -> &Handle {
         &self.dom.document
     }
 
     /// The attributes `node` had when the page was parsed.
-    fn parsed_attrs(&self, node: &Handle) -> &[(String, String)] {
+    fn parsed_attrs(&self, node: &Handle) -> &[Attribute] {
         self.parsed_attrs.get(&key(node)).map_or(&[], |a| a)
     }
 
@@ -157,7 +169,7 @@ impl<'a> Page<'a> {
             || now
                 .iter()
                 .zip(then)
-                .any(|(a, (name, value))| *a.name.local != **name || *a.value != **value)
+                .any(|(a, b)| a.name.local != b.name.local || a.value != b.value)
     }
 
     /// Whether the page renders in (full) quirks mode.
@@ -261,14 +273,18 @@ impl<'a> Page<'a> {
                 continue;
             }
             let final_attrs = attrs_of(current);
+            let parsed: Vec<(String, String)> = self
+                .parsed_attrs(el)
+                .iter()
+                .map(|a| (a.name.local.to_string(), a.value.to_string()))
+                .collect();
             let tag = self.start_tag(index).ok_or(UNMAPPABLE)?;
             let pieces = match removed {
                 Some(_) => Vec::new(),
                 None => {
                     let new_name = renamed.get(&k).and_then(edit::tag);
                     let old_name = edit::tag(el).unwrap_or("");
-                    let mut pieces =
-                        self.start_tag_pieces(&tag, new_name, self.parsed_attrs(el), &final_attrs);
+                    let mut pieces = self.start_tag_pieces(&tag, new_name, &parsed, &final_attrs);
                     if let Some(new) = new_name {
                         if write::is_void(old_name) && !write::is_void(new) {
                             pieces.push(Piece::Text(format!("</{new}>")));
@@ -321,7 +337,10 @@ impl<'a> Page<'a> {
         let (bytes, encoding) = (self.source.bytes(), self.source.encoding());
         drop((self.dom, self.log, self.ops));
         let edited = render(bytes, encoding, edits, &str::to_string);
-        if crate::site::charset::detect(&edited).encoding != encoding {
+        // The browser must read the edited page as it read the page (an edit could push a
+        // `<meta>` past where Chromium's scan stops).
+        let read = |bytes: &[u8]| crate::site::charset::detect(bytes).encoding;
+        if read(&edited) != read(bytes) {
             return false;
         }
         let Ok(source) = Source::new(&edited, encoding) else {

@@ -26,6 +26,7 @@ use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts};
 use html5ever::{Attribute, ExpandedName, LocalName, QualName, TokenizerResult};
 use markup5ever_rcdom::{Handle, NodeData, RcDom};
 
+use super::chunked::Chunked;
 use super::source::Source;
 
 /// Deepest element the parse builds (Chromium's parser limit, see the module documentation).
@@ -58,9 +59,9 @@ pub struct Tok {
 /// What the tap and the sink recorded.
 #[derive(Default)]
 pub struct Log {
-    pub tokens: Vec<Tok>,
+    pub tokens: Chunked<Tok>,
     /// Every element the tree builder created, with the token being processed at the time.
-    pub created: Vec<(Handle, Option<usize>)>,
+    pub created: Chunked<(Handle, Option<usize>)>,
     /// Elements that took attributes from a second start tag (`<body>` twice). An implied
     /// element without attributes that takes them from one start tag (`<body>` after text)
     /// is instead that tag's own element.
@@ -174,8 +175,9 @@ impl TokenSink for Tap {
         if kind == TokKind::Start {
             let mut log = sink.log.borrow_mut();
             let name = name.unwrap_or_default();
-            let own = log.created[created_before..]
-                .iter()
+            let own = log
+                .created
+                .from(created_before)
                 .rev()
                 .map(|(node, _)| node)
                 .find(|node| is_made_for(node, &name))

@@ -211,3 +211,23 @@ fn references_of_a_page_too_deep_to_build_come_from_its_start_tags() {
     let shallow = "<div>".repeat(MAX_DEPTH as usize - 3);
     assert!(!references(&format!("{shallow}<img src=a.gif>")).too_deep);
 }
+
+/// Issue 24, item 7: the source map of a large page grows by chunks, so what it holds beyond
+/// its tokens and elements stays under one chunk each, whatever the page's size (a doubling
+/// list held up to twice its tokens: 70,000 tokens in room for 131,072).
+#[test]
+fn the_source_map_of_a_large_page_holds_less_than_a_chunk_of_slack() {
+    let page = "<p><b>x</b></p>".repeat(12_000);
+    let page = Page::parse(page.as_bytes(), encoding_rs::UTF_8).unwrap();
+    let (tokens, created) = page.log_sizes();
+    assert!(
+        tokens.0 > 60_000 && created.0 > 24_000,
+        "{tokens:?} {created:?}"
+    );
+    for (len, capacity) in [tokens, created] {
+        assert!(
+            capacity >= len && capacity - len < 4096,
+            "{len} in {capacity}"
+        );
+    }
+}

@@ -123,6 +123,10 @@ impl Converter<'_> {
                 continue;
             }
             let value = edit::attr(el, &attr).unwrap_or_default();
+            if self.opts.encoding_guessed && !value.is_ascii() {
+                self.leave(&attr, "encoding-guessed");
+                continue;
+            }
             let result: Mapped = match attr.as_str() {
                 "bgcolor" if tag == "body" || facts.table_like => {
                     Ok(rules::color("background-color", &value)

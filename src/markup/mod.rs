@@ -68,6 +68,12 @@ pub struct MarkupOptions {
     /// The page's encoding, as `site::charset::detect` decides it (the edits are written in
     /// it, and everything else stays as it was). Default: UTF-8.
     pub encoding: &'static Encoding,
+    /// The encoding is a detector's guess (no declaration, bytes that are not ASCII;
+    /// `site::charset::Charset::guessed`): a presentational attribute whose value is not
+    /// ASCII is then left in the page (`encoding-guessed`), where the browser reads it in
+    /// whatever encoding it guesses, instead of being moved into CSS as webdiet read it.
+    /// Default: false.
+    pub encoding_guessed: bool,
     /// The text of the external scripts the page loads (`<script src>`): with the page's own
     /// scripts, what the script check reads ([`scripts`]). Default: empty.
     pub scripts: String,
@@ -84,6 +90,7 @@ impl Default for MarkupOptions {
             atomic_classes: false,
             scripts: String::new(),
             encoding: encoding_rs::UTF_8,
+            encoding_guessed: false,
         }
     }
 }

@@ -4,8 +4,8 @@
 use std::fmt::Write;
 
 use super::{largest_savings, pct, Collection, Histogram, Metric};
-use crate::report::html::esc;
-use crate::report::thousands;
+use crate::report::format::html as esc;
+use crate::report::format::thousands;
 
 pub fn render(c: &Collection) -> String {
     let s = &c.summary;

@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use super::{largest_savings, pct, Collection, Histogram};
-use crate::report::thousands;
+use crate::report::format::thousands;
 
 pub fn render(c: &Collection) -> String {
     let s = &c.summary;

@@ -5,7 +5,7 @@ use std::fmt::Write;
 use std::path::Path;
 
 use super::{largest_savings, pct, Collection, Histogram, Metric};
-use crate::report::thousands;
+use crate::report::format::thousands;
 
 pub fn render(c: &Collection, json: &Path) -> String {
     let s = &c.summary;

@@ -603,14 +603,26 @@ pub fn prepare_verify_dir(dir: &Path) -> io::Result<()> {
 mod tests;
 
 /// Checks that a file the user named on the command line (`replay --chart FILE`, `replay
-/// --capture FILE`, given as `option`) may be written: never inside the input `site`, never
-/// over a directory or a device or under a file, and over an existing file only when webdiet
-/// wrote it (`ours` says so). Writes nothing.
+/// --capture FILE`, `audit --junit FILE`, …, given as `option`) may be written: never inside
+/// the input `site`, never over a directory or a device or under a file, and over an existing
+/// file only when webdiet wrote it (`ours` says so) or with `force`. Writes nothing.
 pub fn check_named_file(
     path: &Path,
     option: &'static str,
     site: &Path,
     ours: &dyn Fn(&Path) -> bool,
+) -> Result<()> {
+    check_named_output(path, option, site, ours, false)
+}
+
+/// [`check_named_file`], replacing a file webdiet did not write too when `force` is given
+/// (`audit --force --junit FILE`).
+pub fn check_named_output(
+    path: &Path,
+    option: &'static str,
+    site: &Path,
+    ours: &dyn Fn(&Path) -> bool,
+    force: bool,
 ) -> Result<()> {
     let refuse = |reason: String| Error::NamedOutputRefused {
         path: path.to_path_buf(),
@@ -629,10 +641,10 @@ pub fn check_named_file(
     }
     match fs::symlink_metadata(path) {
         Ok(meta) if meta.is_file() => {
-            if !ours(path) {
+            if !force && !ours(path) {
                 return Err(refuse(
                     "this file exists and webdiet did not write it (webdiet replaces only \
-                     its own); choose another name"
+                     its own); choose another name, or --force"
                         .to_string(),
                 ));
             }
@@ -693,24 +705,33 @@ pub fn write_whole(path: &Path, bytes: &[u8]) -> io::Result<()> {
     file.sync_data()
 }
 
+/// Whether the file at `path` begins with `signature` (how a chart or a JUnit file webdiet
+/// wrote is recognised).
+pub fn begins_with(path: &Path, signature: &str) -> bool {
+    let mut head = vec![0; signature.len()];
+    fs::File::open(path)
+        .and_then(|mut f| io::Read::read_exact(&mut f, &mut head))
+        .is_ok()
+        && head == signature.as_bytes()
+}
+
+/// Whether `check` says the file at `path` (read up to 64 MiB) is one webdiet wrote.
+pub fn content_is(path: &Path, check: fn(&[u8]) -> bool) -> bool {
+    crate::input::read(path, 64 << 20).is_ok_and(|bytes| check(&bytes))
+}
+
 /// Writes one file the user named on the command line (see [`check_named_file`]), replacing
-/// an existing file only when it begins with `signature`. Through a temporary name and a
-/// rename, so that no reader ever sees half of it.
+/// an existing file only when `ours` recognises it, or with `force`. Through a temporary name
+/// and a rename, so that no reader ever sees half of it.
 pub fn write_named_file(
     path: &Path,
     option: &'static str,
     site: &Path,
-    signature: &str,
+    ours: &dyn Fn(&Path) -> bool,
+    force: bool,
     bytes: &[u8],
 ) -> Result<()> {
-    let ours = |path: &Path| {
-        let mut head = vec![0; signature.len()];
-        fs::File::open(path)
-            .and_then(|mut f| io::Read::read_exact(&mut f, &mut head))
-            .is_ok()
-            && head == signature.as_bytes()
-    };
-    check_named_file(path, option, site, &ours)?;
+    check_named_output(path, option, site, ours, force)?;
     let parent = parent_of(path);
     create_dir_all(&parent).map_err(|e| Error::io(&parent, e))?;
     let temp = staging_name(path);

@@ -246,8 +246,8 @@ impl LosslessReport {
                     kind.as_str(),
                     t.optimized,
                     t.files,
-                    crate::report::thousands(t.from_bytes),
-                    crate::report::thousands(t.to_bytes),
+                    crate::report::format::thousands(t.from_bytes),
+                    crate::report::format::thousands(t.to_bytes),
                 )
             })
             .collect()

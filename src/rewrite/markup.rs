@@ -158,6 +158,8 @@ struct Candidate {
 struct Staged {
     path: String,
     encoding: &'static encoding_rs::Encoding,
+    /// The encoding is a guess (`site::charset::Charset::guessed`).
+    encoding_guessed: bool,
     /// The page as the image half left it: what the markup pass edits.
     before: Vec<u8>,
     /// Its zlib level-6 size.
@@ -199,8 +201,7 @@ impl<'a> ImageLookup<'a> {
 
     /// The text of the site's own scripts a page loads with `<script src>`, one after the
     /// other (a script elsewhere, or one that cannot be read, adds nothing).
-    fn scripts(&self, page: &str, text: &str) -> String {
-        let refs = html::references(text);
+    fn scripts(&self, page: &str, refs: &html::PageRefs) -> String {
         let base = self.resolver.base_url(page, refs.base_href.as_deref());
         let mut out = String::new();
         for r in refs.refs.iter().filter(|r| r.kind == RefKind::Script) {
@@ -215,8 +216,7 @@ impl<'a> ImageLookup<'a> {
     }
 
     /// Every `<img>` of a page whose file is a GIF or PNG small enough to read, by `src`.
-    fn page(&self, page: &str, text: &str) -> BTreeMap<String, FoundImage> {
-        let refs = html::references(text);
+    fn page(&self, page: &str, refs: &html::PageRefs) -> BTreeMap<String, FoundImage> {
         let base = self.resolver.base_url(page, refs.base_href.as_deref());
         let srcs: BTreeSet<&str> = refs
             .refs
@@ -331,6 +331,8 @@ fn read_staged(
         .filter_map(|f| {
             let before = std::fs::read(staging.path(&f.path)).ok()?;
             let decoded = charset::decode(&before);
+            // One parse for both lookups.
+            let refs = html::references(&decoded.text);
             let before_deflated = deflated(&before);
             let original = match site.read(&f.path) {
                 Ok(bytes) if bytes != before => (bytes.len() as u64, deflated(&bytes)),
@@ -339,11 +341,12 @@ fn read_staged(
             Some(Staged {
                 path: f.path.clone(),
                 encoding: decoded.charset.encoding,
+                encoding_guessed: decoded.charset.guessed,
                 before_deflated,
                 original,
                 before,
-                images: lookup.page(&f.path, &decoded.text),
-                scripts: lookup.scripts(&f.path, &decoded.text),
+                images: lookup.page(&f.path, &refs),
+                scripts: lookup.scripts(&f.path, &refs),
                 text: decoded.text,
             })
         })
@@ -375,6 +378,7 @@ impl Converter {
                 // Renamed with a class, `<center>`, `<tt>`… only ever grow the page.
                 phrase_elements: false,
                 encoding: p.encoding,
+                encoding_guessed: p.encoding_guessed,
                 scripts: p.scripts.clone(),
             },
         )

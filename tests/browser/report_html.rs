@@ -118,7 +118,10 @@ fn realistic_report() -> Report {
         "problems": [{"path": "broken<1>.html", "code": "unreadable", "message": "permission denied"}],
         "timings_ms": {"rewrite": 80.0}
     });
-    serde_json::from_value(report).expect("the fixture matches the report schema")
+    let mut report: Report =
+        serde_json::from_value(report).expect("the fixture matches the report schema");
+    report.derive();
+    report
 }
 
 fn hex(colour: &str) -> [u8; 3] {
@@ -194,8 +197,12 @@ fn the_realistic_report_exports_to_markdown_and_self_contained_html() {
     let page = html::render(&report);
     assert!(page.contains("img/&lt;odd&gt; &amp; &quot;name&quot;.gif"));
     assert!(
-        !page.contains(" src=") && !page.contains(" href="),
+        !page.contains(" src=") && !page.contains("href=\"http"),
         "nothing to fetch"
+    );
+    assert!(
+        page.contains("href=\"#images\""),
+        "opportunities link to their evidence"
     );
     for id in html::CHART_IDS {
         assert!(page.contains(&format!("<svg id=\"{id}\"")), "{id}");
@@ -235,4 +242,79 @@ fn an_empty_report_renders_notes_instead_of_empty_charts() {
         0,
         "no replay or type chart"
     );
+}
+
+/// What Chromium measures of the report at a window width: the page's width against the
+/// window's, and for every SVG its class and every text's box in CSS pixels with its font
+/// size as drawn (the SVG's scale applied).
+const MEASURE: &str = r#"(() => {
+  const svgs = [...document.querySelectorAll('svg')].map(svg => {
+    const rect = svg.getBoundingClientRect();
+    const vb = svg.viewBox && svg.viewBox.baseVal;
+    const scale = vb && vb.width ? rect.width / vb.width : 1;
+    const texts = [...svg.querySelectorAll('text')].map(t => {
+      const r = t.getBoundingClientRect();
+      return {text: t.textContent, x0: r.left, x1: r.right, y0: r.top, y1: r.bottom,
+              px: parseFloat(getComputedStyle(t).fontSize) * scale};
+    });
+    return {id: svg.id, cls: svg.getAttribute('class') || '', texts};
+  });
+  return {window: window.innerWidth, page: document.documentElement.scrollWidth, svgs};
+})()"#;
+
+#[test]
+fn every_chart_is_readable_at_desktop_and_phone_width() {
+    if !chromium_available() {
+        return;
+    }
+    // The renderers' fixed report: an audit of corpus/microscape with a named link.
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden/report/microscape/input/report.json");
+    let report = Report::load(&std::fs::read(&fixture).unwrap(), &fixture).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("report.html");
+    std::fs::write(&file, html::render(&report)).unwrap();
+    for width in [1280, 390] {
+        let opts = RenderOptions {
+            window_width: width,
+            ..RenderOptions::default()
+        };
+        let mut browser = webdiet::chromium::Browser::launch(&opts).expect("Chromium starts");
+        let m = browser
+            .evaluate_file(&file, MEASURE)
+            .expect("the page measures");
+        assert!(
+            m["page"].as_f64().unwrap() <= m["window"].as_f64().unwrap() + 1.0,
+            "at {width} px the page is wider than the window: {}",
+            m["page"]
+        );
+        let svgs = m["svgs"].as_array().unwrap();
+        assert!(svgs.len() >= 6, "{width} px: {} charts", svgs.len());
+        for svg in svgs {
+            let texts = svg["texts"].as_array().unwrap();
+            let f = |t: &serde_json::Value, k: &str| t[k].as_f64().unwrap();
+            for t in texts {
+                assert!(
+                    f(t, "px") >= 8.9,
+                    "{width} px, {}: {:?} is drawn at {:.1} px",
+                    svg["id"],
+                    t["text"],
+                    f(t, "px")
+                );
+            }
+            for (i, a) in texts.iter().enumerate() {
+                for b in &texts[i + 1..] {
+                    let w = f(a, "x1").min(f(b, "x1")) - f(a, "x0").max(f(b, "x0"));
+                    let h = f(a, "y1").min(f(b, "y1")) - f(a, "y0").max(f(b, "y0"));
+                    assert!(
+                        w <= 1.0 || h <= 1.0,
+                        "{width} px, {}: {:?} overlaps {:?} ({w:.1} × {h:.1} px)",
+                        svg["id"],
+                        a["text"],
+                        b["text"]
+                    );
+                }
+            }
+        }
+    }
 }

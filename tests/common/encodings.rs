@@ -1,6 +1,7 @@
 //! One page per encoding family, written here with our own text, each with presentational
 //! markup for the rewrite to convert and a GIF for it to point at a PNG: for the byte-level
-//! test (`tests/encodings.rs`) and the render check (`tests/render_check.rs`).
+//! test (`tests/encodings.rs`) and the render check (`tests/render_check.rs`); and one page per
+//! way of deciding an encoding that webdiet once decided unlike Chromium ([`sniffed_pages`]).
 
 use encoding_rs::Encoding;
 
@@ -138,6 +139,135 @@ pub fn pages() -> Vec<EncodedPage> {
 pub fn picture_gif() -> Vec<u8> {
     let pixels = (0..48 * 48).map(|i| ((i / 48 / 6) % 2) as u8).collect();
     super::still_gif(48, 48, &[200, 30, 30, 30, 30, 200], None, pixels)
+}
+
+/// A page whose encoding only the browser's own rules decide (issue 24, item 3), with a cell
+/// whose `background` names a GIF by a non-ASCII name: read in the wrong encoding and moved
+/// into the style sheet, the picture is lost.
+pub struct SniffedPage {
+    pub name: &'static str,
+    pub bytes: Vec<u8>,
+    /// What Chromium 156 reads it in, served over HTTP without a charset
+    /// (`document.characterSet`, 2026-12-03).
+    pub chromium: &'static Encoding,
+    /// Whether webdiet can only guess it (no declaration Chromium honours, bytes not ASCII).
+    pub guessed: bool,
+    /// The background picture's file name (written in UTF-8 on disk, as the browser asks
+    /// for it).
+    pub picture: &'static str,
+}
+
+/// The family page ([`markup`]) in `encoding`, with `before` ahead of its `<html>`, `meta` in
+/// its head, and a cell whose background is `picture`.
+fn sniffed(
+    name: &'static str,
+    (before, meta): (&str, &str),
+    encoding: &'static Encoding,
+    text: &str,
+    picture: &'static str,
+    guessed: bool,
+) -> SniffedPage {
+    let cell = format!(
+        "<table cellpadding=4><tr><td background=\"{picture}\" width=120 height=96>{text}</td>\
+         </tr></table>\n<hr noshade size=1>"
+    );
+    let page = format!("{before}{}", markup(meta, text)).replace("<hr noshade size=1>", &cell);
+    let (bytes, _, unmappable) = encoding.encode(&page);
+    assert!(
+        !unmappable,
+        "{name}: the text must be in {}",
+        encoding.name()
+    );
+    SniffedPage {
+        name,
+        bytes: bytes.into_owned(),
+        chromium: encoding,
+        guessed,
+        picture,
+    }
+}
+
+/// One page per case of issue 24, item 3.
+pub fn sniffed_pages() -> Vec<SniffedPage> {
+    let japanese = "\u{6771}\u{4eac}\u{306e}\u{5929}\u{6c17}\u{306f}\u{6674}\u{308c}\u{3067}\u{3059}\
+        \u{3002}\u{4eca}\u{65e5}\u{306f}\u{3068}\u{3066}\u{3082}\u{826f}\u{3044}\u{65e5}\u{3067}\u{3059}\u{306d}\u{3002}";
+    let russian = "\u{41f}\u{440}\u{438}\u{432}\u{435}\u{442} \u{43c}\u{438}\u{440}, \u{44d}\u{442}\u{43e} \
+        \u{441}\u{442}\u{440}\u{430}\u{43d}\u{438}\u{446}\u{430} \u{43d}\u{430} \u{440}\u{443}\u{441}\u{441}\u{43a}\u{43e}\u{43c} \
+        \u{44f}\u{437}\u{44b}\u{43a}\u{435}";
+    let french = "Caf\u{e9} d\u{e9}j\u{e0} vu, na\u{ef}ve \u{e9}t\u{e9} \u{e0} la fen\u{ea}tre";
+    let w1251 = encoding_rs::WINDOWS_1251;
+    let long_title = "x".repeat(1100);
+    vec![
+        sniffed(
+            "unlabelled-euc-jp.html",
+            ("", ""),
+            encoding_rs::EUC_JP,
+            japanese,
+            "\u{6771}\u{4eac}.gif",
+            true,
+        ),
+        sniffed(
+            "comment-before-meta.html",
+            ("<!-->", "<meta charset=windows-1251>"),
+            w1251,
+            russian,
+            "\u{444}\u{43e}\u{43d}.gif",
+            false,
+        ),
+        sniffed(
+            "meta-after-1024-in-head.html",
+            (
+                "",
+                &format!("<title>{long_title}</title><meta charset=windows-1251>"),
+            ),
+            w1251,
+            russian,
+            "\u{444}\u{43e}\u{43d}.gif",
+            false,
+        ),
+        sniffed(
+            "meta-content-without-http-equiv.html",
+            ("", "<meta content=\"text/html; charset=windows-1251\">"),
+            w1251,
+            russian,
+            "\u{444}\u{43e}\u{43d}.gif",
+            true,
+        ),
+        sniffed(
+            "xml-declaration.html",
+            ("<?xml version=\"1.0\" encoding=\"windows-1251\"?>\n", ""),
+            w1251,
+            russian,
+            "\u{444}\u{43e}\u{43d}.gif",
+            false,
+        ),
+        sniffed(
+            "meta-in-script-string.html",
+            (
+                "",
+                "<script>var s = '<meta charset=windows-1251>';</script>",
+            ),
+            encoding_rs::WINDOWS_1252,
+            french,
+            "\u{e9}t\u{e9}.gif",
+            true,
+        ),
+    ]
+}
+
+/// Writes the pages of [`sniffed_pages`] and their pictures under `root`.
+pub fn write_sniffed(root: &std::path::Path) -> Vec<SniffedPage> {
+    let pages = sniffed_pages();
+    let gif = picture_gif();
+    let mut files: Vec<(&str, &[u8])> = pages.iter().map(|p| (p.name, &p.bytes[..])).collect();
+    files.push(("pic.gif", &gif));
+    for page in &pages {
+        if !files.iter().any(|(name, _)| *name == page.picture) {
+            files.push((page.picture, &gif));
+        }
+    }
+    super::write_site(root, &files);
+    pages
 }
 
 /// Writes the pages and the picture under `root`.

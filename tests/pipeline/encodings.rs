@@ -390,3 +390,80 @@ family! {
     undeclared_windows_1252_is_edited_in_place_without_reencoding: "windows-1252-undeclared.html",
     a_page_with_nul_bytes_is_a_page_edited_in_place: "nul-bytes.html",
 }
+
+/// Issue 24, item 3: for each way of deciding an encoding that webdiet once decided unlike
+/// Chromium, webdiet reads the page as Chromium does (or knows it guessed), and after the
+/// rewrite the cell's background picture is still there: the `background` attribute either
+/// stays in the page, where the browser reads it as before, or goes into the sheet as a URL
+/// that names an existing file. (Before, a `<meta>` after `<!-->`, after byte 1024 or in an
+/// XML declaration was missed, a `<meta>` in a script string was taken, and the value was
+/// moved into the sheet in the wrong encoding: the picture was lost.)
+#[test]
+fn pages_are_read_in_the_encoding_chromium_reads_them_in_and_keep_their_pictures() {
+    // In the target's temporary directory, replaced on each run, to be looked at.
+    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("sniffed");
+    let _ = std::fs::remove_dir_all(&root);
+    let site = root.join("site");
+    // With the family pages, so that the shared sheet pays for itself.
+    encodings::write(&site);
+    let pages = encodings::write_sniffed(&site);
+    let out = root.join("out");
+    webdiet()
+        .arg("rewrite")
+        .arg(&site)
+        .arg("--out")
+        .arg(&out)
+        .args(["--css", "site-sheet"])
+        .assert()
+        .success();
+    let sheet = std::fs::read_to_string(out.join("site/webdiet.css")).unwrap_or_default();
+    let in_sheet: Vec<String> = webdiet::css::references(&sheet)
+        .into_iter()
+        .map(|r| r.value)
+        .collect();
+    for page in &pages {
+        let charset = charset::detect(&page.bytes);
+        assert_eq!(
+            (charset.encoding, charset.guessed),
+            (page.chromium, page.guessed),
+            "{}: read as Chromium reads it",
+            page.name
+        );
+        let after = std::fs::read(out.join("site").join(page.name)).unwrap();
+        let (text, _, _) = page.chromium.decode(&after);
+        let stem = page.picture.trim_end_matches(".gif");
+        let kept = ["gif", "png"]
+            .iter()
+            .map(|ext| format!("background=\"{stem}.{ext}\""))
+            .find(|attr| text.contains(attr.as_str()));
+        match kept {
+            Some(attr) => {
+                let file = &attr[12..attr.len() - 1];
+                assert!(
+                    out.join("site").join(file).exists(),
+                    "{}: {file}",
+                    page.name
+                );
+            }
+            None => {
+                assert!(
+                    !text.contains("background="),
+                    "{}: the background is in the page in another form: {text}",
+                    page.name
+                );
+                let named = in_sheet
+                    .iter()
+                    .any(|url| url.starts_with(stem) && out.join("site").join(url).exists());
+                assert!(named, "{}: the sheet names the picture: {sheet}", page.name);
+            }
+        }
+    }
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+    let guessed = report["markup"]["left_as_is"]["encoding-guessed"].as_u64();
+    assert_eq!(
+        guessed,
+        Some(pages.iter().filter(|p| p.guessed).count() as u64),
+        "the background of each guessed page is left, with its reason"
+    );
+}

@@ -9,12 +9,15 @@ mod common;
 
 mod analyze;
 mod audit;
+mod ci_formats;
 mod corpus;
 mod encodings;
 mod links_command;
 mod markup_weight;
 mod modern;
 mod names;
+mod report_imports;
 mod report_schema;
+mod report_snapshots;
 mod rewrite;
 mod symlinks;

@@ -82,7 +82,8 @@ fn build(root: &Path, names: &Names) {
     let img = |(_, href): (&[u8], &str), alt: &str| format!("<img src=\"{href}\" alt={alt}>");
     let g = &names.gifs;
     let index = format!(
-        "<html><head><title>noms</title><link rel=stylesheet href=\"{}\"></head>\n\
+        "<html><head><meta charset=utf-8><title>noms</title>\
+         <link rel=stylesheet href=\"{}\"></head>\n\
          <body>{}{}\n{}{}\n\
          <a href=\"p%E1gina.html\">p\u{e1}gina</a> <a href=\"r%E9p/page.html\">r</a></body></html>\n",
         names.sheet.1,

@@ -5,23 +5,23 @@
 
 use std::fmt::Write;
 
-use super::esc;
 use super::tables::{table, Cell};
 use crate::replay::{BrowserRow, Mode, Test};
-use crate::report::browser::{faults, links, metric, metrics, row};
+use crate::report::format::{self, html as esc, thousands};
+use crate::report::model::browser::{links, metrics, row};
 use crate::report::model::Report;
-use crate::report::thousands;
+use crate::report::phrases::{self, faults, metric};
 
 /// The section, or `None` when Chromium did not run and was not asked for.
 pub fn section(report: &Report) -> Option<String> {
     if report.browser.is_empty() && report.browser_unavailable.is_none() {
         return None;
     }
-    let mut out = String::from("<h2>Chromium over the emulated links</h2>");
+    let mut out = String::from("<h3 id=\"chromium\">Chromium over the emulated links</h3>");
     if let Some(why) = &report.browser_unavailable {
         let _ = write!(out, "<p class=\"note\">Not run: {}</p>", esc(why));
     }
-    if let Some(h) = crate::report::browser::headline(report) {
+    if let Some(h) = phrases::browser_headline(report) {
         let _ = write!(out, "<p><strong>{}</strong></p>", esc(&h));
     }
     if report.browser.is_empty() {
@@ -43,7 +43,7 @@ pub fn section(report: &Report) -> Option<String> {
             };
             let _ = write!(
                 out,
-                "<h3>Waterfall over {} ({}, first visit, the median run)</h3>",
+                "<h4>Waterfall over {} ({}, first visit, the median run)</h4>",
                 esc(link),
                 esc(mode.as_str())
             );
@@ -139,11 +139,12 @@ pub fn waterfall(r: &BrowserRow) -> String {
         .fold(1.0_f64, f64::max);
     let plot = WIDTH - LABEL - 20.0;
     let x = |ms: f64| LABEL + plot * (ms.max(0.0) / end).min(1.0);
-    let height = TOP + LANE * requests.len() as f64 + 24.0;
+    let plot_bottom = TOP + LANE * requests.len() as f64;
+    let height = plot_bottom + 40.0;
     let mut svg = String::new();
     let _ = write!(
         svg,
-        "<figure class=\"chart\"><figcaption>{} site: {} requests on {} connection(s), {} \
+        "<figure class=\"chart wide\"><figcaption>{} site: {} requests on {} connection(s), {} \
          bytes</figcaption><svg class=\"waterfall\" viewBox=\"0 0 {WIDTH} {height}\" \
          width=\"{WIDTH}\" height=\"{height}\" role=\"img\" aria-label=\"{} waterfall\">",
         esc(&r.site),
@@ -157,7 +158,7 @@ pub fn waterfall(r: &BrowserRow) -> String {
         "<text x=\"{LABEL}\" y=\"14\" font-size=\"11\">0</text><text x=\"{}\" y=\"14\" \
          font-size=\"11\" text-anchor=\"end\">{}</text>",
         WIDTH - 20.0,
-        esc(&crate::report::replay::format_ms(end))
+        esc(&format::ms(end))
     );
     for (i, q) in requests.iter().enumerate() {
         let y = TOP + LANE * i as f64;
@@ -201,29 +202,41 @@ pub fn waterfall(r: &BrowserRow) -> String {
             "<title>{} on {}: {} → {}</title>",
             esc(&q.url),
             esc(&conn),
-            esc(&crate::report::replay::format_ms(q.start_ms)),
-            esc(&q
-                .done_ms
-                .map_or("—".into(), crate::report::replay::format_ms))
+            esc(&format::ms(q.start_ms)),
+            esc(&q.done_ms.map_or("—".into(), format::ms))
         );
     }
-    for (name, spread, colour) in [
+    // The paint marks: a line each, and its name under the plot; names that would touch
+    // go one row lower.
+    let mut marks: Vec<(&str, f64, &str)> = [
         ("FCP", r.metrics.fcp_ms, "#31a354"),
         ("LCP", r.metrics.lcp_ms, "#e6550d"),
         ("load", r.metrics.load_ms, "#756bb1"),
-    ] {
-        if let Some(s) = spread {
-            let _ = write!(
-                svg,
-                "<line x1=\"{0:.1}\" x2=\"{0:.1}\" y1=\"{1}\" y2=\"{2}\" stroke=\"{colour}\" \
-                 stroke-width=\"1.5\"/><text x=\"{0:.1}\" y=\"{3}\" font-size=\"10\" \
-                 fill=\"{colour}\">{name}</text>",
-                x(s.median),
-                TOP - 4.0,
-                height - 20.0,
-                height - 8.0
-            );
+    ]
+    .into_iter()
+    .filter_map(|(name, spread, colour)| Some((name, x(spread?.median), colour)))
+    .collect();
+    marks.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let mut rows_end: Vec<f64> = Vec::new();
+    for (name, mx, colour) in marks {
+        let width = super::charts::text_width(name, 10.0);
+        let row = rows_end
+            .iter()
+            .position(|&end| mx > end + 2.0)
+            .unwrap_or(rows_end.len());
+        if row == rows_end.len() {
+            rows_end.push(0.0);
         }
+        rows_end[row] = mx + width;
+        let _ = write!(
+            svg,
+            "<line x1=\"{mx:.1}\" x2=\"{mx:.1}\" y1=\"{}\" y2=\"{}\" stroke=\"{colour}\" \
+             stroke-width=\"1.5\"/><text x=\"{mx:.1}\" y=\"{}\" font-size=\"10\" \
+             fill=\"{colour}\">{name}</text>",
+            TOP - 4.0,
+            plot_bottom,
+            plot_bottom + 12.0 + 12.0 * row as f64
+        );
     }
     svg.push_str("</svg></figure>");
     svg
@@ -241,7 +254,7 @@ fn truncate(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::browser::tests::sample_browser_row;
+    use crate::report::model::sample::browser_row as sample_browser_row;
 
     #[test]
     fn the_waterfall_draws_a_lane_per_request_and_the_paint_marks() {

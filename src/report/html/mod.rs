@@ -1,80 +1,38 @@
 //! The report as one self-contained HTML page: inline CSS, inline SVG charts drawn in Rust, a
 //! few lines of script to sort tables. No network, no external fonts or assets.
+//!
+//! The page leads with the verdict (budgets, what failed), then what the rewrite saves a
+//! visitor per named link, then the opportunities ranked with their time and a link to their
+//! evidence; the evidence follows (`evidence.rs`). This file only orders the sections and
+//! draws the first three; the children never import it.
 
 mod browser;
-mod charts;
+pub mod charts;
+mod evidence;
+pub mod overlap;
 mod page;
+pub mod study;
 mod tables;
 mod timecharts;
 
 use std::fmt::Write;
 
-use charts::{grouped_bars, Group, Series};
+pub use charts::{AFTER_COLOUR, BEFORE_COLOUR, SAVED_COLOUR};
+pub use evidence::CHART_IDS;
 use page::{method, SCRIPT, STYLE};
 
-use super::figures::{self, row, TESTS};
-use super::model::Report;
-use super::thousands;
-use crate::replay::{Mode, Test};
-
-/// Bar colour of the original site (and of "before").
-pub const BEFORE_COLOUR: &str = "#d9534f";
-/// Bar colour of the rewritten site (and of "after").
-pub const AFTER_COLOUR: &str = "#2b7bb9";
-/// Bar colour of bytes saved.
-pub const SAVED_COLOUR: &str = "#3c9d4e";
-/// The ids of the four chart `<svg>` elements.
-pub const CHART_IDS: [&str; 4] = [
-    "chart-packets",
-    "chart-bytes",
-    "chart-types",
-    "chart-savings",
-];
-
-const BEFORE: Series = Series {
-    name: "original",
-    colour: BEFORE_COLOUR,
-};
-const AFTER: Series = Series {
-    name: "rewritten",
-    colour: AFTER_COLOUR,
-};
-
-/// Escapes text for HTML content and quoted attribute values. A control character (from a
-/// file name: a bell, an ANSI escape) is shown as its bytes, `\x1B`, as on stderr
-/// ([`crate::error::shown`]); newlines and tabs stay.
-pub fn esc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '\n' | '\t' => out.push(c),
-            c if c.is_control() => {
-                for byte in c.to_string().bytes() {
-                    let _ = write!(out, "\\x{byte:02X}");
-                }
-            }
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+use crate::report::format::{self, html as esc, thousands};
+use crate::report::model::{figures, Report};
+use crate::report::phrases;
 
 /// Renders the whole page.
 pub fn render(report: &Report) -> String {
     let mut out = String::with_capacity(64 * 1024);
     out.push_str(&page_head(report));
-    out.push_str(&cards(report));
-    out.push_str(&replay_section(report));
-    if let Some(section) = browser::section(report) {
-        out.push_str(&section);
-    }
-    out.push_str(&bytes_section(report));
-    out.push_str(&findings_section(report));
+    out.push_str(&verdict(report));
+    out.push_str(&saving(report));
+    out.push_str(&opportunities(report));
+    out.push_str(&evidence::render(report));
     out.push_str(&method(report));
     let _ = writeln!(
         out,
@@ -88,10 +46,8 @@ pub fn render(report: &Report) -> String {
 
 /// The document head and the page title.
 fn page_head(report: &Report) -> String {
-    let mut out = String::new();
     let title = format!("webdiet audit: {}", report.site.name);
-    let _ = write!(
-        out,
+    format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
          <title>{}</title><style>{STYLE}</style></head><body><main>\
@@ -105,285 +61,34 @@ fn page_head(report: &Report) -> String {
             .as_ref()
             .map(|r| format!(" → {}", esc(r)))
             .unwrap_or_default()
-    );
-    out
+    )
 }
 
-/// The replay: packets and bytes per mode, the matrix, times, waterfalls, sweeps, TLS and
-/// header costs, every row.
-fn replay_section(report: &Report) -> String {
-    let mut out = String::new();
-    out.push_str("<h2>Protocol replay</h2>");
-    let groups = replay_groups(report);
-    if groups.is_empty() {
-        out.push_str("<p class=\"note\">No replay was run, so there are no packet or byte counts per protocol mode.</p>");
-    } else {
-        let packets = groups_of(&groups, |r| r.packets as f64);
-        let bytes = groups_of(&groups, |r| (r.bytes_up + r.bytes_down) as f64);
-        out.push_str(&grouped_bars(
-            CHART_IDS[0],
-            "Packets per protocol mode, first visit and validation",
-            &packets,
-            &[BEFORE, AFTER],
-            |v| thousands(v.round() as u64),
-        ));
-        out.push_str(&grouped_bars(
-            CHART_IDS[1],
-            "Bytes per protocol mode, first visit and validation",
-            &bytes,
-            &[BEFORE, AFTER],
-            short_bytes,
-        ));
-        out.push_str("<h3>Matrix</h3>");
-        out.push_str(&tables::replay_matrix(report));
-        for link in crate::report::replay::links(&report.replay) {
-            let _ = write!(
-                out,
-                "<h3>Time over {}</h3><p class=\"note\">From the first SYN, median (range) over \
-                 the runs: the paper's time (to the last counted packet), the page's first byte, \
-                 the page complete.</p>",
-                esc(link)
-            );
-            out.push_str(&tables::times(report, link));
-            if let Some(line) = figures::rewrite_by_protocol(report, link) {
-                let _ = write!(out, "<p>{}.</p>", esc(&line));
-            }
-        }
-        out.push_str(&waterfalls(report));
-        out.push_str(&sweep_charts(report));
-        if let Some(tls) = tables::tls_cost(report) {
-            let _ = write!(
-                out,
-                "<h3>What TLS costs</h3><p class=\"note\">{}; each mode over TLS against the \
-                 same mode in cleartext on the same link; page complete is the median over the \
-                 runs.{}</p>",
-                esc(&report.tls_cost[0].tls),
-                super::tls::headline(&report.tls_cost, "original")
-                    .map(|h| format!(" {}.", esc(&h)))
-                    .unwrap_or_default()
-            );
-            out.push_str(&tls);
-        }
-        if let Some(headers) = tables::header_cost(report) {
-            let _ = write!(
-                out,
-                "<h3>Header bytes, HTTP/1.1 against HTTP/2</h3><p class=\"note\">Mean header \
-                 bytes per message; {}. The set marked * is the one of the other figures.</p>",
-                esc(&super::headers::spdy_note())
-            );
-            out.push_str(&headers);
-        }
-        out.push_str("<h3>Every row, medians with the range over the runs</h3>");
-        out.push_str(&tables::replay_runs(report));
-    }
-    out
-}
-
-/// Where the bytes are (by content type) and where the savings come from.
-fn bytes_section(report: &Report) -> String {
-    let mut out = String::new();
-    out.push_str("<h2>Where the bytes are</h2>");
-    let types = bytes_by_type(report);
-    if types.is_empty() {
-        out.push_str("<p class=\"note\">No inventory in this report.</p>");
-    } else {
-        let groups: Vec<Group> = types
-            .iter()
-            .map(|(t, b, a, _)| Group {
-                label: t.clone(),
-                values: vec![*b as f64, *a as f64],
-            })
-            .collect();
-        out.push_str(&grouped_bars(
-            CHART_IDS[2],
-            "Bytes by content type, before and after",
-            &groups,
-            &[
-                Series {
-                    name: "before",
-                    colour: BEFORE_COLOUR,
-                },
-                Series {
-                    name: "after",
-                    colour: AFTER_COLOUR,
-                },
-            ],
-            short_bytes,
-        ));
-        out.push_str(&tables::by_type(&types));
-    }
-    let s = figures::savings(report);
-    let mut saved = vec![Group {
-        label: "GIF → PNG".into(),
-        values: vec![s.images as f64],
-    }];
-    if let Some(m) = s.markup {
-        saved.push(Group {
-            label: "markup → CSS".into(),
-            values: vec![m as f64],
-        });
-    }
-    if let Some(d) = s.deflate {
-        // Not part of the headline: only the reference mode's deflate twin sends compressed
-        // text.
-        saved.push(Group {
-            label: Mode::reference()
-                .deflated()
-                .map_or("deflate".to_string(), |m| format!("deflate ({m} only)")),
-            values: vec![d as f64],
-        });
-    }
-    out.push_str(&grouped_bars(
-        CHART_IDS[3],
-        "Where the savings come from (bytes saved)",
-        &saved,
-        &[Series {
-            name: "bytes saved",
-            colour: SAVED_COLOUR,
-        }],
-        short_bytes,
-    ));
-    out
-}
-
-/// Opportunities, images, markup, pages, budgets and problems.
-fn findings_section(report: &Report) -> String {
-    let mut out = String::new();
-    if !report.opportunities.is_empty() {
-        out.push_str("<h2>Opportunities</h2>");
-        out.push_str(&tables::opportunities(report));
-    }
-    out.push_str("<h2>Images</h2>");
-    out.push_str(&tables::images(report));
-    if let Some(constructs) = tables::constructs(report) {
+/// The verdict: the budgets in one sentence and every budget, the failed ones first.
+fn verdict(report: &Report) -> String {
+    let mut out = String::from("<h2 id=\"verdict\">Verdict</h2>");
+    if let Some((fails, sentence)) = phrases::verdict(report) {
         let _ = write!(
             out,
-            "<h2>Presentational markup</h2><p>{}</p>",
-            esc(&report.markup.as_ref().map_or(String::new(), |m| format!(
-                "{}: {}",
-                figures::css_choice(m),
-                m.css_mode_reason
-            )))
+            "<p class=\"lead\"><span class=\"{}\">{}</span>: {}.</p>",
+            if fails {
+                "verdict-fail"
+            } else {
+                "verdict-pass"
+            },
+            if fails { "FAIL" } else { "Pass" },
+            esc(&sentence)
         );
-        out.push_str(&constructs);
     }
-    if let Some(text_images) = tables::text_images(report) {
-        out.push_str("<h2>Text drawn as images</h2>");
-        out.push_str(&text_images);
-    }
-    if let Some(pages) = tables::pages(report) {
-        out.push_str("<h2>Pages</h2>");
-        out.push_str(&pages);
-    }
-    out.push_str("<h2>Budgets</h2>");
     out.push_str(&tables::budgets(report));
-    let _ = write!(out, "<h2>Problems ({})</h2>", report.problems.len());
-    out.push_str(&tables::problems(report));
     out
 }
 
-/// A line colour per mode, by its place in the replay's table.
-const MODE_COLOURS: [&str; 13] = [
-    "#d9534f", "#8e44ad", "#2b7bb9", "#3c9d4e", "#e67e22", "#b8860b", "#16a085", "#7f8c8d",
-    "#c0392b", "#2c3e50", "#1abc9c", "#d35400", "#6d4c41",
-];
-
-fn mode_colour(mode: Mode) -> &'static str {
-    let i = Mode::all()
-        .iter()
-        .position(|m| *m == mode)
-        .unwrap_or(MODE_COLOURS.len() - 1);
-    MODE_COLOURS[i % MODE_COLOURS.len()]
-}
-
-/// The link the waterfalls are drawn for: the first emulated link (where waiting shows), else
-/// the first link.
-fn waterfall_link(report: &Report) -> Option<&str> {
-    let links = crate::report::replay::links(&report.replay);
-    links
-        .iter()
-        .find(|l| **l != "loopback")
-        .or(links.first())
-        .copied()
-}
-
-/// A request waterfall per mode over one link: the first visit of each site version, from the
-/// run whose paper's time is the median.
-fn waterfalls(report: &Report) -> String {
-    let Some(link) = waterfall_link(report) else {
-        return String::new();
-    };
-    let mut out = String::new();
-    let _ = write!(
-        out,
-        "<h3>Request waterfall over {}</h3><p class=\"note\">First visit, the run whose paper's \
-         time is the median: each request from the moment it was written, its first byte and its \
-         last byte, in the order they were sent (ms from the first SYN).</p>",
-        esc(link)
-    );
-    for (i, mode) in figures::modes(report).iter().enumerate() {
-        let _ = write!(
-            out,
-            "<details{}><summary>{}</summary>",
-            if i == 0 { " open" } else { "" },
-            esc(mode.as_str())
-        );
-        for site in ["original", "rewritten"] {
-            let Some(row) = report.replay.iter().find(|r| {
-                r.link.name == link && r.site == site && r.mode == *mode && r.test == Test::First
-            }) else {
-                continue;
-            };
-            let id = format!("waterfall-{mode}-{site}");
-            out.push_str(&timecharts::waterfall(
-                &id,
-                &format!("{mode}, {site} site, {link}"),
-                &row.waterfall,
-            ));
-        }
-        out.push_str("</details>");
-    }
-    out
-}
-
-/// For every sweep (`--sweep`) and site version, the first visit's page-complete time against
-/// the swept value, a line per mode.
-fn sweep_charts(report: &Report) -> String {
-    use crate::report::sweeps;
-    let mut out = String::new();
-    for (n, sweep) in sweeps::sweeps(&report.replay).iter().enumerate() {
-        let _ = write!(
-            out,
-            "<h3>Sweep: {}</h3><p class=\"note\">First visit, page complete (the last byte of the \
-             last object), median over the runs at each point; dashed lines are modes over TLS.</p>",
-            esc(&sweep.title())
-        );
-        let xs: Vec<f64> = sweep.points.iter().map(|p| p.0).collect();
-        for site in sweeps::sites(&report.replay) {
-            let lines: Vec<timecharts::Line> = sweeps::modes(&report.replay, sweep)
-                .into_iter()
-                .map(|mode| timecharts::Line {
-                    name: mode.to_string(),
-                    colour: mode_colour(mode),
-                    dashed: mode.is_tls(),
-                    values: sweeps::curve(&report.replay, sweep, site, mode),
-                })
-                .collect();
-            out.push_str(&timecharts::lines(
-                &format!("sweep-{n}-{site}"),
-                &format!("{}, {site} site: page complete", sweep.title()),
-                sweep.key.axis(),
-                &xs,
-                &lines,
-            ));
-        }
-    }
-    out
-}
-
-/// The headline figures as cards.
-fn cards(report: &Report) -> String {
-    let mut out = String::from("<section class=\"cards\">");
+/// What a visitor saves: a card per named link with the time, then the first visit's bytes,
+/// requests and packets.
+fn saving(report: &Report) -> String {
+    let mut out =
+        String::from("<h2 id=\"saving\">What a visitor saves</h2><section class=\"cards\">");
     let mut card = |label: &str, value: String, detail: String| {
         let _ = write!(
             out,
@@ -394,139 +99,88 @@ fn cards(report: &Report) -> String {
             esc(&detail)
         );
     };
-    if let Some(h) = figures::headline(report) {
-        let pair = |b: u64, a: u64| {
-            (
-                format!("{} → {}", thousands(b), thousands(a)),
-                figures::reduction_text(b as f64, a as f64),
-            )
-        };
-        let (v, d) = pair(h.before.bytes, h.after.bytes);
-        card(&format!("First-visit bytes ({})", h.mode), v, d);
-        let (v, d) = pair(h.before.requests, h.after.requests);
-        card("Requests", v, d);
-        let (v, d) = pair(h.before.packets, h.after.packets);
-        card("Packets", v, d);
-    } else {
-        let t = &report.images_total;
-        card(
-            "GIF bytes",
-            format!("{} → {}", thousands(t.from_bytes), thousands(t.to_bytes)),
-            "no replay was run".into(),
-        );
-    }
-    let failed = report.budgets.iter().filter(|b| !b.passed).count();
-    let (verdict, detail) = match (report.budgets.len(), failed) {
-        (0, _) => ("none set".to_string(), "no budget was given".to_string()),
-        (n, 0) => ("all pass".to_string(), format!("{n} checked")),
-        (n, f) => (format!("{f} FAIL"), format!("{n} checked")),
-    };
-    card("Budgets", verdict, detail);
-    card(
-        "Problems",
-        report.problems.len().to_string(),
-        "files with trouble".into(),
-    );
-    out.push_str("</section>");
-    out
-}
-
-/// `(label, original row, rewritten row)` for each mode × test that was replayed.
-type ReplayGroup<'a> = (
-    String,
-    Option<&'a crate::replay::ReplayRow>,
-    Option<&'a crate::replay::ReplayRow>,
-);
-
-fn replay_groups(report: &Report) -> Vec<ReplayGroup<'_>> {
-    let mut out = Vec::new();
-    for mode in figures::modes(report) {
-        for test in TESTS {
-            let b = row(report, "original", mode, test);
-            let a = row(report, "rewritten", mode, test);
-            if b.is_some() || a.is_some() {
-                out.push((format!("{mode} · {test}"), b, a));
+    match &report.visitor_savings {
+        Some(s) => {
+            for t in &s.links {
+                let runs = figures::runs_on(report, &t.link);
+                let detail = format!(
+                    "{}; {}",
+                    phrases::time_saving(t),
+                    phrases::time_source(t, runs)
+                );
+                card(
+                    &format!("First visit on {} ({})", t.link, t.mode),
+                    format!(
+                        "{} → {}",
+                        format::ms(t.original_ms.median),
+                        format::ms(t.rewritten_ms.median)
+                    ),
+                    detail,
+                );
             }
+            let pair = |b: u64, a: u64| {
+                (
+                    format!("{} → {}", thousands(b), thousands(a)),
+                    format::change(b as f64, a as f64),
+                )
+            };
+            let (v, d) = pair(s.original.bytes, s.rewritten.bytes);
+            card(&format!("First-visit bytes ({})", s.mode), v, d);
+            let (v, d) = pair(s.original.requests, s.rewritten.requests);
+            card("Requests", v, d);
+            let (v, d) = pair(s.original.packets, s.rewritten.packets);
+            card("Packets", v, d);
         }
+        None => {
+            let t = &report.images_total;
+            card(
+                "GIF bytes",
+                format!("{} → {}", thousands(t.from_bytes), thousands(t.to_bytes)),
+                "no replay was run".into(),
+            );
+        }
+    }
+    out.push_str("</section>");
+    let notes: Vec<String> = [
+        report
+            .visitor_savings
+            .as_ref()
+            .filter(|s| s.links.is_empty())
+            .map(|_| "No named link was replayed, so no time (--link Cable adds one).".into()),
+        phrases::browser_headline(report),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    for n in notes {
+        let _ = write!(out, "<p><strong>{}</strong></p>", esc(&n));
     }
     out
 }
 
-fn groups_of(groups: &[ReplayGroup], f: fn(&crate::replay::ReplayRow) -> f64) -> Vec<Group> {
-    groups
-        .iter()
-        .map(|(label, b, a)| Group {
-            label: label.clone(),
-            values: vec![b.map_or(f64::NAN, f), a.map_or(f64::NAN, f)],
-        })
-        .collect()
-}
-
-/// `(type, bytes before, bytes after, files before)` from the inventory, with the image and
-/// markup stages applied: the GIFs that were converted form one `gif → png` row with their
-/// net effect (a GIF kept because a script still names it counts after, too); the markup
-/// stage's HTML and style sheet change HTML and CSS.
-pub fn bytes_by_type(report: &Report) -> Vec<(String, u64, u64, usize)> {
-    let Some(inv) = &report.inventory else {
-        return Vec::new();
-    };
-    let converted: Vec<_> = report
-        .images
-        .iter()
-        .filter(|i| i.to_path != i.path)
-        .collect();
-    let (from, to) = converted.iter().fold((0u64, 0u64), |(f, t), i| {
-        let kept = if i.original_kept { i.from_bytes } else { 0 };
-        (f + i.from_bytes, t + i.to_bytes + kept)
-    });
-    let mut delta: std::collections::BTreeMap<&str, i64> = Default::default();
-    if let (Some(b), Some(a)) = (
-        figures::markup_number(report, "html_bytes_before"),
-        figures::markup_number(report, "html_bytes_after"),
-    ) {
-        *delta.entry("html").or_default() += a as i64 - b as i64;
-        *delta.entry("css").or_default() +=
-            figures::markup_number(report, "css_bytes").unwrap_or(0) as i64;
+/// The opportunities, ranked, each with its time and a link to its evidence.
+fn opportunities(report: &Report) -> String {
+    let mut out = String::from("<h2 id=\"opportunities\">Opportunities</h2>");
+    if report.opportunities.is_empty() {
+        out.push_str("<p class=\"note\">Nothing to report.</p>");
+        return out;
     }
-    let mut out: Vec<(String, u64, u64, usize)> = Vec::new();
-    for (t, s) in &inv.by_type {
-        let (mut before, mut count) = (s.bytes, s.count);
-        if t == "gif" {
-            // The converted ones are in their own row.
-            before = before.saturating_sub(from);
-            count = count.saturating_sub(converted.len());
-        }
-        let after = before as i64 + delta.remove(t.as_str()).unwrap_or(0);
-        out.push((t.clone(), before, after.max(0) as u64, count));
-    }
-    if !converted.is_empty() {
-        out.push(("gif → png".to_string(), from, to, converted.len()));
-    }
-    for (t, d) in delta {
-        out.push((t.to_string(), 0, d.max(0) as u64, 0));
-    }
+    out.push_str(
+        "<p class=\"note\">Ranked by what they save a first visit; ~ marks a time estimated \
+         from the link's rates. Done: the rewrite did it; to do: a person must.</p>",
+    );
+    out.push_str(&tables::opportunities(report));
     out
-}
-
-/// `1234567` → `1.2 MB`, `2048` → `2.0 kB`, `12` → `12 B` (decimal units).
-fn short_bytes(v: f64) -> String {
-    let a = v.abs();
-    if a >= 1e6 {
-        format!("{:.1} MB", v / 1e6)
-    } else if a >= 1e3 {
-        format!("{:.1} kB", v / 1e3)
-    } else {
-        format!("{v:.0} B")
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::report::model::InventorySummary;
+    use evidence::CHART_IDS;
 
     fn sample() -> Report {
-        let mut r = figures::sample();
+        let mut r = crate::report::model::sample::sample();
         let mut inv = InventorySummary::default();
         for (t, count, bytes) in [("html", 3, 40_000), ("gif", 2, 12_300), ("css", 1, 500)] {
             inv.by_type
@@ -562,12 +216,12 @@ mod tests {
         }
         let html = render(&r);
         assert!(
-            html.contains("<h3>Sweep: spdy-cable, RTT 20–200 ms</h3>"),
+            html.contains("<h4>Sweep: spdy-cable, RTT 20–200 ms</h4>"),
             "{html}"
         );
         assert!(html.contains("<svg id=\"sweep-0-original\""));
         assert_eq!(html.matches("<polyline").count(), 2, "a line per mode");
-        assert!(html.contains("<h3>Request waterfall over spdy-cable,rtt=20ms</h3>"));
+        assert!(html.contains("<h4>Request waterfall over spdy-cable,rtt=20ms</h4>"));
         assert!(html.contains("<svg id=\"waterfall-http10-original\""));
         assert!(html.contains("<svg id=\"waterfall-h2-original\""));
     }
@@ -644,6 +298,30 @@ mod tests {
     }
 
     #[test]
+    fn the_lossless_pass_has_a_table_per_kind_with_its_savings() {
+        use crate::rewrite::lossless::{Kind, KindTotal, LosslessReport};
+        let mut report = sample();
+        assert!(!render(&report).contains("id=\"lossless\""));
+        let mut lossless = LosslessReport::default();
+        lossless.totals.insert(
+            Kind::Png,
+            KindTotal {
+                files: 4,
+                optimized: 3,
+                from_bytes: 90_000,
+                to_bytes: 61_000,
+                cpu_millis: 0.0,
+            },
+        );
+        report.lossless = Some(lossless);
+        let html = render(&report);
+        let at = |what: &str| html.find(what).unwrap_or_else(|| panic!("{what}"));
+        assert!(at("id=\"images\"") < at("id=\"lossless\""));
+        assert!(html[at("id=\"lossless\"")..].contains("90,000"));
+        assert!(html[at("id=\"lossless\"")..].contains(">29,000<"));
+    }
+
+    #[test]
     fn an_empty_report_has_notes_instead_of_charts() {
         let html = render(&Report::default());
         assert!(html.contains("No replay was run"));
@@ -653,22 +331,39 @@ mod tests {
     }
 
     #[test]
-    fn bytes_by_type_shows_a_conversion_as_one_row_with_its_net_effect() {
-        let types = bytes_by_type(&sample());
-        let find = |t: &str| types.iter().find(|x| x.0 == t).cloned();
-        let gif = find("gif").unwrap();
-        assert_eq!(
-            (gif.1, gif.2, gif.3),
-            (300, 300, 1),
-            "only the GIF that stayed"
-        );
-        let conversion = find("gif → png").unwrap();
-        assert_eq!(
-            (conversion.1, conversion.2, conversion.3),
-            (12_000, 9_000, 1)
-        );
-        assert!(find("png").is_none(), "no PNG row of its own");
-        assert_eq!(find("html").unwrap().2, 30_000);
-        assert_eq!(find("css").unwrap().2, 2_500);
+    fn the_page_leads_with_the_verdict_the_saving_and_the_opportunities_with_time() {
+        let html = render(&sample());
+        let at = |what: &str| html.find(what).unwrap_or_else(|| panic!("{what}"));
+        assert!(at("id=\"verdict\"") < at("id=\"saving\""));
+        assert!(at("id=\"saving\"") < at("id=\"opportunities\""));
+        assert!(at("id=\"opportunities\"") < at("id=\"evidence\""));
+        assert!(at("id=\"evidence\"") < at("id=\"chart-packets\""));
+        for o in &sample().opportunities {
+            assert!(
+                html.contains(&format!("href=\"#{}\"", o.evidence)),
+                "{}",
+                o.id
+            );
+            assert!(
+                html.contains(&format!("id=\"{}\"", o.evidence)),
+                "{}",
+                o.evidence
+            );
+        }
+    }
+
+    #[test]
+    fn no_label_of_any_chart_overlaps_another() {
+        let html = render(&sample());
+        let charts = overlap::svgs(&html);
+        assert!(charts.len() >= 4, "{}", charts.len());
+        for svg in charts {
+            let boxes = overlap::text_boxes(svg);
+            assert_eq!(
+                overlap::overlaps(&boxes),
+                Vec::<(String, String)>::new(),
+                "{svg}"
+            );
+        }
     }
 }

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use super::esc;
+use crate::report::format::html as esc;
 use crate::report::model::Report;
 
 /// How the figures were measured, in words, with this report's MSS, runs and rules.
@@ -73,9 +73,15 @@ h3{font-size:16px;margin:24px 0 8px}.sub{color:var(--muted);margin:0 0 20px;word
 .card{flex:1 1 170px;background:var(--soft);border-radius:8px;padding:12px 14px}\
 .card .label{color:var(--muted);font-size:13px}.card .value{font-size:18px;font-weight:600;white-space:nowrap}\
 .card .detail{color:var(--muted);font-size:13px}\
-figure.chart{margin:18px 0;overflow-x:auto}figcaption{font-weight:600;margin-bottom:6px}\
-svg text{font:12px system-ui,sans-serif;fill:var(--fg)}svg .axis{fill:var(--muted)}svg .value{font-size:10px}\
+figure.chart{margin:18px 0}figure.chart.wide{overflow-x:auto}figcaption{font-weight:600;margin-bottom:6px}\
+.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(300px,1fr));gap:0 32px}\
+svg{font-size:12px}svg.bars{display:block;width:100%;max-width:600px;height:auto}\
+svg text{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;fill:var(--fg)}svg .axis{fill:var(--muted)}\
+svg text.inside{fill:#ffffff}\
 svg .grid{stroke:var(--line);stroke-width:1}svg .baseline{stroke:var(--muted);stroke-width:1}\
+.lead{background:var(--soft);border-radius:8px;padding:10px 16px;margin:8px 0}.lead li{margin:4px 0}\
+.verdict-pass{color:#1e7a34;font-weight:700}.verdict-fail{color:#b52a26;font-weight:700}\
+.evidence{margin-top:48px}@media (max-width:600px){main{padding:14px 12px 32px}h1{font-size:21px}}\
 .note{color:var(--muted);font-style:italic}\
 .scroll{overflow-x:auto}\
 table{border-collapse:collapse;width:100%;font-size:13px;margin:8px 0}\
@@ -83,8 +89,8 @@ th,td{padding:5px 8px;border-bottom:1px solid var(--line);text-align:left;vertic
 th{background:var(--soft);cursor:pointer;user-select:none;white-space:nowrap}\
 th[aria-sort=ascending]::after{content:' ▲'}th[aria-sort=descending]::after{content:' ▼'}\
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\
-tfoot td{font-weight:600}td.ok{color:#1e7a34}td.kept{color:var(--muted)}td.fail{color:#b52a26;font-weight:700}\
-td{white-space:nowrap}td.wrap{white-space:normal;word-break:break-word}code{background:var(--soft);padding:0 3px;border-radius:3px}\
+tfoot td{font-weight:600}td.ok{color:#1e7a34}td.kept{color:var(--muted)}td.fail{color:#b52a26;font-weight:700}td.warn{color:#9a5b00;font-weight:700}\
+td{white-space:nowrap}td.wrap{white-space:normal;overflow-wrap:anywhere;min-width:11em}code{background:var(--soft);padding:0 3px;border-radius:3px}\
 #replay-runs{font-size:12px}#replay-runs th,#replay-runs td{padding:4px 5px}#replay-runs th{white-space:normal;vertical-align:bottom}\
 footer{margin-top:40px;color:var(--muted);font-size:13px}";
 

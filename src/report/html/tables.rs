@@ -2,11 +2,11 @@
 
 use std::fmt::Write;
 
-use super::esc;
 use crate::replay::{Mode, ReplayRow, Spread, Test};
-use crate::report::figures::{self, row, TESTS};
+use crate::report::format::{self, html as esc, thousands};
+use crate::report::model::figures::{self, row, TypeBytes, TESTS};
 use crate::report::model::Report;
-use crate::report::thousands;
+use crate::report::phrases;
 
 /// One table cell: escaped display HTML and, for numbers, the value to sort by.
 pub struct Cell {
@@ -35,7 +35,7 @@ impl Cell {
     /// A signed whole number.
     pub fn signed(n: i64) -> Self {
         Cell {
-            html: figures::signed(n),
+            html: format::signed(n),
             key: Some(n as f64),
             class: "num",
         }
@@ -46,6 +46,14 @@ impl Cell {
             html: esc(shown),
             key: value.is_finite().then_some(value),
             class: "num",
+        }
+    }
+    /// A link to a section of the page, `#anchor`.
+    pub fn anchor(text: &str, anchor: &str) -> Self {
+        Cell {
+            html: format!("<a href=\"#{}\">{}</a>", esc(anchor), esc(text)),
+            key: None,
+            class: "",
         }
     }
     /// Long text that may wrap (paths, reasons, messages).
@@ -141,7 +149,7 @@ pub fn images(report: &Report) -> String {
     ]];
     format!(
         "<p>{}</p>{}",
-        esc(&figures::images_cost_line(report)),
+        esc(&phrases::images_cost_line(report)),
         table(
             "images",
             &[
@@ -309,8 +317,8 @@ pub fn replay_matrix(report: &Report) -> String {
             let delta = |f: fn(&ReplayRow) -> u64| match (b, a) {
                 (Some(b), Some(a)) => {
                     let (x, y) = (f(b) as f64, f(a) as f64);
-                    let p = figures::reduction_pct(x, y).unwrap_or(0.0);
-                    Cell::number(-p, &figures::reduction_text(x, y))
+                    let p = format::change_pct(x, y).unwrap_or(0.0);
+                    Cell::number(p, &format::change(x, y))
                 }
                 _ => Cell::text("—"),
             };
@@ -363,14 +371,17 @@ pub fn times(report: &Report, link: &str) -> String {
             let time = |r: Option<&ReplayRow>, s: fn(&ReplayRow) -> Spread| {
                 r.map_or(Cell::text("—"), |r| {
                     let spread = s(r);
-                    Cell::number(spread.median, &crate::report::replay::time_cell(r, &spread))
+                    Cell::number(
+                        spread.median,
+                        &format::time_spread(&spread, r.timed_out_runs, r.runs),
+                    )
                 })
             };
             let paper: fn(&ReplayRow) -> Spread = |r| r.time.last_packet_ms;
             let first: fn(&ReplayRow) -> Spread = |r| r.time.first_byte_ms;
             let complete: fn(&ReplayRow) -> Spread = |r| r.time.complete_ms;
             let delta = match (b, a) {
-                (Some(b), Some(a)) => Cell::text(&crate::report::summary::measured_change(
+                (Some(b), Some(a)) => Cell::text(&format::measured_change(
                     &b.time.last_packet_ms,
                     &a.time.last_packet_ms,
                 )),
@@ -431,25 +442,17 @@ pub fn tls_cost(report: &Report) -> Option<String> {
                     c.complete_ms,
                     &format!(
                         "{} ({:+.0}%)",
-                        crate::report::tls::plus_time(c.complete_ms),
+                        format::plus_ms(c.complete_ms),
                         c.complete_pct
                     ),
                 ),
                 Cell::number(
                     c.packets as f64,
-                    &format!(
-                        "{} ({:+.1}%)",
-                        crate::report::tls::plus(c.packets),
-                        c.packets_pct
-                    ),
+                    &format!("{} ({:+.1}%)", format::plus(c.packets), c.packets_pct),
                 ),
                 Cell::number(
                     c.bytes as f64,
-                    &format!(
-                        "{} ({:+.1}%)",
-                        crate::report::tls::plus(c.bytes),
-                        c.bytes_pct
-                    ),
+                    &format!("{} ({:+.1}%)", format::plus(c.bytes), c.bytes_pct),
                 ),
                 Cell::text(&format!("{} + {}", c.full_handshakes, c.resumed_handshakes)),
                 Cell::count(c.handshake_packets),
@@ -590,36 +593,47 @@ pub fn replay_runs(report: &Report) -> String {
     )
 }
 
-/// What the rewrite saved and what it only reports, ranked.
+/// What the rewrite saved and what it only reports, ranked, with the time on the first named
+/// link and a link to the evidence.
 pub fn opportunities(report: &Report) -> String {
     let n = |v: Option<i64>| match v {
-        Some(v) => Cell::number(v as f64, &crate::report::figures::signed(v)),
+        Some(v) => Cell::number(v as f64, &format::signed(v)),
         None => Cell::text("—"),
     };
+    let link = report
+        .opportunities
+        .iter()
+        .find_map(|o| o.time_link.as_deref());
     let rows = report
         .opportunities
         .iter()
         .map(|o| {
             vec![
                 Cell::long(&o.title),
-                Cell::text(&o.status),
+                Cell::text(if o.status == "done" { "done" } else { "to do" })
+                    .with_class(if o.status == "done" { "ok" } else { "" }),
+                Cell::long(&o.action),
                 n(o.bytes),
                 n(o.requests),
                 n(o.packets),
-                Cell::long(&o.files.join(", ")),
+                Cell::number(o.time_ms.unwrap_or(f64::NAN), &phrases::opportunity_time(o)),
+                Cell::anchor(&o.evidence.replace('-', " "), &o.evidence),
                 Cell::long(&o.basis),
             ]
         })
         .collect();
+    let time = format!("Time{}", link.map_or(String::new(), |l| format!(" on {l}")));
     table(
         "opportunities",
         &[
             "Opportunity",
             "Status",
-            "Bytes saved",
-            "Requests saved",
-            "Packets saved",
-            "Files",
+            "What",
+            "Bytes",
+            "Requests",
+            "Packets",
+            &time,
+            "Evidence",
             "Basis",
         ],
         rows,
@@ -627,38 +641,130 @@ pub fn opportunities(report: &Report) -> String {
     )
 }
 
+/// Every budget, the ones that failed first.
 pub fn budgets(report: &Report) -> String {
     if report.budgets.is_empty() {
-        return "<p class=\"note\">No budgets were set.</p>".into();
+        return "<p class=\"note\">No budgets were set (webdiet.toml, --max-requests…, \
+                --budgets FILE, --baseline).</p>"
+            .into();
     }
-    let rows = report
-        .budgets
-        .iter()
+    let mut sorted: Vec<&crate::report::model::BudgetResult> = report.budgets.iter().collect();
+    sorted.sort_by_key(|b| (!b.fails_run(), b.passed));
+    let rows = sorted
+        .into_iter()
         .map(|b| {
             vec![
                 Cell::long(&b.name),
-                Cell::number(b.limit, &crate::report::markdown::number(b.limit)),
+                Cell::text(b.level.as_str()),
+                Cell::number(b.limit, &format::number(b.limit)),
                 match b.actual {
-                    Some(actual) => Cell::number(actual, &crate::report::markdown::number(actual)),
-                    None => Cell::text(&format!(
+                    Some(actual) => Cell::number(actual, &format::number(actual)),
+                    None => Cell::long(&format!(
                         "not measured: {}",
                         b.unmeasured.as_deref().unwrap_or("no figure")
                     )),
                 },
-                if b.passed {
-                    Cell::text("pass").with_class("ok")
-                } else {
-                    Cell::text("FAIL").with_class("fail")
+                match (b.passed, b.fails_run()) {
+                    (true, _) => Cell::text("pass").with_class("ok"),
+                    (false, true) => Cell::text("FAIL").with_class("fail"),
+                    (false, false) => Cell::text("over (warn)").with_class("warn"),
                 },
+                Cell::long(&b.source),
             ]
         })
         .collect();
     table(
         "budgets",
-        &["Budget", "Limit", "Actual", "Result"],
+        &["Budget", "Level", "Limit", "Actual", "Result", "Set in"],
         rows,
         Vec::new(),
     )
+}
+
+/// The text files worth compressing, raw and deflated.
+pub fn compression(report: &Report) -> Option<String> {
+    let c = report.compression.as_ref()?;
+    let est = c.rewritten.as_ref().unwrap_or(&c.original);
+    let rows = est
+        .files
+        .iter()
+        .map(|f| {
+            vec![
+                Cell::long(&f.path),
+                Cell::count(f.sizes.raw),
+                Cell::count(f.sizes.deflate6),
+                Cell::signed(f.sizes.raw as i64 - f.sizes.deflate6 as i64),
+                Cell::text(if f.worth_it { "yes" } else { "no" }),
+            ]
+        })
+        .collect();
+    Some(table(
+        "compression-files",
+        &["File", "Bytes", "Deflated (level 6)", "Saved", "Worth it"],
+        rows,
+        vec![vec![
+            Cell::text(&format!("{} files", est.files.len())),
+            Cell::count(est.totals.raw),
+            Cell::count(est.totals.deflate6),
+            Cell::signed(est.totals.raw as i64 - est.totals.deflate6 as i64),
+            Cell::text(""),
+        ]],
+    ))
+}
+
+/// The lossless pass per kind: files seen and optimised, bytes before and after.
+pub fn lossless(report: &Report) -> Option<String> {
+    let l = report.lossless.as_ref().filter(|l| !l.totals.is_empty())?;
+    let rows = l
+        .totals
+        .iter()
+        .map(|(kind, t)| {
+            vec![
+                Cell::text(kind.as_str()),
+                Cell::count(t.files as u64),
+                Cell::count(t.optimized as u64),
+                Cell::count(t.from_bytes),
+                Cell::count(t.to_bytes),
+                Cell::signed(t.from_bytes as i64 - t.to_bytes as i64),
+            ]
+        })
+        .collect();
+    Some(table(
+        "lossless-kinds",
+        &["Kind", "Files", "Optimized", "Before", "After", "Saved"],
+        rows,
+        vec![vec![
+            Cell::text("all"),
+            Cell::count(l.totals.values().map(|t| t.files as u64).sum()),
+            Cell::count(l.totals.values().map(|t| t.optimized as u64).sum()),
+            Cell::count(l.totals.values().map(|t| t.from_bytes).sum()),
+            Cell::count(l.totals.values().map(|t| t.to_bytes).sum()),
+            Cell::signed(
+                l.totals
+                    .values()
+                    .map(|t| t.from_bytes as i64 - t.to_bytes as i64)
+                    .sum(),
+            ),
+        ]],
+    ))
+}
+
+/// Files of the rewritten site of 100 KB or more.
+pub fn largest_files(report: &Report) -> Option<String> {
+    let files = figures::oversized(report);
+    if files.is_empty() {
+        return None;
+    }
+    let rows = files
+        .iter()
+        .map(|(path, bytes)| vec![Cell::long(path), Cell::count(*bytes)])
+        .collect();
+    Some(table(
+        "largest-files-table",
+        &["File", "Bytes"],
+        rows,
+        Vec::new(),
+    ))
 }
 
 pub fn problems(report: &Report) -> String {
@@ -679,17 +785,17 @@ pub fn problems(report: &Report) -> String {
     table("problems", &["Path", "Code", "Message"], rows, Vec::new())
 }
 
-/// Bytes per content type, before and after (see [`super::bytes_by_type`]).
-pub fn by_type(types: &[(String, u64, u64, usize)]) -> String {
+/// Bytes per content type, before and after ([`figures::bytes_by_type`]).
+pub fn by_type(types: &[TypeBytes]) -> String {
     let rows = types
         .iter()
-        .map(|(t, before, after, count)| {
+        .map(|t| {
             vec![
-                Cell::text(t),
-                Cell::count(*count as u64),
-                Cell::count(*before),
-                Cell::count(*after),
-                Cell::signed(*before as i64 - *after as i64),
+                Cell::text(&t.kind),
+                Cell::count(t.files as u64),
+                Cell::count(t.before),
+                Cell::count(t.after),
+                Cell::signed(t.before as i64 - t.after as i64),
             ]
         })
         .collect();

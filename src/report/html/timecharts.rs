@@ -4,13 +4,14 @@
 
 use std::fmt::Write;
 
-use super::esc;
+use super::charts::nice_ceiling;
 use crate::replay::RequestTiming;
+use crate::report::format::html as esc;
 
 const WIDTH: f64 = 1060.0;
 /// Room for the request targets on the waterfall's left.
 const LABEL_W: f64 = 300.0;
-const ROW_H: f64 = 14.0;
+const ROW_H: f64 = 16.0;
 const TOP: f64 = 30.0;
 const AXIS_H: f64 = 26.0;
 /// More rows than this are left out of the drawing (the table in report.json has them all).
@@ -37,14 +38,14 @@ pub fn waterfall(id: &str, title: &str, requests: &[RequestTiming]) -> String {
     }
     let hidden = rows.len().saturating_sub(MAX_ROWS);
     rows.truncate(MAX_ROWS);
-    let scale = super::charts::nice_ceiling(end);
+    let scale = nice_ceiling(end);
     let plot_w = WIDTH - LABEL_W - 20.0;
     let x = |ms: f64| LABEL_W + plot_w * (ms.max(0.0) / scale).min(1.0);
     let height = TOP + ROW_H * rows.len() as f64 + AXIS_H;
     let mut svg = String::new();
     let _ = write!(
         svg,
-        "<figure class=\"chart\"><figcaption>{}</figcaption>\
+        "<figure class=\"chart wide\"><figcaption>{}</figcaption>\
          <svg id=\"{}\" class=\"waterfall\" viewBox=\"0 0 {WIDTH} {height}\" width=\"{WIDTH}\" \
          height=\"{height}\" role=\"img\" aria-label=\"{}\" xmlns=\"http://www.w3.org/2000/svg\">\
          <rect x=\"{LABEL_W}\" y=\"6\" width=\"14\" height=\"12\" fill=\"{WAIT_COLOUR}\"/>\
@@ -72,8 +73,8 @@ pub fn waterfall(id: &str, title: &str, requests: &[RequestTiming]) -> String {
     }
     for (i, r) in rows.iter().enumerate() {
         let y = TOP + ROW_H * i as f64;
-        let target: String = if r.target.chars().count() > 44 {
-            let tail: String = r.target.chars().rev().take(43).collect();
+        let target: String = if r.target.chars().count() > 40 {
+            let tail: String = r.target.chars().rev().take(39).collect();
             format!("…{}", tail.chars().rev().collect::<String>())
         } else {
             r.target.clone()
@@ -81,12 +82,12 @@ pub fn waterfall(id: &str, title: &str, requests: &[RequestTiming]) -> String {
         let (sent, first, done) = (x(r.sent_ms), x(r.first_byte_ms), x(r.done_ms));
         let _ = write!(
             svg,
-            "<text x=\"{:.1}\" y=\"{:.1}\" class=\"axis\" text-anchor=\"end\">{}</text>\
-             <g><title>{}: sent {:.1} ms, first byte {:.1} ms, last byte {:.1} ms</title>\
+            "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"12\" class=\"axis\" \
+             text-anchor=\"end\">{}</text><g><title>{}: sent {:.1} ms, first byte {:.1} ms, last byte {:.1} ms</title>\
              <rect x=\"{sent:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{WAIT_COLOUR}\"/>\
              <rect x=\"{first:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{RECEIVE_COLOUR}\"/></g>",
             LABEL_W - 6.0,
-            y + ROW_H - 3.0,
+            y + ROW_H - 4.0,
             esc(&target),
             esc(&r.target),
             r.sent_ms,
@@ -139,7 +140,7 @@ pub fn lines(id: &str, title: &str, x_label: &str, xs: &[f64], lines: &[Line]) -
             esc(title)
         );
     }
-    let scale = super::charts::nice_ceiling(top);
+    let scale = nice_ceiling(top);
     let (x_min, x_max) = xs
         .iter()
         .fold((f64::MAX, f64::MIN), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
@@ -151,7 +152,7 @@ pub fn lines(id: &str, title: &str, x_label: &str, xs: &[f64], lines: &[Line]) -
     let mut svg = String::new();
     let _ = write!(
         svg,
-        "<figure class=\"chart\"><figcaption>{}</figcaption>\
+        "<figure class=\"chart wide\"><figcaption>{}</figcaption>\
          <svg id=\"{}\" class=\"lines\" viewBox=\"0 0 {WIDTH} {height}\" width=\"{WIDTH}\" \
          height=\"{height}\" role=\"img\" aria-label=\"{}\" xmlns=\"http://www.w3.org/2000/svg\">",
         esc(title),

@@ -1,48 +1,24 @@
 //! Opportunities, ranked: one table of what the rewrite saved and what webdiet only reports,
-//! each with the bytes, requests and packets at stake and the files concerned — Lighthouse's
-//! "opportunities", but from webdiet's own measurements.
+//! each with the bytes, requests, packets and time at stake, what was done or what to do, the
+//! files concerned and where the evidence is — Lighthouse's "opportunities", but from
+//! webdiet's own measurements.
 //!
 //! Where the replay measured the difference (deflate: `pipelined` against `pipelined-deflate`
-//! of the rewritten site), the row takes the replay's deterministic figures. Elsewhere packets
-//! are estimated with the replay's model for one persistent connection: `ceil(bytes / MSS)`
-//! data segments per response and one delayed ACK per two. A row that cannot be estimated
-//! (markup left as it was, oversized files) says so and is ranked last.
-
-use serde::{Deserialize, Serialize};
+//! of the rewritten site), the row takes the replay's deterministic figures, and its time on
+//! the first named link from the two modes' times there. Elsewhere packets are estimated with
+//! the replay's model for one persistent connection (`ceil(bytes / MSS)` data segments per
+//! response and one delayed ACK per two), and time from the link's rates
+//! ([`savings::estimate_ms`]). A row that cannot be estimated (markup left as it was,
+//! oversized files) says so and is ranked last.
 
 use super::figures;
-use super::model::CompressionReport;
-use super::Report;
+use super::report::{CompressionReport, Opportunity, Report, TimeSource};
+use super::savings;
 use crate::image::Outcome;
 use crate::replay::{Mode, Test};
+use crate::report::format::thousands;
 use crate::rewrite::lossless::Kind;
 use crate::rewrite::markup::MarkupReport;
-
-/// Files at least this large are listed as oversized. Default: 100 KB.
-pub const OVERSIZED_BYTES: u64 = 100_000;
-
-/// One opportunity.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Opportunity {
-    /// Stable name: `gif-to-png`, `markup-to-css`, `enable-deflate`, `images-of-text`,
-    /// `markup-left`, `oversized`, `recompress-png`, `recompress-jpeg`, `minify-css`,
-    /// `minify-js`, `serve-brotli`.
-    pub id: String,
-    /// What it is, for a person.
-    pub title: String,
-    /// `done` (the rewrite did it) or `reported` (a person must do it).
-    pub status: String,
-    /// Bytes a first visit saves (negative: costs); `null` when not estimated.
-    pub bytes: Option<i64>,
-    /// Requests a first visit saves; `null` when not estimated.
-    pub requests: Option<i64>,
-    /// Packets a first visit saves, by the replay's model; `null` when not estimated.
-    pub packets: Option<i64>,
-    /// Where the figures come from.
-    pub basis: String,
-    /// The files concerned (site paths of the rewritten site, or of the original for GIFs).
-    pub files: Vec<String>,
-}
 
 /// Data segments and delayed ACKs of a response of `bytes` on a persistent connection.
 fn packets(bytes: u64, mss: u64) -> i64 {
@@ -50,7 +26,8 @@ fn packets(bytes: u64, mss: u64) -> i64 {
     (data + data / 2) as i64
 }
 
-/// Every opportunity, ranked: estimated ones by packets, then bytes, saved; the rest after.
+/// Every opportunity, ranked: by the time it saves a first visit on the first named link when
+/// there is one, then by packets, then bytes; the ones that cannot be estimated last.
 pub fn rank(report: &Report) -> Vec<Opportunity> {
     let mss = report.replay.first().map_or(1460, |r| u64::from(r.mss));
     let markup = report.markup.as_ref();
@@ -69,15 +46,44 @@ pub fn rank(report: &Report) -> Vec<Opportunity> {
     .into_iter()
     .flatten()
     .chain(lossless(report, mss))
+    .map(|o| timed(report, o))
     .collect();
+    // Whole microseconds, so that the order is a total one on figures read back from JSON.
+    let micros = |o: &Opportunity| o.time_ms.map_or(i64::MIN, |t| (t * 1000.0).round() as i64);
     out.sort_by_key(|o| {
         (
             o.packets.is_none(),
+            std::cmp::Reverse(micros(o)),
             std::cmp::Reverse(o.packets.unwrap_or(0)),
             std::cmp::Reverse(o.bytes.unwrap_or(0)),
         )
     });
     out
+}
+
+/// The opportunity with its time on the first named link: measured where the replay ran both
+/// modes it compares there (deflate), else estimated from the link's rates.
+fn timed(report: &Report, mut o: Opportunity) -> Opportunity {
+    let Some(first) = savings::first_link(report) else {
+        return o;
+    };
+    let link = first.link.clone();
+    if o.time_ms.is_none() {
+        if let (Some(b), Some(p), Some(r)) = (o.bytes, o.packets, o.requests) {
+            if let Some(ms) = savings::estimate_ms(report, &link, first.mode, b, p, r) {
+                o.time_ms = Some(ms);
+                o.time_basis = Some(format!(
+                    "estimated from {link}'s rates and round-trip time for the bytes, packets \
+                     and requests saved, in {}",
+                    first.mode
+                ));
+            }
+        }
+    }
+    if o.time_ms.is_some() {
+        o.time_link = Some(link);
+    }
+    o
 }
 
 /// The GIFs converted (done): their bytes and packets saved.
@@ -90,13 +96,16 @@ fn gif_to_png(report: &Report, mss: u64) -> Option<Opportunity> {
     if converted.is_empty() {
         return None;
     }
+    let targets = figures::image_targets(report);
     Some(Opportunity {
         id: "gif-to-png".into(),
-        title: format!(
-            "GIF → {}, lossless and pixel-verified",
-            super::figures::image_targets(report)
-        ),
+        title: format!("GIF → {targets}, lossless and pixel-verified"),
         status: "done".into(),
+        action: format!(
+            "done: {} GIF{} replaced by verified {targets} files in the rewritten site",
+            converted.len(),
+            if converted.len() == 1 { "" } else { "s" }
+        ),
         bytes: Some(
             converted
                 .iter()
@@ -110,8 +119,12 @@ fn gif_to_png(report: &Report, mss: u64) -> Option<Opportunity> {
                 .map(|i| packets(i.from_bytes, mss) - packets(i.to_bytes, mss))
                 .sum(),
         ),
+        time_ms: None,
+        time_link: None,
+        time_basis: None,
         basis: "image sizes; packets by the model".into(),
         files: converted.iter().map(|i| i.path.clone()).collect(),
+        evidence: "images".into(),
     })
 }
 
@@ -136,17 +149,30 @@ fn markup_to_css(report: &Report, m: &MarkupReport, mss: u64) -> Option<Opportun
         figures::headline(report).map(|h| h.before.requests as i64 - h.after.requests as i64);
     let mut files: Vec<String> = pages.iter().map(|p| p.path.clone()).collect();
     files.extend(m.css_path.clone());
+    let css = match m.css_classes.as_str() {
+        "atomic" => format!("{}, atomic classes", m.css_mode),
+        _ => m.css_mode.clone(),
+    };
     Some(Opportunity {
         id: "markup-to-css".into(),
-        title: format!("presentational markup → CSS ({})", figures::css_choice(m)),
+        title: format!("presentational markup → CSS ({css})"),
         status: "done".into(),
+        action: format!(
+            "done: {} page{} rewritten with CSS ({css})",
+            pages.len(),
+            if pages.len() == 1 { "" } else { "s" }
+        ),
         bytes: Some(m.html_bytes_before as i64 - (m.html_bytes_after + sheet) as i64),
         requests,
         packets: Some(packets_saved),
+        time_ms: None,
+        time_link: None,
+        time_basis: None,
         basis: "page sizes before and after, the sheet included; requests from the \
                 replay's first visit; packets by the model"
             .into(),
         files,
+        evidence: "presentational-markup".into(),
     })
 }
 
@@ -168,11 +194,20 @@ fn images_of_text(m: &MarkupReport, mss: u64) -> Option<Opportunity> {
         id: "images-of-text".into(),
         title: "text drawn as images: set it as CSS-styled text".into(),
         status: "reported".into(),
+        action: format!(
+            "to do: a designer replaces {} image{} of text with styled text",
+            t.files,
+            if t.files == 1 { "" } else { "s" }
+        ),
         bytes: Some(t.bytes as i64),
         requests: Some(t.files as i64),
         packets: Some(sizes.values().map(|&b| packets(b, mss)).sum()),
+        time_ms: None,
+        time_link: None,
+        time_basis: None,
         basis: "the images' sizes, one request each; packets by the model".into(),
         files,
+        evidence: "text-drawn-as-images".into(),
     })
 }
 
@@ -191,20 +226,26 @@ fn markup_left(m: &MarkupReport) -> Option<Opportunity> {
     Some(Opportunity {
         id: "markup-left".into(),
         title: format!(
-            "{constructs} presentational construct{} left as they were (reasons in the markup section)",
+            "{constructs} presentational construct{} left as they were",
             if constructs == 1 { "" } else { "s" }
         ),
         status: "reported".into(),
+        action: "to look at: each was left for a reason (the markup section lists them)".into(),
         bytes: None,
         requests: None,
         packets: None,
+        time_ms: None,
+        time_link: None,
+        time_basis: None,
         basis: "not estimated: each was left for a reason (see left_as_is)".into(),
         files: left,
+        evidence: "presentational-markup".into(),
     })
 }
 
 /// Text worth compressing (reported): the replay's reference mode against its deflate twin
-/// when both ran, else the deflate estimate.
+/// when both ran (and their times on the first named link, when both ran there and differ by
+/// more than the runs' noise), else the deflate estimate.
 fn enable_deflate(report: &Report, c: &CompressionReport, mss: u64) -> Option<Opportunity> {
     let est = c.rewritten.as_ref().unwrap_or(&c.original);
     let worth: Vec<String> = est
@@ -244,17 +285,45 @@ fn enable_deflate(report: &Report, c: &CompressionReport, mss: u64) -> Option<Op
             )
         }
     };
+    // Time: the two modes' times on the first named link, when both ran there and their
+    // difference is a result, not noise (else the estimate from the link's rates).
+    let measured = savings::first_link(report).and_then(|first| {
+        let plain = savings::link_time(report, &first.link, plain_mode)?;
+        let deflated = savings::link_time(report, &first.link, plain_mode.deflated()?)?;
+        let resolved = plain.source == TimeSource::Simulated
+            || !plain.rewritten_ms.overlaps(&deflated.rewritten_ms);
+        if !resolved {
+            return None;
+        }
+        let runs = figures::runs_on(report, &first.link);
+        Some((
+            plain.rewritten_ms.median - deflated.rewritten_ms.median,
+            format!(
+                "{}: {plain_mode} against {}, rewritten site",
+                savings::source_text(&plain, runs),
+                deflated.mode
+            ),
+        ))
+    });
     Some(Opportunity {
         id: "enable-deflate".into(),
-        title: "compress text on the server (Content-Encoding: deflate or gzip; \
-                `rewrite --precompress` writes .gz files)"
-            .into(),
+        title: "compress text on the server (Content-Encoding: deflate or gzip)".into(),
         status: "reported".into(),
+        action: format!(
+            "to do: turn on compression for {} text file{} on the server \
+             (`rewrite --precompress` writes .gz files for nginx's gzip_static)",
+            worth.len(),
+            if worth.len() == 1 { "" } else { "s" }
+        ),
         bytes: Some(bytes),
         requests: Some(0),
         packets: Some(packets_saved),
+        time_ms: measured.as_ref().map(|m| m.0),
+        time_link: None,
+        time_basis: measured.map(|m| m.1),
         basis,
         files: worth,
+        evidence: "compression".into(),
     })
 }
 
@@ -298,6 +367,11 @@ fn lossless(report: &Report, mss: u64) -> Vec<Opportunity> {
             id: id.into(),
             title: title.into(),
             status: "done".into(),
+            action: format!(
+                "done: {} file{} made smaller in place, verified",
+                rows.len(),
+                if rows.len() == 1 { "" } else { "s" }
+            ),
             bytes: Some(
                 rows.iter()
                     .map(|r| (r.from_bytes - r.to_bytes) as i64)
@@ -309,8 +383,12 @@ fn lossless(report: &Report, mss: u64) -> Vec<Opportunity> {
                     .map(|r| packets(r.from_bytes, mss) - packets(r.to_bytes, mss))
                     .sum(),
             ),
+            time_ms: None,
+            time_link: None,
+            time_basis: None,
             basis: "file sizes before and after; packets by the model".into(),
             files: rows.iter().map(|r| r.path.clone()).collect(),
+            evidence: "images".into(),
         });
     }
     out
@@ -334,6 +412,11 @@ fn brotli(c: &CompressionReport, mss: u64) -> Option<Opportunity> {
                 files at level 11; the replay's h2-br mode measures it)"
             .into(),
         status: "reported".into(),
+        action: format!(
+            "to do: serve brotli for {} text file{} (`rewrite --precompress` writes .br files)",
+            files.len(),
+            if files.len() == 1 { "" } else { "s" }
+        ),
         bytes: Some(
             files
                 .iter()
@@ -347,43 +430,38 @@ fn brotli(c: &CompressionReport, mss: u64) -> Option<Opportunity> {
                 .map(|f| packets(f.sizes.deflate6, mss) - packets(f.sizes.brotli11, mss))
                 .sum(),
         ),
+        time_ms: None,
+        time_link: None,
+        time_basis: None,
         basis: "brotli 11 against deflate 6 sizes; packets by the model".into(),
         files: files.iter().map(|f| f.path.clone()).collect(),
+        evidence: "compression".into(),
     })
 }
 
 /// Files large enough to be worth a look (reported, not estimated).
 fn oversized(report: &Report) -> Option<Opportunity> {
-    let mut oversized: Vec<String> = report
-        .images
-        .iter()
-        .filter(|i| i.to_bytes >= OVERSIZED_BYTES)
-        .map(|i| i.to_path.clone())
-        .collect();
-    if let Some(c) = &report.compression {
-        let est = c.rewritten.as_ref().unwrap_or(&c.original);
-        oversized.extend(
-            est.files
-                .iter()
-                .filter(|f| f.sizes.raw >= OVERSIZED_BYTES)
-                .map(|f| f.path.clone()),
-        );
-    }
-    if oversized.is_empty() {
+    let files = figures::oversized(report);
+    if files.is_empty() {
         return None;
     }
     Some(Opportunity {
         id: "oversized".into(),
         title: format!(
-            "files of {} bytes or more: worth a look (smaller images, split pages)",
-            super::thousands(OVERSIZED_BYTES)
+            "files of {} bytes or more: worth a look",
+            thousands(figures::OVERSIZED_BYTES)
         ),
         status: "reported".into(),
+        action: "to look at: smaller images, pages split in parts".into(),
         bytes: None,
         requests: None,
         packets: None,
+        time_ms: None,
+        time_link: None,
+        time_basis: None,
         basis: "not estimated: what is possible depends on the content".into(),
-        files: oversized,
+        files: files.into_iter().map(|(path, _)| path).collect(),
+        evidence: "largest-files".into(),
     })
 }
 
@@ -393,7 +471,7 @@ mod tests {
 
     #[test]
     fn opportunities_are_ranked_by_packets_then_bytes_and_unestimated_ones_come_last() {
-        let report = figures::sample();
+        let report = crate::report::model::sample::sample();
         let ranked = rank(&report);
         let ids: Vec<&str> = ranked.iter().map(|o| o.id.as_str()).collect();
         assert!(ids.contains(&"gif-to-png"), "{ids:?}");
@@ -408,7 +486,7 @@ mod tests {
 
     #[test]
     fn deflate_is_measured_by_the_replay_when_both_modes_ran() {
-        let mut report = figures::sample();
+        let mut report = crate::report::model::sample::sample();
         for mode in ["pipelined", "pipelined-deflate"] {
             let packets = if mode == "pipelined" { 100 } else { 70 };
             report.replay.push(crate::replay::row::sample_row(
@@ -439,7 +517,7 @@ mod tests {
     fn lossless_savings_are_rows_ranked_with_the_others_and_kept_files_are_not_listed() {
         use crate::image::Recompression;
         use crate::rewrite::lossless::{LosslessReport, LosslessRow};
-        let mut report = figures::sample();
+        let mut report = crate::report::model::sample::sample();
         let row = |path: &str, kind, from, to| LosslessRow {
             path: path.into(),
             kind,
@@ -477,5 +555,37 @@ mod tests {
         assert_eq!(packets(2920, 1460), 3);
         assert_eq!(packets(2921, 1460), 4);
         assert_eq!(packets(0, 1460), 0);
+    }
+
+    #[test]
+    fn a_measured_time_inside_the_noise_gives_way_to_the_estimate() {
+        use crate::replay::row::{sample_row, RowLink};
+        let cable = crate::replay::link::parse("Cable").unwrap().remove(0);
+        let mut report = crate::report::model::sample::sample();
+        for (site, mode, ms) in [
+            ("original", "pipelined", [500.0, 520.0, 540.0]),
+            ("rewritten", "pipelined", [400.0, 420.0, 440.0]),
+            ("rewritten", "pipelined-deflate", [398.0, 418.0, 438.0]),
+        ] {
+            let mut r = sample_row(site, mode, "first", 100, 10_000);
+            r.link = RowLink::new(&cable, vec![1, 2, 3]);
+            r.time.last_packet_ms = crate::replay::Spread::of(ms);
+            report.replay.push(r);
+        }
+        report.derive();
+        let deflate = report
+            .opportunities
+            .iter()
+            .find(|o| o.id == "enable-deflate")
+            .unwrap();
+        assert!(
+            deflate
+                .time_basis
+                .as_deref()
+                .unwrap()
+                .starts_with("estimated"),
+            "{deflate:?}"
+        );
+        assert_eq!(deflate.time_link.as_deref(), Some("Cable"));
     }
 }

@@ -1,77 +1,15 @@
-//! The document-size study's outputs (`webdiet replay --document-sizes`): a terminal table of
-//! median durations per size and variant, and a standalone SVG chart of duration against size
-//! with one line per variant, like the 1998 study's figures.
+//! The document-size study's chart (`webdiet replay --document-sizes --chart FILE`): a
+//! standalone SVG of duration against size with one line per variant, like the 1998 study's
+//! figures.
 
 use std::fmt::Write;
 
-use super::html::esc;
-use super::thousands;
 use crate::replay::study::{Study, Variant};
+use crate::report::format::html as esc;
+use crate::report::format::size_kib as size_text;
 
 /// Line colours, one per variant, in [`Variant::ALL`] order.
 const COLOURS: [&str; 5] = ["#222222", "#d9534f", "#2b7bb9", "#e8a33d", "#3c9d4e"];
-
-/// Sizes as the study wrote them: `20k` for whole KiB, bytes otherwise.
-fn size_text(size: u64) -> String {
-    if size % 1024 == 0 {
-        format!("{}k", size / 1024)
-    } else {
-        thousands(size)
-    }
-}
-
-/// Median duration (request write → last byte) per size and variant, with each HTTPS
-/// variant's connect time beside the table.
-pub fn table(study: &Study) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "document sizes — the 1998 HTTP/HTTPS study's timer (request write → last byte), median of \
-         {} run(s), ms; link: {}, method {}, MSS {}, HTTPS with {}",
-        study.runs, study.link, study.method, study.mss, study.cipher
-    );
-    let _ = write!(out, "  {:>8}", "size");
-    for v in Variant::ALL {
-        let _ = write!(out, " {:>15}", v.as_str());
-    }
-    let _ = writeln!(out);
-    let mut sizes: Vec<u64> = study.rows.iter().map(|r| r.size).collect();
-    sizes.sort_unstable();
-    sizes.dedup();
-    for size in &sizes {
-        let _ = write!(out, "  {:>8}", size_text(*size));
-        for v in Variant::ALL {
-            let cell = study
-                .rows
-                .iter()
-                .find(|r| r.size == *size && r.variant == v.as_str())
-                .map_or("-".to_string(), |r| format!("{:.3}", r.duration_ms.median));
-            let _ = write!(out, " {cell:>15}");
-        }
-        let _ = writeln!(out);
-    }
-    let _ = write!(out, "  {:>8}", "connect");
-    for v in Variant::ALL {
-        let connects: Vec<f64> = study
-            .rows
-            .iter()
-            .filter(|r| r.variant == v.as_str())
-            .map(|r| r.connect_ms.median)
-            .collect();
-        let mut sorted = connects.clone();
-        sorted.sort_by(f64::total_cmp);
-        let cell = sorted
-            .get(sorted.len().saturating_sub(1) / 2)
-            .map_or("-".to_string(), |m| format!("{m:.3}"));
-        let _ = write!(out, " {cell:>15}");
-    }
-    let _ = writeln!(
-        out,
-        "\n  (connect: SYN until the request could be written, TCP's and TLS's handshakes; the \
-         median over the sizes)"
-    );
-    out
-}
 
 /// Duration against size, one line per variant: a standalone SVG document.
 /// The first line of every chart webdiet writes: how it recognises a chart of its own that
@@ -207,33 +145,7 @@ fn trim(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::replay::study::StudyRow;
-    use crate::replay::Spread;
-
-    fn study() -> Study {
-        let mut rows = Vec::new();
-        for (i, v) in Variant::ALL.into_iter().enumerate() {
-            for size in [1024u64, 20 * 1024, 100 * 1024] {
-                rows.push(StudyRow {
-                    size,
-                    variant: v.as_str().into(),
-                    duration_ms: Spread::of([0.1 * (i + 1) as f64 + size as f64 / 1e5]),
-                    connect_ms: Spread::of([0.2]),
-                    bytes: size + 300,
-                    packets: 10,
-                    handshake_round_trips: 0,
-                });
-            }
-        }
-        Study {
-            link: "loopback".into(),
-            method: "netns".into(),
-            mss: 1460,
-            runs: 1,
-            cipher: "aes-gcm".into(),
-            rows,
-        }
-    }
+    use crate::report::model::sample::study;
 
     #[test]
     fn the_chart_draws_one_line_per_variant_through_every_size() {
@@ -249,15 +161,6 @@ mod tests {
             svg.contains(">100k</text>") || svg.contains(">100k<"),
             "{svg}"
         );
-    }
-
-    #[test]
-    fn the_table_has_a_line_per_size_and_a_column_per_variant() {
-        let text = table(&study());
-        assert!(text.contains("link: loopback"));
-        assert!(text.lines().any(|l| l.trim_start().starts_with("20k")));
-        assert!(text.contains("tls1.2-resumed"));
-        assert_eq!(text.lines().filter(|l| l.contains("k  ")).count(), 3);
     }
 
     #[test]

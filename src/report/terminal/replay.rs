@@ -1,52 +1,38 @@
-//! The terminal tables of replay rows: per link, the modes × 2 tests side by side per site
-//! version (bytes and packets), then the link's times.
+//! The `replay` command's tables on the terminal: per link, the modes × 2 tests side by side
+//! per site version (bytes and packets), then the link's times, what TLS and header
+//! compression cost, and Chromium's visits.
 
 use std::fmt::Write;
 
-use super::thousands;
-use crate::replay::{Mode, ReplayRow, Spread, Test};
+use super::evidence;
+use crate::replay::{BrowserRow, Mode, ReplayRow, Test};
+use crate::report::format::{self, thousands};
+use crate::report::model::figures::links;
+use crate::report::model::{browser, headers, tls};
+use crate::report::phrases;
 
-/// The links of `rows`, in the order they first appear.
-pub fn links(rows: &[ReplayRow]) -> Vec<&str> {
-    super::first_seen(rows, |r| &r.link.name)
+/// The modes of `site`'s rows, in row order.
+fn modes_of<R: std::borrow::Borrow<ReplayRow>>(rows: &[R], site: &str) -> Vec<Mode> {
+    let mut modes: Vec<Mode> = rows
+        .iter()
+        .map(|r| r.borrow())
+        .filter(|r| r.site == site)
+        .map(|r| r.mode)
+        .collect();
+    modes.dedup();
+    modes
 }
 
-/// A time given in milliseconds, in words: `840 ms`, `1.38 s`, `65.1 s`.
-pub fn format_ms(ms: f64) -> String {
-    if ms < 1000.0 {
-        format!("{ms:.0} ms")
-    } else if ms < 10_000.0 {
-        format!("{:.2} s", ms / 1000.0)
-    } else {
-        format!("{:.1} s", ms / 1000.0)
-    }
-}
-
-/// A measured time with its range over the runs: `1.38 s (1.20–1.52)`; `≥` and the count
-/// when runs timed out.
-pub fn time_cell(row: &ReplayRow, spread: &Spread) -> String {
-    if spread.runs == 0 {
-        return format!("timed out ({}/{})", row.timed_out_runs, row.runs);
-    }
-    let (lo, hi) = spread.range();
-    let unit = |v: f64| {
-        if spread.max < 1000.0 {
-            format!("{v:.0}")
-        } else {
-            format!("{:.2}", v / 1000.0)
-        }
-    };
-    let mut text = format!(
-        "{}{} ({}–{})",
-        if row.timed_out_runs > 0 { "≥" } else { "" },
-        format_ms(spread.median),
-        unit(lo),
-        unit(hi)
-    );
-    if row.timed_out_runs > 0 {
-        text.push_str(&format!(" {}/{} timed out", row.timed_out_runs, row.runs));
-    }
-    text
+/// The row of `site`, `mode` and `test`.
+fn find<'a, R: std::borrow::Borrow<ReplayRow>>(
+    rows: &'a [R],
+    site: &str,
+    mode: Mode,
+    test: Test,
+) -> Option<&'a ReplayRow> {
+    rows.iter()
+        .map(|r| r.borrow())
+        .find(|r| r.site == site && r.mode == mode && r.test == test)
 }
 
 /// The times of one link: per site version and mode, the paper's time (first to last
@@ -76,22 +62,13 @@ pub fn time_table(rows: &[ReplayRow], link: &str) -> String {
             "1st byte",
             "complete"
         );
-        let mut modes: Vec<Mode> = rows
-            .iter()
-            .filter(|r| r.site == site)
-            .map(|r| r.mode)
-            .collect();
-        modes.dedup();
-        for mode in modes {
-            let cell = |test: Test| match rows
-                .iter()
-                .find(|r| r.site == site && r.mode == mode && r.test == test)
-            {
+        for mode in modes_of(&rows, site) {
+            let cell = |test: Test| match find(&rows, site, mode, test) {
                 Some(r) => format!(
                     "{:>24} {:>9} {:>9}",
-                    time_cell(r, &r.time.last_packet_ms),
-                    format_ms(r.time.first_byte_ms.median),
-                    format_ms(r.time.complete_ms.median)
+                    format::time_spread(&r.time.last_packet_ms, r.timed_out_runs, r.runs),
+                    format::ms(r.time.first_byte_ms.median),
+                    format::ms(r.time.complete_ms.median)
                 ),
                 None => format!("{:>44}", "—"),
             };
@@ -153,17 +130,8 @@ fn link_table(rows: &[ReplayRow]) -> String {
             "req", "bytes", "pkts", "kernel", "conn", "paper ms"
         );
         let _ = writeln!(out, "  {:<23} {head} | {head}", "mode");
-        let mut modes: Vec<Mode> = rows
-            .iter()
-            .filter(|r| r.site == site)
-            .map(|r| r.mode)
-            .collect();
-        modes.dedup();
-        for mode in modes {
-            let cell = |test: Test| match rows
-                .iter()
-                .find(|r| r.site == site && r.mode == mode && r.test == test)
-            {
+        for mode in modes_of(rows, site) {
+            let cell = |test: Test| match find(rows, site, mode, test) {
                 Some(r) if r.timed_out_runs == r.runs => {
                     format!("{:>48}", format!("every run timed out ({})", r.runs))
                 }
@@ -189,11 +157,71 @@ fn link_table(rows: &[ReplayRow]) -> String {
             );
         }
     }
-    out.push_str(&super::sweeps::text_tables(rows));
-    out.push_str(&super::tls::terminal_block(&super::tls::costs(rows)));
-    out.push_str(&super::headers::terminal_block(&super::headers::costs(
-        rows,
-        &first.header_set,
-    )));
+    out.push_str(&evidence::sweeps(rows));
+    out.push_str(&evidence::tls(&tls::costs(rows)));
+    out.push_str(&evidence::headers(&headers::costs(rows, &first.header_set)));
     out
+}
+
+/// One line of a row for the replay command's table.
+fn line(row: &BrowserRow) -> String {
+    let mut s = format!(
+        "  {:<9} {:<17} {:<8} {:<8} {:>3} req ({:>2}× 304) {:>2} conn",
+        row.site,
+        row.mode,
+        row.test,
+        row.protocol,
+        row.requests,
+        row.not_modified,
+        row.connections.median
+    );
+    for (_, spread) in browser::metrics(row) {
+        let _ = write!(s, " {:>9}", phrases::metric(spread));
+    }
+    let _ = write!(
+        s,
+        " {:>6} {:>10}",
+        row.packets.median,
+        thousands((row.bytes_up.median + row.bytes_down.median) as u64)
+    );
+    if let Some(f) = phrases::faults(row) {
+        let _ = write!(s, "  [{f}]");
+    }
+    s
+}
+
+/// The browser's rows as a table (`webdiet replay --client chromium`).
+pub fn browser_table(rows: &[BrowserRow]) -> String {
+    let mut s = String::new();
+    let mut links: Vec<&str> = Vec::new();
+    for r in rows {
+        if !links.contains(&r.link.name.as_str()) {
+            links.push(&r.link.name);
+        }
+    }
+    for link in links {
+        let of_link: Vec<&BrowserRow> = rows.iter().filter(|r| r.link.name == link).collect();
+        let runs = of_link.first().map_or(0, |r| r.runs);
+        let _ = writeln!(
+            s,
+            "\n  chromium over {link} (median of {runs} run{}; times from the navigation's start, \
+             packets and bytes on the link)",
+            if runs == 1 { "" } else { "s" }
+        );
+        let _ = writeln!(
+            s,
+            "  {:<9} {:<17} {:<8} {:<8} {:>24} {:>7} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>6} {:>10}",
+            "site", "mode", "test", "protocol", "requests", "", "TTFB", "FCP", "LCP", "DCL",
+            "load", "complete", "pkts", "bytes"
+        );
+        for r in &of_link {
+            let _ = writeln!(s, "{}", line(r));
+        }
+        for r in &of_link {
+            for note in &r.notes {
+                let _ = writeln!(s, "  note: {note}");
+            }
+        }
+    }
+    s
 }

@@ -1,94 +1,39 @@
-//! The report as GitHub Markdown, ready to paste into a pull request: headline, where the savings
-//! come from, the replay matrix, images, budgets.
+//! The Markdown report's evidence, after the verdict, the saving and the opportunities:
+//! where the savings come from, the replay matrix, the times per link, sweeps, Chromium's
+//! visits, what TLS and header compression cost, compression, images, markup, images of text,
+//! the largest files. Each section's heading is the anchor an opportunity's evidence names.
 
 use std::fmt::Write;
 
-use super::figures::{self, row, Savings, TESTS};
-use super::model::Report;
-use super::thousands;
+use super::escape::{cell, upper_first};
 use crate::replay::{Mode, Test};
+use crate::report::format::{self, thousands};
+use crate::report::model::figures::{self, row, Savings, TESTS};
+use crate::report::model::headers as header_model;
+use crate::report::model::sweeps::{curve, modes as sweep_modes, sweeps as find_sweeps};
+use crate::report::model::{browser, Report};
+use crate::report::phrases;
 
 /// Image tables longer than this are folded into a `<details>` element.
-const FOLD_IMAGES: usize = 20;
+pub const FOLD_ROWS: usize = 20;
 
-/// Renders the summary and the main tables.
-pub fn render(report: &Report) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "## webdiet audit: {}\n", cell(&report.site.name));
-    headline(&mut out, report);
-    savings(&mut out, report);
-    opportunities(&mut out, report);
-    replay(&mut out, report);
-    times(&mut out, report);
-    sweeps(&mut out, report);
-    out.push_str(&super::browser::markdown(report));
-    tls_cost(&mut out, report);
-    header_cost(&mut out, report);
-    images(&mut out, report);
-    markup(&mut out, report);
-    budgets(&mut out, report);
-    let _ = writeln!(
-        out,
-        "**Problems:** {}\n\n<sub>{} {}, report schema {}</sub>",
-        report.problems.len(),
-        cell(&report.tool.name),
-        cell(&report.tool.version),
-        report.schema_version
-    );
-    out
+/// Every evidence section, in order.
+pub fn render(out: &mut String, report: &Report) {
+    savings(out, report);
+    replay(out, report);
+    times(out, report);
+    sweeps(out, report);
+    chromium(out, report);
+    tls_cost(out, report);
+    header_cost(out, report);
+    compression(out, report);
+    images(out, report);
+    markup(out, report);
+    text_images(out, report);
+    largest_files(out, report);
 }
 
-/// Escapes text for a table cell or a line: Markdown punctuation, HTML, pipes and newlines.
-pub fn cell(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '\n' | '\r' => out.push(' '),
-            '\\' | '|' | '*' | '_' | '`' | '[' | ']' | '#' => {
-                out.push('\\');
-                out.push(c);
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-fn headline(out: &mut String, report: &Report) {
-    if let Some(line) = super::summary::time_headline(report) {
-        let _ = writeln!(out, "**Time:** {}\n", cell(&line));
-    }
-    match figures::headline(report) {
-        Some(h) => {
-            let _ = writeln!(
-                out,
-                "**First visit ({}):** {} → {} bytes ({}), {} → {} requests, {} → {} packets\n",
-                h.mode,
-                thousands(h.before.bytes),
-                thousands(h.after.bytes),
-                figures::reduction_text(h.before.bytes as f64, h.after.bytes as f64),
-                h.before.requests,
-                h.after.requests,
-                thousands(h.before.packets),
-                thousands(h.after.packets),
-            );
-        }
-        None => {
-            let t = &report.images_total;
-            let _ = writeln!(
-                out,
-                "**Images:** {} → {} bytes ({}); no replay was run.\n",
-                thousands(t.from_bytes),
-                thousands(t.to_bytes),
-                figures::reduction_text(t.from_bytes as f64, t.to_bytes as f64),
-            );
-        }
-    }
-}
-
+/// Where the bytes saved come from, by stage.
 fn savings(out: &mut String, report: &Report) {
     let Savings {
         images,
@@ -101,35 +46,32 @@ fn savings(out: &mut String, report: &Report) {
     let _ = writeln!(
         out,
         "| GIF → PNG | {} | {} GIFs, {} → {} bytes |",
-        figures::signed(images),
+        format::signed(images),
         t.count,
         thousands(t.from_bytes),
         thousands(t.to_bytes)
     );
     if let Some(saved) = markup {
-        let n = |key| figures::markup_number(report, key).map_or("—".into(), thousands);
-        let deflated = report.markup.as_ref().map_or(String::new(), |m| {
-            format!(
-                "; deflated {} → {} bytes",
+        if let Some(m) = &report.markup {
+            let _ = writeln!(
+                out,
+                "| markup → CSS | {} | HTML {} → {} bytes, style sheet {} bytes; deflated {} → {} \
+                 bytes |",
+                format::signed(saved),
+                thousands(m.html_bytes_before),
+                thousands(m.html_bytes_after),
+                thousands(m.css_bytes),
                 thousands(m.html_deflated_before),
                 thousands(m.html_deflated_after + m.css_deflated)
-            )
-        });
-        let _ = writeln!(
-            out,
-            "| markup → CSS | {} | HTML {} → {} bytes, style sheet {} bytes{deflated} |",
-            figures::signed(saved),
-            n("html_bytes_before"),
-            n("html_bytes_after"),
-            n("css_bytes")
-        );
+            );
+        }
     }
     if let (Some(saved), Some(c)) = (deflate, &report.compression) {
         let e = c.rewritten.as_ref().unwrap_or(&c.original);
         let _ = writeln!(
             out,
             "| deflate (level 6; only in pipelined-deflate, not in the headline) | {} | text {} → {} bytes; rule: {} |",
-            figures::signed(saved),
+            format::signed(saved),
             thousands(e.totals.raw),
             thousands(e.totals.deflate6),
             cell(&c.rule)
@@ -141,7 +83,7 @@ fn savings(out: &mut String, report: &Report) {
                 out,
                 "| {} (lossless) | {} | {} of {} files optimized, {} → {} bytes |",
                 kind.as_str(),
-                figures::signed(t.from_bytes as i64 - t.to_bytes as i64),
+                format::signed(t.from_bytes as i64 - t.to_bytes as i64),
                 t.optimized,
                 t.files,
                 thousands(t.from_bytes),
@@ -157,45 +99,8 @@ fn savings(out: &mut String, report: &Report) {
         let e = c.rewritten.as_ref().unwrap_or(&c.original);
         let _ = writeln!(out, "\n{}", upper_first(&e.totals.codings_line()));
     }
-    if let Some(line) = figures::text_images_line(report) {
+    if let Some(line) = phrases::text_images_line(report) {
         let _ = writeln!(out, "\n{}", upper_first(&line));
-    }
-    let _ = writeln!(out);
-}
-
-fn opportunities(out: &mut String, report: &Report) {
-    if report.opportunities.is_empty() {
-        return;
-    }
-    let _ = writeln!(
-        out,
-        "### Opportunities\n\nRanked by packets, then bytes, a first visit saves. *done*: the \
-         rewrite did it; *reported*: a person must.\n\n\
-         | Opportunity | Status | Bytes | Requests | Packets | Files | Basis |\n\
-         |---|---|---:|---:|---:|---|---|"
-    );
-    let n = |v: Option<i64>| v.map_or("—".to_string(), figures::signed);
-    for o in &report.opportunities {
-        let files = match o.files.len() {
-            0 => "—".to_string(),
-            1..=3 => o
-                .files
-                .iter()
-                .map(|f| cell(f))
-                .collect::<Vec<_>>()
-                .join(", "),
-            k => format!("{}, … ({k} files)", cell(&o.files[0])),
-        };
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | {} | {files} | {} |",
-            cell(&o.title),
-            o.status,
-            n(o.bytes),
-            n(o.requests),
-            n(o.packets),
-            cell(&o.basis)
-        );
     }
     let _ = writeln!(out);
 }
@@ -235,18 +140,16 @@ fn replay(out: &mut String, report: &Report) {
                 r.map_or("—".into(), |r| thousands(f(r)))
             };
             let delta = |f: fn(&crate::replay::ReplayRow) -> u64| match (before, after) {
-                (Some(b), Some(a)) => figures::reduction_text(f(b) as f64, f(a) as f64),
+                (Some(b), Some(a)) => format::change(f(b) as f64, f(a) as f64),
                 _ => "—".into(),
             };
             let packets = |r: &crate::replay::ReplayRow| r.packets;
             let bytes = |r: &crate::replay::ReplayRow| r.bytes_up + r.bytes_down;
             let kernel = |r: Option<&crate::replay::ReplayRow>| {
-                r.map_or("—".into(), |r| figures::spread_text(&r.kernel.packets, 0))
+                r.map_or("—".into(), |r| format::spread(&r.kernel.packets, 0))
             };
             let kernel_delta = match (before, after) {
-                (Some(b), Some(a)) => {
-                    figures::measured_reduction_text(&b.kernel.packets, &a.kernel.packets)
-                }
+                (Some(b), Some(a)) => format::measured_change(&b.kernel.packets, &a.kernel.packets),
                 _ => "—".into(),
             };
             let _ = writeln!(
@@ -272,7 +175,7 @@ fn replay(out: &mut String, report: &Report) {
 /// and rewritten, medians with their ranges.
 fn times(out: &mut String, report: &Report) {
     use crate::replay::ReplayRow;
-    for link in super::replay::links(&report.replay) {
+    for link in figures::links(&report.replay) {
         let on = |site: &str, mode: Mode, test: Test| {
             report
                 .replay
@@ -300,17 +203,20 @@ fn times(out: &mut String, report: &Report) {
                 }
                 let paper = |r: Option<&ReplayRow>| {
                     r.map_or("—".into(), |r| {
-                        cell(&super::replay::time_cell(r, &r.time.last_packet_ms))
+                        cell(&format::time_spread(
+                            &r.time.last_packet_ms,
+                            r.timed_out_runs,
+                            r.runs,
+                        ))
                     })
                 };
                 let ms = |r: Option<&ReplayRow>, f: fn(&ReplayRow) -> f64| {
-                    r.map_or("—".into(), |r| super::replay::format_ms(f(r)))
+                    r.map_or("—".into(), |r| format::ms(f(r)))
                 };
                 let delta = match (b, a) {
-                    (Some(b), Some(a)) => super::summary::measured_change(
-                        &b.time.last_packet_ms,
-                        &a.time.last_packet_ms,
-                    ),
+                    (Some(b), Some(a)) => {
+                        format::measured_change(&b.time.last_packet_ms, &a.time.last_packet_ms)
+                    }
                     _ => "—".into(),
                 };
                 let first: fn(&ReplayRow) -> f64 = |r| r.time.first_byte_ms.median;
@@ -328,7 +234,7 @@ fn times(out: &mut String, report: &Report) {
                 );
             }
         }
-        if let Some(line) = figures::rewrite_by_protocol(report, link) {
+        if let Some(line) = phrases::rewrite_by_protocol(report, link) {
             let _ = writeln!(out, "\n{}.", cell(&line));
         }
         let _ = writeln!(out);
@@ -337,10 +243,9 @@ fn times(out: &mut String, report: &Report) {
 
 /// Every sweep as a table: a line per point, a column per mode.
 fn sweeps(out: &mut String, report: &Report) {
-    use super::sweeps::{curve, modes, sites, sweeps};
-    for sweep in sweeps(&report.replay) {
-        let modes = modes(&report.replay, &sweep);
-        for site in sites(&report.replay) {
+    for sweep in find_sweeps(&report.replay) {
+        let modes = sweep_modes(&report.replay, &sweep);
+        for site in figures::sites(&report.replay) {
             let _ = writeln!(
                 out,
                 "### Sweep: {} ({site} site)\n\nFirst visit, page complete, median over the \
@@ -365,7 +270,7 @@ fn sweeps(out: &mut String, report: &Report) {
             for (p, (value, _)) in sweep.points.iter().enumerate() {
                 let cells: Vec<String> = curves
                     .iter()
-                    .map(|c| c[p].map_or("—".to_string(), super::replay::format_ms))
+                    .map(|c| c[p].map_or("—".to_string(), format::ms))
                     .collect();
                 let _ = writeln!(out, "| {value} | {} |", cells.join(" | "));
             }
@@ -395,11 +300,11 @@ fn tls_cost(out: &mut String, report: &Report) {
             cell(&c.site),
             cell(c.mode.as_str()),
             cell(c.test.as_str()),
-            super::tls::plus_time(c.complete_ms),
+            format::plus_ms(c.complete_ms),
             c.complete_pct,
-            super::tls::plus(c.packets),
+            format::plus(c.packets),
             c.packets_pct,
-            super::tls::plus(c.bytes),
+            format::plus(c.bytes),
             c.bytes_pct,
             c.full_handshakes,
             c.resumed_handshakes,
@@ -408,7 +313,7 @@ fn tls_cost(out: &mut String, report: &Report) {
             c.handshake_round_trips
         );
     }
-    if let Some(line) = super::tls::headline(&report.tls_cost, "original") {
+    if let Some(line) = phrases::tls_headline(&report.tls_cost, "original") {
         let _ = writeln!(out, "\n{line}.");
     }
     let _ = writeln!(out);
@@ -416,7 +321,7 @@ fn tls_cost(out: &mut String, report: &Report) {
 
 /// Header bytes: HTTP/1.1 against HTTP/2 with HPACK, per header set, beside SPDY's figures.
 fn header_cost(out: &mut String, report: &Report) {
-    let Some([http1_mode, h2_mode]) = super::headers::modes() else {
+    let Some([http1_mode, h2_mode]) = header_model::modes() else {
         return;
     };
     if report.header_cost.is_empty() {
@@ -429,7 +334,7 @@ fn header_cost(out: &mut String, report: &Report) {
          the one of the other figures.\n\n\
          | Site | Test | Header set | Request, HTTP/1.1 | Request, HTTP/2 | Saved | Response, HTTP/1.1 | Response, HTTP/2 | Saved |\n\
          |---|---|---|---:|---:|---:|---:|---:|---:|",
-        super::headers::spdy_note()
+        phrases::spdy_note()
     );
     for c in &report.header_cost {
         let _ = writeln!(
@@ -457,7 +362,7 @@ fn images(out: &mut String, report: &Report) {
         return;
     }
     // A long table folds away so that the pull request stays readable.
-    let fold = report.images.len() > FOLD_IMAGES;
+    let fold = report.images.len() > FOLD_ROWS;
     if fold {
         let _ = writeln!(
             out,
@@ -477,7 +382,7 @@ fn images(out: &mut String, report: &Report) {
             cell(&i.path),
             thousands(i.from_bytes),
             thousands(i.to_bytes),
-            figures::signed(i.from_bytes as i64 - i.to_bytes as i64),
+            format::signed(i.from_bytes as i64 - i.to_bytes as i64),
             i.format,
             i.effort,
             i.cpu_millis,
@@ -492,10 +397,10 @@ fn images(out: &mut String, report: &Report) {
         t.count,
         thousands(t.from_bytes),
         thousands(t.to_bytes),
-        figures::signed(t.from_bytes as i64 - t.to_bytes as i64),
+        format::signed(t.from_bytes as i64 - t.to_bytes as i64),
         t.cpu_millis
     );
-    let _ = writeln!(out, "{}\n", figures::images_cost_line(report));
+    let _ = writeln!(out, "{}\n", phrases::images_cost_line(report));
     if fold {
         let _ = writeln!(out, "</details>\n");
     }
@@ -511,13 +416,8 @@ fn markup(out: &mut String, report: &Report) {
     }
     let _ = writeln!(
         out,
-        "### Presentational markup ({})
-
-{}
-
-| Construct | Before | After |
-|---|---:|---:|",
-        figures::css_choice(m),
+        "### Presentational markup\n\nCSS: {}. {}\n\n| Construct | Before | After |\n|---|---:|---:|",
+        phrases::css_choice(m),
         cell(&m.css_mode_reason)
     );
     for (name, before) in &m.constructs_before {
@@ -530,182 +430,180 @@ fn markup(out: &mut String, report: &Report) {
             .iter()
             .map(|(r, n)| format!("{} × {n}", cell(r)))
             .collect();
-        let _ = writeln!(
-            out,
-            "
-Left as they were: {}.",
-            reasons.join(", ")
-        );
+        let _ = writeln!(out, "\nLeft as they were: {}.", reasons.join(", "));
     }
     if !m.pages_kept.is_empty() {
-        let _ = writeln!(out, "\n{}.", cell(&figures::pages_kept(m)));
+        let _ = writeln!(out, "\n{}.", cell(&phrases::pages_kept(m)));
     }
     let _ = writeln!(out);
 }
 
-fn budgets(out: &mut String, report: &Report) {
-    if report.budgets.is_empty() {
+/// The Markdown section: metrics per link and site, and webdiet's client beside the browser.
+fn chromium(out: &mut String, report: &Report) {
+    if report.browser.is_empty() && report.browser_unavailable.is_none() {
+        return;
+    }
+    out.push_str("### Chromium over the emulated links\n\n");
+    if let Some(why) = &report.browser_unavailable {
+        let _ = writeln!(out, "Not run: {}\n", cell(why));
+    }
+    if let Some(h) = phrases::browser_headline(report) {
+        let _ = writeln!(out, "**{h}**\n");
+    }
+    for link in browser::links(report) {
+        let _ = writeln!(
+            out,
+            "#### {}\n\nMedian over the runs, ms from the navigation's start; packets and bytes \
+             counted on the link.\n\n| site | mode | test | protocol | requests (304) | conn | \
+             TTFB | FCP | LCP | DCL | load | complete | packets | bytes |\n|---|---|---|---|---:|\
+             ---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+            cell(link)
+        );
+        for r in report.browser.iter().filter(|r| r.link.name == link) {
+            let cells: Vec<String> = browser::metrics(r)
+                .iter()
+                .map(|(_, s)| phrases::metric(*s))
+                .collect();
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} ({}) | {} | {} | {} | {} |",
+                r.site,
+                r.mode,
+                r.test,
+                cell(&r.protocol),
+                r.requests,
+                r.not_modified,
+                r.connections.median,
+                cells.join(" | "),
+                r.packets.median,
+                thousands((r.bytes_up.median + r.bytes_down.median) as u64)
+            );
+        }
+        let notes: Vec<String> = report
+            .browser
+            .iter()
+            .filter(|r| r.link.name == link)
+            .flat_map(|r| r.notes.iter().cloned())
+            .collect();
+        for n in notes {
+            let _ = writeln!(out, "\n- {}", cell(&n));
+        }
+        let beside = phrases::beside_lines(report, link);
+        if !beside.is_empty() {
+            out.push_str(
+                "\nwebdiet's client beside Chromium (original site; page complete from the \
+                 first SYN, packets):\n\n```\n",
+            );
+            for l in beside {
+                let _ = writeln!(out, "{l}");
+            }
+            out.push_str("```\n");
+        }
+    }
+    out.push('\n');
+}
+
+/// The text files and what deflate would make of them: the evidence of `enable-deflate`.
+fn compression(out: &mut String, report: &Report) {
+    let Some(c) = &report.compression else {
+        return;
+    };
+    let est = c.rewritten.as_ref().unwrap_or(&c.original);
+    let _ = writeln!(
+        out,
+        "### Compression\n\nThe text files of the rewritten site at deflate level 6; worth \
+         compressing when it {}.\n",
+        cell(&c.rule)
+    );
+    let worth = est.files.iter().filter(|f| f.worth_it).count();
+    let fold = worth > FOLD_ROWS;
+    if fold {
+        let _ = writeln!(out, "<details><summary>{worth} files</summary>\n");
+    }
+    let _ = writeln!(
+        out,
+        "| File | Bytes | Deflated | Saved | Worth it |\n|---|---:|---:|---:|---|"
+    );
+    for f in est.files.iter().filter(|f| f.worth_it) {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | yes |",
+            cell(&f.path),
+            thousands(f.sizes.raw),
+            thousands(f.sizes.deflate6),
+            format::signed(f.sizes.raw as i64 - f.sizes.deflate6 as i64)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "| **{} files** | **{}** | **{}** | **{}** | {} worth it |\n",
+        est.files.len(),
+        thousands(est.totals.raw),
+        thousands(est.totals.deflate6),
+        format::signed(est.totals.raw as i64 - est.totals.deflate6 as i64),
+        worth
+    );
+    if fold {
+        let _ = writeln!(out, "</details>\n");
+    }
+}
+
+/// Images that look like text, one row per file: the evidence of `images-of-text`.
+fn text_images(out: &mut String, report: &Report) {
+    let Some(m) = &report.markup else {
+        return;
+    };
+    if m.text_images.is_empty() {
         return;
     }
     let _ = writeln!(
         out,
-        "### Budgets\n\n| Budget | Limit | Actual | Result |\n|---|---:|---:|---|"
+        "### Text drawn as images\n\n{}.\n\n| File | Alt text | Size | Bytes | Pages |\n\
+         |---|---|---:|---:|---|",
+        cell(&upper_first(
+            &phrases::text_images_line(report).unwrap_or_default()
+        ))
     );
-    for b in &report.budgets {
+    let mut files: std::collections::BTreeMap<
+        &str,
+        (&crate::rewrite::markup::TextImageRow, Vec<&str>),
+    > = std::collections::BTreeMap::new();
+    for t in &m.text_images {
+        files
+            .entry(t.file.as_str())
+            .or_insert((t, Vec::new()))
+            .1
+            .push(&t.page);
+    }
+    for (file, (t, pages)) in files {
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} |",
-            cell(&b.name),
-            number(b.limit),
-            b.actual.map_or_else(
-                || format!(
-                    "not measured: {}",
-                    b.unmeasured.as_deref().unwrap_or("no figure")
-                ),
-                number
-            ),
-            if b.passed { "pass" } else { "**FAIL**" }
+            "| {} | {} | {}×{} | {} | {} |",
+            cell(file),
+            cell(&t.alt),
+            t.width,
+            t.height,
+            thousands(t.bytes),
+            cell(&pages.join(", "))
         );
     }
     let _ = writeln!(out);
 }
 
-/// Whole numbers with separators, others with two decimals.
-pub(crate) fn number(x: f64) -> String {
-    if x.fract() == 0.0 && x.is_finite() && x.abs() < 1e15 {
-        figures::signed(x as i64)
-    } else {
-        format!("{x:.2}")
+/// Files of 100 KB or more: the evidence of `oversized`.
+fn largest_files(out: &mut String, report: &Report) {
+    let files = figures::oversized(report);
+    if files.is_empty() {
+        return;
     }
-}
-
-/// `text` with its first letter in upper case.
-fn upper_first(text: &str) -> String {
-    let mut chars = text.chars();
-    chars
-        .next()
-        .map(|c| c.to_uppercase().chain(chars).collect())
-        .unwrap_or_default()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn headline_comes_from_the_pipelined_first_visit() {
-        let md = render(&figures::sample());
-        assert!(
-            md.contains("**First visit (pipelined):** 200,000 → 150,000 bytes (-25.0%)"),
-            "{md}"
-        );
-        assert!(md.contains("10 → 10 requests, 160 → 120 packets"));
+    let _ = writeln!(
+        out,
+        "### Largest files\n\nFiles of the rewritten site of {} bytes or more.\n\n\
+         | File | Bytes |\n|---|---:|",
+        thousands(figures::OVERSIZED_BYTES)
+    );
+    for (path, bytes) in files {
+        let _ = writeln!(out, "| {} | {} |", cell(&path), thousands(bytes));
     }
-
-    #[test]
-    fn savings_name_their_sources() {
-        let md = render(&figures::sample());
-        assert!(
-            md.contains("| GIF → PNG | 3,000 | 2 GIFs, 12,300 → 9,300 bytes |"),
-            "{md}"
-        );
-        assert!(md.contains(
-            "| markup → CSS | 8,000 | HTML 40,000 → 30,000 bytes, style sheet 2,000 bytes; deflated"
-        ));
-        assert!(md.contains(
-            "| deflate (level 6; only in pipelined-deflate, not in the headline) | 23,000 |"
-        ));
-    }
-
-    #[test]
-    fn presentational_constructs_are_listed_before_and_after_with_the_reasons_left() {
-        let md = render(&figures::sample());
-        assert!(
-            md.contains("### Presentational markup (site-sheet)"),
-            "{md}"
-        );
-        assert!(md.contains("| font | 300 | 0 |"), "{md}");
-        assert!(md.contains("| spacer-gif | 4 | 1 |"), "{md}");
-        assert!(
-            md.contains("Left as they were: spacer-alt-text × 1."),
-            "{md}"
-        );
-    }
-
-    #[test]
-    fn a_measured_change_inside_the_noise_is_no_measurable_change() {
-        let mut report = figures::sample();
-        for row in &mut report.replay {
-            // Both versions' kernel counts spread over the same range.
-            row.kernel.packets = crate::replay::Spread::of([100.0, 130.0, 160.0]);
-        }
-        let md = render(&report);
-        assert!(
-            md.contains("| http10 | first | 160 | 120 | -25.0% | 130 (100–160) | 130 (100–160) | no measurable change |"),
-            "{md}"
-        );
-    }
-
-    #[test]
-    fn replay_matrix_has_a_row_per_mode_and_test() {
-        let md = render(&figures::sample());
-        assert!(
-            md.contains(
-                "| http10 | first | 160 | 120 | -25.0% | 161 (160–162) | 121 (120–122) | -24.8% \
-                 | 200,000 | 150,000 | -25.0% |"
-            ),
-            "{md}"
-        );
-        assert!(md.contains("| pipelined | validate | 40 | 30 |"));
-        assert!(
-            !md.contains("| persistent |"),
-            "modes without rows are left out"
-        );
-    }
-
-    #[test]
-    fn paths_cannot_break_tables_or_inject_html() {
-        let md = render(&figures::sample());
-        assert!(
-            md.contains(
-                "| img/&lt;b&gt;&amp;\"q\".gif | 300 | 300 | 0 | gif | default | 1 | kept:png-larger |"
-            ),
-            "{md}"
-        );
-        assert_eq!(cell("a|b\nc_d"), "a\\|b c\\_d");
-    }
-
-    #[test]
-    fn budgets_say_pass_or_fail() {
-        let md = render(&figures::sample());
-        assert!(
-            md.contains("| max-first-visit-bytes | 100,000 | 150,000 | **FAIL** |"),
-            "{md}"
-        );
-        assert!(md.contains("| max-packets(pipelined, first) | 200 | 120 | pass |"));
-        assert!(md.contains("**Problems:** 1"));
-    }
-
-    #[test]
-    fn long_image_tables_fold_away() {
-        let mut report = figures::sample();
-        assert!(!render(&report).contains("<details>"));
-        let row = report.images[0].clone();
-        report.images = vec![row; FOLD_IMAGES + 1];
-        let md = render(&report);
-        assert!(
-            md.contains("<details><summary>21 GIFs</summary>\n\n| File |"),
-            "{md}"
-        );
-        assert!(md.contains("</details>"));
-    }
-
-    #[test]
-    fn an_empty_report_still_renders() {
-        let md = render(&Report::default());
-        assert!(md.contains("no replay was run"), "{md}");
-        assert!(md.contains("No GIFs."));
-        assert!(!md.contains("### Budgets"));
-        assert!(!md.contains("markup → CSS"));
-    }
+    let _ = writeln!(out);
 }

@@ -1,11 +1,9 @@
 //! What TLS costs: each mode over TLS against the same mode in cleartext, for the same site,
-//! test and link — packets, bytes and time more, and how much of that is handshakes. One place, so that the
-//! terminal, Markdown and HTML reports agree; `report.json` keeps it as `tls_cost`.
+//! test and link — packets, bytes and time more, and how much of that is handshakes. Derived
+//! here once; `report.json` keeps it as `tls_cost`.
 
 use serde::{Deserialize, Serialize};
 
-use super::thousands;
-use crate::replay::protocol::Role;
 use crate::replay::{Mode, ReplayRow, Test};
 
 /// One mode over TLS against its cleartext twin.
@@ -100,163 +98,15 @@ pub fn costs(rows: &[ReplayRow]) -> Vec<TlsCost> {
     out
 }
 
-/// `+12 ms`, `-1.25 s`: a measured difference in time with its sign.
-pub fn plus_time(ms: f64) -> String {
-    let sign = if ms > 0.0 {
-        "+"
-    } else if ms < 0.0 {
-        "-"
-    } else {
-        ""
-    };
-    format!("{sign}{}", super::replay::format_ms(ms.abs()))
-}
-
 /// The links of `costs`, in order.
 pub fn links(costs: &[TlsCost]) -> Vec<&str> {
-    super::first_seen(costs, |c| &c.link)
-}
-
-/// `+1,234`, `-5`, `0`: a difference with its sign.
-pub fn plus(n: i64) -> String {
-    if n > 0 {
-        format!("+{}", super::figures::signed(n))
-    } else {
-        super::figures::signed(n)
-    }
-}
-
-/// `+172 packets (+37.0%), +37,781 bytes (+20.8%)`.
-pub fn extra_text(c: &TlsCost) -> String {
-    format!(
-        "{} packets ({:+.1}%), {} bytes ({:+.1}%)",
-        plus(c.packets),
-        c.packets_pct,
-        plus(c.bytes),
-        c.bytes_pct
-    )
-}
-
-/// `43 connections: 1 full + 42 resumed handshakes, 43 round trips`.
-pub fn handshakes_text(c: &TlsCost) -> String {
-    format!(
-        "{} connection{}: {} full + {} resumed handshake{}, {} round trip{}, {} handshake packets, {} bytes",
-        c.connections,
-        if c.connections == 1 { "" } else { "s" },
-        c.full_handshakes,
-        c.resumed_handshakes,
-        if c.full_handshakes + c.resumed_handshakes == 1 { "" } else { "s" },
-        c.handshake_round_trips,
-        if c.handshake_round_trips == 1 { "" } else { "s" },
-        c.handshake_packets,
-        thousands(c.handshake_bytes)
-    )
-}
-
-/// The headline of TLS's cost: the first visit of [`Role::ConnectionPerRequest`] over TLS
-/// (`https10`, a handshake per connection) against the reference mode over TLS
-/// (`https-pipelined`, one), for the site that has both, on the first link; `None`
-/// otherwise. Over an emulated link it names the time too.
-pub fn headline(costs: &[TlsCost], site: &str) -> Option<String> {
-    let link = costs.first()?.link.as_str();
-    let many_mode = Mode::with_role(Role::ConnectionPerRequest)?.over_tls()?;
-    let one_mode = Mode::reference().over_tls()?;
-    let on = |mode: Mode, link: &str| {
-        costs
-            .iter()
-            .find(|c| c.site == site && c.mode == mode && c.test == Test::First && c.link == link)
-    };
-    let (many, one) = (on(many_mode, link)?, on(one_mode, link)?);
-    let mut line = format!(
-        "TLS on a first visit ({}): {many_mode} {} packets over {} ({} connections), \
-         {one_mode} {} over {} (1 connection)",
-        many.tls,
-        plus(many.packets),
-        many.cleartext,
-        many.connections,
-        plus(one.packets),
-        one.cleartext,
-    );
-    // Time where it means something to a user: the first emulated link.
-    let timed = costs
-        .iter()
-        .find(|c| c.link != "loopback")
-        .map(|c| c.link.as_str());
-    if let Some(link) = timed {
-        if let (Some(many), Some(one)) = (on(many_mode, link), on(one_mode, link)) {
-            line.push_str(&format!(
-                "; on {link}, page complete {many_mode} {} ({:+.0}%), {one_mode} {} ({:+.0}%)",
-                plus_time(many.complete_ms),
-                many.complete_pct,
-                plus_time(one.complete_ms),
-                one.complete_pct
-            ));
+    let mut out: Vec<&str> = Vec::new();
+    for c in costs {
+        if !out.contains(&c.link.as_str()) {
+            out.push(&c.link);
         }
     }
-    Some(line)
-}
-
-/// The compact terminal block: per link and site, each mode over TLS with its extra packets,
-/// bytes and page-complete time on a first visit and a validation, then the headline. Empty
-/// without TLS rows.
-pub fn terminal_block(costs: &[TlsCost]) -> String {
-    use std::fmt::Write;
-    let mut s = String::new();
-    let Some(first) = costs.first() else {
-        return s;
-    };
-    let _ = writeln!(
-        s,
-        "\n  what TLS costs over the same mode in cleartext ({}); packets by the paper's rules, \
-         time = page complete (median)",
-        first.tls
-    );
-    for link in links(costs) {
-        let of_link: Vec<&TlsCost> = costs.iter().filter(|c| c.link == link).collect();
-        let mut sites: Vec<&str> = of_link.iter().map(|c| c.site.as_str()).collect();
-        sites.dedup();
-        for site in &sites {
-            let _ = writeln!(
-                s,
-                "  {:<24} {:>42}   {:>42}",
-                format!("{site} site, {link}"),
-                "first visit",
-                "validation"
-            );
-            let mut modes: Vec<Mode> = of_link
-                .iter()
-                .filter(|c| c.site == *site)
-                .map(|c| c.mode)
-                .collect();
-            modes.dedup();
-            for mode in modes {
-                let cell = |test: Test| {
-                    of_link
-                        .iter()
-                        .find(|c| c.site == *site && c.mode == mode && c.test == test)
-                        .map_or("-".to_string(), |c| {
-                            format!(
-                                "{:>5} pkts ({:+6.1}%) {:>8} B {:>8}",
-                                plus(c.packets),
-                                c.packets_pct,
-                                plus(c.bytes),
-                                plus_time(c.complete_ms)
-                            )
-                        })
-                };
-                let _ = writeln!(
-                    s,
-                    "  {mode:<24} {:>42}   {:>42}",
-                    cell(Test::First),
-                    cell(Test::Validate)
-                );
-            }
-        }
-    }
-    if let Some(line) = headline(costs, &first.site) {
-        let _ = writeln!(s, "  {line}");
-    }
-    s
+    out
 }
 
 #[cfg(test)]
@@ -307,14 +157,8 @@ mod tests {
         assert_eq!(c[0].link, "loopback");
         assert!((c[0].complete_ms - 100.0).abs() < 1e-9);
         assert!((c[0].complete_pct - 25.0).abs() < 1e-9);
-        assert_eq!(plus_time(c[0].complete_ms), "+100 ms");
         assert_eq!(c[0].cleartext.as_str(), "pipelined");
         assert_eq!(c[0].handshake_bytes, 1500);
-        assert!(extra_text(&c[0]).starts_with("+10 packets (+10.0%), +2,000 bytes (+20.0%)"));
-        assert!(
-            headline(&c, "original").is_none(),
-            "https10 has no twin here"
-        );
     }
 
     #[test]

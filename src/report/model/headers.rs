@@ -1,9 +1,6 @@
 //! What header compression saves: request and response header bytes of HTTP/1.1 against
-//! HTTP/2 with HPACK, per request header set, beside the SPDY white paper's figures. One place,
-//! so that the terminal, Markdown and HTML reports agree; `report.json` keeps it as
-//! `header_cost`.
-
-use std::fmt::Write;
+//! HTTP/2 with HPACK, per request header set, beside the SPDY white paper's figures. Derived
+//! here once; `report.json` keeps it as `header_cost`.
 
 use serde::{Deserialize, Serialize};
 
@@ -98,59 +95,6 @@ pub fn costs(rows: &[ReplayRow], headline_set: &str) -> Vec<HeaderCost> {
     out
 }
 
-/// `requests 183 → 31 B (−83%), responses 160 → 27 B (−83%)`.
-pub fn line(c: &HeaderCost) -> String {
-    format!(
-        "requests {:.0} → {:.0} B ({:+.0}%), responses {:.0} → {:.0} B ({:+.0}%)",
-        c.http1_request_bytes,
-        c.h2_request_bytes,
-        -c.request_reduction_pct,
-        c.http1_response_bytes,
-        c.h2_response_bytes,
-        -c.response_reduction_pct
-    )
-}
-
-/// The SPDY reference, said once wherever the comparison is shown.
-pub fn spdy_note() -> String {
-    format!(
-        "SPDY reported −{SPDY_REQUEST_REDUCTION_PCT:.0}% for requests and \
-         −{SPDY_RESPONSE_REDUCTION_PCT:.0}% for responses"
-    )
-}
-
-/// The terminal block: one line per site, test and header set. Empty without pairs.
-pub fn terminal_block(costs: &[HeaderCost]) -> String {
-    let mut s = String::new();
-    let Some([http1_mode, h2_mode]) = modes() else {
-        return s;
-    };
-    if costs.is_empty() {
-        return s;
-    }
-    let _ = writeln!(
-        s,
-        "\n  header bytes per message, HTTP/1.1 ({http1_mode}) → HTTP/2 with HPACK ({h2_mode}); {}",
-        spdy_note()
-    );
-    for c in costs {
-        let _ = writeln!(
-            s,
-            "  {:<10} {:<9} {:<8}{} {}",
-            c.site,
-            c.test,
-            c.header_set,
-            if c.headline { "*" } else { " " },
-            line(c)
-        );
-    }
-    let _ = writeln!(
-        s,
-        "  (* the header set of the other figures; --headers libwww|browser chooses it)"
-    );
-    s
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,6 +134,5 @@ mod tests {
     fn a_lone_mode_gives_no_comparison() {
         let rows = [row("persistent", "libwww", 1000, 2000)];
         assert!(costs(&rows, "libwww").is_empty());
-        assert!(terminal_block(&[]).is_empty());
     }
 }

@@ -1,8 +1,6 @@
 //! The sweeps of a replay (`--sweep rtt=…` or `loss=…`), found again in its rows: consecutive
-//! links that differ only in their round-trip time, or only in their loss rate. One place, so
-//! that the terminal, Markdown and HTML reports draw the same curves from `report.json` alone.
-
-use std::fmt::Write;
+//! links that differ only in their round-trip time, or only in their loss rate. Found here
+//! once, so that every renderer draws the same curves from `report.json` alone.
 
 use crate::replay::link::listing::LinkListing;
 use crate::replay::{Mode, ReplayRow, Test};
@@ -154,45 +152,6 @@ pub fn modes(rows: &[ReplayRow], sweep: &Sweep) -> Vec<Mode> {
     out
 }
 
-/// The sites of `rows`, in row order.
-pub fn sites(rows: &[ReplayRow]) -> Vec<&str> {
-    super::first_seen(rows, |r| &r.site)
-}
-
-/// A plain-text table per sweep and site: a line per point, a column per mode, the first
-/// visit's page-complete median. Empty without sweeps.
-pub fn text_tables(rows: &[ReplayRow]) -> String {
-    let mut s = String::new();
-    for sweep in sweeps(rows) {
-        let modes = modes(rows, &sweep);
-        for site in sites(rows) {
-            let _ = writeln!(
-                s,
-                "\n  sweep {} ({site} site): first visit, page complete (median)",
-                sweep.title()
-            );
-            let _ = write!(s, "  {:>10}", sweep.key.axis());
-            for m in &modes {
-                let _ = write!(s, " {m:>12}");
-            }
-            s.push('\n');
-            let curves: Vec<Vec<Option<f64>>> = modes
-                .iter()
-                .map(|m| curve(rows, &sweep, site, *m))
-                .collect();
-            for (p, (value, _)) in sweep.points.iter().enumerate() {
-                let _ = write!(s, "  {value:>10}");
-                for c in &curves {
-                    let cell = c[p].map_or("-".to_string(), super::replay::format_ms);
-                    let _ = write!(s, " {cell:>12}");
-                }
-                s.push('\n');
-            }
-        }
-    }
-    s
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -236,8 +195,6 @@ mod tests {
             ),
             [Some(100.0), Some(200.0), Some(300.0)]
         );
-        let table = text_tables(&rows);
-        assert!(table.contains("sweep spdy-cable, RTT 20–200 ms"), "{table}");
     }
 
     #[test]

@@ -1,0 +1,395 @@
+//! Per-file findings: what a code-scanning panel or a merge request should show next to the
+//! file it is about — broken references, GIFs converted or kept (with the reason), the
+//! presentational markup left in a page, images of text, text served uncompressed. Each has a
+//! stable rule id (the same on every run and in every version), the file of the original site,
+//! the line where the text that causes it is found, and a fingerprint from the rule, the file
+//! and its subject.
+
+use super::report::{Finding, FindingLevel, Report};
+use crate::image::Outcome;
+
+/// A rule: its stable id, its level, and what it checks, for SARIF's rule list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rule {
+    pub id: &'static str,
+    pub level: FindingLevel,
+    /// A short name, for a panel.
+    pub name: &'static str,
+    /// What it means and what to do.
+    pub help: &'static str,
+}
+
+/// Every rule, in a fixed order (SARIF's `ruleIndex` is the place here).
+pub const RULES: [Rule; 7] = [
+    Rule {
+        id: "webdiet/broken-by-rewrite",
+        level: FindingLevel::Error,
+        name: "BrokenByRewrite",
+        help: "A reference that resolved in the original site does not in the rewritten one: \
+               the rewrite broke it, and the run fails.",
+    },
+    Rule {
+        id: "webdiet/broken-reference",
+        level: FindingLevel::Warning,
+        name: "BrokenReference",
+        help: "A page names a file the site does not have: a visitor gets a 404.",
+    },
+    Rule {
+        id: "webdiet/gif-convertible",
+        level: FindingLevel::Note,
+        name: "GifConvertible",
+        help: "This GIF has a smaller, lossless, pixel-verified PNG, APNG or WebP in the \
+               rewritten site: deploy the rewritten site, or replace the GIF with it.",
+    },
+    Rule {
+        id: "webdiet/gif-kept",
+        level: FindingLevel::Note,
+        name: "GifKept",
+        help: "This GIF was kept as it is, for the reason given (its conversion was not \
+               smaller, failed its pixel check, is animated with --no-apng, is corrupt or too \
+               large, or nothing refers to it).",
+    },
+    Rule {
+        id: "webdiet/presentational-markup",
+        level: FindingLevel::Warning,
+        name: "PresentationalMarkup",
+        help: "Presentational markup (<font>, bgcolor, spacer GIFs, …) left in this page, \
+               each for the reason given: style sheets would carry it once for every page.",
+    },
+    Rule {
+        id: "webdiet/text-image",
+        level: FindingLevel::Warning,
+        name: "TextImage",
+        help: "An image that shows text: as CSS-styled text it would cost no request and \
+               no image bytes, and could be read, searched and enlarged.",
+    },
+    Rule {
+        id: "webdiet/uncompressed-text",
+        level: FindingLevel::Warning,
+        name: "UncompressedText",
+        help: "A text file the server sends uncompressed that deflate or gzip would make \
+               smaller by at least a packet: turn compression on (or `rewrite \
+               --precompress` for nginx's gzip_static).",
+    },
+];
+
+/// The rule with this id.
+pub fn rule(id: &str) -> Option<&'static Rule> {
+    RULES.iter().find(|r| r.id == id)
+}
+
+/// What [`derive()`] reads a site file with, to find a finding's line: the file's bytes, or
+/// `None` when it cannot be read (the line is then unknown).
+pub type Reader<'a> = &'a dyn Fn(&str) -> Option<Vec<u8>>;
+
+/// One finding before its line is found: what to look for in its file.
+struct Draft {
+    finding: Finding,
+    /// Text whose first occurrence in the file is the line (case-insensitive).
+    needle: Option<String>,
+}
+
+fn draft(
+    rule: &Rule,
+    path: &str,
+    subject: &str,
+    message: String,
+    bytes: Option<i64>,
+    needle: Option<String>,
+) -> Draft {
+    Draft {
+        finding: Finding {
+            rule: rule.id.to_string(),
+            level: rule.level,
+            path: path.to_string(),
+            line: None,
+            message,
+            bytes,
+            fingerprint: crate::batch::digest::hex(&[rule.id, path, subject])[..32].to_string(),
+        },
+        needle,
+    }
+}
+
+/// Every finding of `report`, errors first, then the largest saving, then by file; with lines
+/// when `read` can read the original site's files.
+pub fn derive(report: &Report, read: Option<Reader>) -> Vec<Finding> {
+    let mut drafts = Vec::new();
+    broken(report, &mut drafts);
+    gifs(report, &mut drafts);
+    markup(report, &mut drafts);
+    uncompressed(report, &mut drafts);
+    let mut out: Vec<Finding> = drafts
+        .into_iter()
+        .map(|mut d| {
+            if let (Some(read), Some(needle)) = (read, &d.needle) {
+                d.finding.line = read(&d.finding.path).and_then(|bytes| line_of(&bytes, needle));
+            }
+            d.finding
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        (
+            a.level,
+            std::cmp::Reverse(a.bytes.unwrap_or(0)),
+            &a.path,
+            &a.rule,
+        )
+            .cmp(&(
+                b.level,
+                std::cmp::Reverse(b.bytes.unwrap_or(0)),
+                &b.path,
+                &b.rule,
+            ))
+    });
+    out
+}
+
+/// The line (from 1) of the first occurrence of `needle` in `bytes`, ASCII case ignored.
+pub fn line_of(bytes: &[u8], needle: &str) -> Option<u32> {
+    let needle = needle.as_bytes();
+    if needle.is_empty() || needle.len() > bytes.len() {
+        return None;
+    }
+    let at = bytes
+        .windows(needle.len())
+        .position(|w| w.eq_ignore_ascii_case(needle))?;
+    Some(1 + bytes[..at].iter().filter(|&&b| b == b'\n').count() as u32)
+}
+
+fn broken(report: &Report, out: &mut Vec<Draft>) {
+    for b in &report.rewrite.broken_by_rewrite {
+        out.push(draft(
+            &RULES[0],
+            &b.page,
+            &b.reference,
+            format!(
+                "{} ({}) no longer resolves in the rewritten site: {}",
+                b.reference,
+                kind(b.kind),
+                b.reason
+            ),
+            None,
+            Some(b.reference.clone()),
+        ));
+    }
+    let Some(inv) = &report.inventory else {
+        return;
+    };
+    for b in &inv.broken_references {
+        out.push(draft(
+            &RULES[1],
+            &b.page,
+            &b.reference,
+            format!("{} ({}) is broken: {}", b.reference, kind(b.kind), b.reason),
+            None,
+            Some(b.reference.clone()),
+        ));
+    }
+}
+
+/// A reference's kind as `report.json` writes it (`img`, `stylesheet`, …).
+fn kind(k: crate::html::RefKind) -> String {
+    serde_json::to_value(k)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+fn gifs(report: &Report, out: &mut Vec<Draft>) {
+    for i in &report.images {
+        let saved = i.from_bytes as i64 - i.to_bytes as i64;
+        if i.outcome == Outcome::Converted {
+            out.push(draft(
+                &RULES[2],
+                &i.path,
+                "",
+                format!(
+                    "{} ({} bytes) → {} ({} bytes, {}), lossless and pixel-verified: saves {} \
+                     bytes",
+                    i.path,
+                    crate::report::format::thousands(i.from_bytes),
+                    i.to_path,
+                    crate::report::format::thousands(i.to_bytes),
+                    i.format,
+                    crate::report::format::thousands(saved.max(0) as u64)
+                ),
+                Some(saved),
+                None,
+            ));
+        } else {
+            out.push(draft(
+                &RULES[3],
+                &i.path,
+                "",
+                format!("{} kept as a GIF: {}", i.path, i.reason),
+                None,
+                None,
+            ));
+        }
+    }
+}
+
+fn markup(report: &Report, out: &mut Vec<Draft>) {
+    let Some(m) = &report.markup else {
+        return;
+    };
+    for p in m.pages.iter().filter(|p| p.constructs_after > 0) {
+        let left: Vec<String> = p
+            .by_construct
+            .iter()
+            .filter(|(_, c)| c.after > 0)
+            .map(|(name, c)| format!("{name} × {}", c.after))
+            .collect();
+        let reasons: Vec<String> = p
+            .left_as_is
+            .iter()
+            .map(|(r, n)| format!("{r} × {n}"))
+            .collect();
+        let first = p
+            .by_construct
+            .iter()
+            .find(|(_, c)| c.after > 0)
+            .map(|(name, _)| needle_of_construct(name));
+        out.push(draft(
+            &RULES[4],
+            &p.path,
+            "",
+            format!(
+                "{} presentational construct{} left as {}: {}{}",
+                p.constructs_after,
+                if p.constructs_after == 1 { "" } else { "s" },
+                if p.constructs_after == 1 {
+                    "it was"
+                } else {
+                    "they were"
+                },
+                left.join(", "),
+                match (reasons.is_empty(), &p.kept) {
+                    (false, _) => format!(" (because: {})", reasons.join(", ")),
+                    (true, Some(kept)) => format!(" (the page was {kept})"),
+                    (true, None) => String::new(),
+                }
+            ),
+            None,
+            first,
+        ));
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for t in &m.text_images {
+        if !seen.insert((&t.page, &t.src)) {
+            continue;
+        }
+        out.push(draft(
+            &RULES[5],
+            &t.page,
+            &t.src,
+            format!(
+                "{} shows text{}: as CSS-styled text a first visit saves a request and {} \
+                 bytes",
+                t.src,
+                if t.alt.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (\"{}\")", t.alt)
+                },
+                crate::report::format::thousands(t.bytes)
+            ),
+            Some(t.bytes as i64),
+            Some(t.src.clone()),
+        ));
+    }
+}
+
+/// What a construct looks like in the page's source: an element's start tag, an
+/// attribute's name.
+fn needle_of_construct(name: &str) -> String {
+    const ELEMENTS: [&str; 10] = [
+        "font", "center", "basefont", "big", "small", "tt", "u", "s", "strike", "blink",
+    ];
+    match name {
+        n if ELEMENTS.contains(&n) => format!("<{n}"),
+        n if n.starts_with("spacer") => "spacer".to_string(),
+        n => format!("{n}="),
+    }
+}
+
+fn uncompressed(report: &Report, out: &mut Vec<Draft>) {
+    let Some(c) = &report.compression else {
+        return;
+    };
+    for f in c.original.files.iter().filter(|f| f.worth_it) {
+        let saved = f.sizes.raw as i64 - f.sizes.deflate6 as i64;
+        out.push(draft(
+            &RULES[6],
+            &f.path,
+            "",
+            format!(
+                "{} is {} bytes; deflated (level 6) it would be {}: compressing it saves {} \
+                 bytes of every first visit that fetches it",
+                f.path,
+                crate::report::format::thousands(f.sizes.raw),
+                crate::report::format::thousands(f.sizes.deflate6),
+                crate::report::format::thousands(saved.max(0) as u64)
+            ),
+            Some(saved),
+            None,
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::model::sample::sample;
+
+    #[test]
+    fn every_kind_of_finding_has_a_stable_rule_and_fingerprint() {
+        let report = sample();
+        let findings = derive(&report, None);
+        let rules: std::collections::BTreeSet<&str> =
+            findings.iter().map(|f| f.rule.as_str()).collect();
+        for id in [
+            "webdiet/gif-convertible",
+            "webdiet/gif-kept",
+            "webdiet/uncompressed-text",
+        ] {
+            assert!(rules.contains(id), "{id}: {rules:?}");
+        }
+        for f in &findings {
+            assert!(rule(&f.rule).is_some(), "{} is a listed rule", f.rule);
+            assert_eq!(f.fingerprint.len(), 32);
+        }
+        let again = derive(&report, None);
+        assert_eq!(findings, again, "the same report gives the same findings");
+        let prints: std::collections::BTreeSet<&str> =
+            findings.iter().map(|f| f.fingerprint.as_str()).collect();
+        assert_eq!(prints.len(), findings.len(), "fingerprints are unique");
+    }
+
+    #[test]
+    fn a_finding_gets_the_line_its_text_is_on() {
+        assert_eq!(line_of(b"<html>\n<body>\n<FONT size=2>", "<font"), Some(3));
+        assert_eq!(line_of(b"abc", "x"), None);
+        let mut report = sample();
+        report.inventory = Some(Default::default());
+        report.inventory.as_mut().unwrap().broken_references.push(
+            crate::inventory::BrokenReference {
+                page: "index.html".into(),
+                reference: "gone.gif".into(),
+                kind: crate::html::RefKind::Img,
+                reason: "gone.gif does not exist".into(),
+            },
+        );
+        let read = |path: &str| {
+            (path == "index.html").then(|| b"<html>\n\n<img src=\"gone.gif\">".to_vec())
+        };
+        let findings = derive(&report, Some(&read));
+        let broken = findings
+            .iter()
+            .find(|f| f.rule == "webdiet/broken-reference")
+            .unwrap();
+        assert_eq!((broken.path.as_str(), broken.line), ("index.html", Some(3)));
+        assert_eq!(broken.level, FindingLevel::Warning);
+    }
+}
