@@ -13,7 +13,6 @@ use crate::error::{shown, Error, Problem, Result};
 use crate::inventory;
 use crate::output::{self, Plan, Transaction};
 use crate::report;
-use crate::site;
 
 /// How a run ended; the exit code is part of the interface (see the README).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,13 +54,23 @@ pub fn run(config: &Config) -> Result<Status> {
 }
 
 fn run_analyze(cfg: &AnalyzeConfig, config: &Config) -> Result<Status> {
-    let site = site::crawl(&cfg.site, &cfg.crawl)?;
-    let inventory = inventory::analyze(&site, &cfg.analyze);
+    let input = crate::archive::open_input(&cfg.site, &cfg.crawl, &cfg.archive)?;
+    let mut inventory = inventory::analyze(&input.site, &input.analyze_options(&cfg.analyze));
+    print_problems(input.archive_problems(), Path::new(""), config);
     print_problems(&inventory.problems, &cfg.site, config);
+    if let Some(a) = &input.archive {
+        inventory.site = cfg.site.display().to_string();
+        inventory.problems.extend(a.problems.iter().cloned());
+        inventory.archive = Some(a.report.clone());
+    }
     let text = if cfg.json {
         report::json::to_string(&inventory)
     } else {
-        report::terminal::inventory::inventory(&inventory, &config.text_style())
+        let mut text = report::terminal::inventory::inventory(&inventory, &config.text_style());
+        if let Some(a) = &inventory.archive {
+            text.push_str(&report::terminal::audit::archive(a));
+        }
+        text
     };
     print_stdout(&text)?;
     Ok(Status::Success)
@@ -70,20 +79,41 @@ fn run_analyze(cfg: &AnalyzeConfig, config: &Config) -> Result<Status> {
 /// `webdiet rewrite`: the rewritten site and `report.json` appear in the output directory
 /// together, or (on any failure or signal) nothing changes there.
 fn run_rewrite(cfg: &RewriteConfig, config: &Config) -> Result<Status> {
-    let site = site::crawl(&cfg.site, &cfg.crawl)?;
-    crate::audit::require_page(&site, None)?;
-    let inventory = inventory::analyze(&site, &cfg.analyze);
+    let input = crate::archive::open_input(&cfg.site, &cfg.crawl, &cfg.archive)?;
+    let site = &input.site;
+    crate::audit::require_input_page(&input, &cfg.site, None)?;
+    let analyze = input.analyze_options(&cfg.analyze);
+    let inventory = inventory::analyze(site, &analyze);
     let out = Transaction::begin(&cfg.out, Plan::rewrite(), &[&cfg.site])?;
     print_notes(out.notes(), config);
     let mut opts = cfg.rewrite.clone();
     opts.out_site = out.path(output::SITE);
-    let done = crate::rewrite::rewrite(&site, &inventory, &opts)?;
+    opts.analyze = analyze;
+    let done = crate::rewrite::rewrite(site, &inventory, &opts)?;
     let mut report = report::Report::new(&cfg.site);
     report.inventory = Some((&inventory).into());
     report.add_rewrite(done, &inventory);
     let read = |path: &str| site.read(path).ok();
     report.finish(&report::Gates::default(), Some(&read));
     report.site.rewritten = Some(cfg.out.site().display().to_string());
+    if let Some(a) = &input.archive {
+        report.problems.extend(a.problems.iter().cloned());
+        report.archive = Some(a.report.clone());
+    }
+    if let Some(path) = &cfg.emit_wacz {
+        let emitted = crate::archive::emit::emit(
+            path,
+            &crate::archive::emit::Source {
+                input: &cfg.site,
+                original: site,
+                rewritten: &opts.out_site,
+                archive: input.archive.as_ref(),
+                site_url: opts.analyze.site_url.as_ref(),
+                report: &report,
+            },
+        )?;
+        report.archive.get_or_insert_with(Default::default).emitted = Some(emitted);
+    }
     out.write(
         output::REPORT_JSON,
         report::json::to_string(&report).as_bytes(),
@@ -372,6 +402,11 @@ fn print_problems(problems: &[Problem], site: &Path, config: &Config) {
         if !seen.insert((&problem.path, &problem.code)) {
             continue;
         }
+        // An archive's own problems name a file and record, or a URL, not a site path.
+        let archive = ["archive-", "wacz-"]
+            .iter()
+            .any(|c| problem.code.starts_with(c));
+        let prefix = if archive { "" } else { prefix.as_str() };
         let _ = writeln!(
             stderr,
             "webdiet: {prefix}{}: {} [{}]",
@@ -403,10 +438,25 @@ fn print_stdout(text: &str) -> Result<()> {
 }
 
 fn run_replay(cfg: &ReplayConfig, config: &Config) -> Result<Status> {
-    let site = site::crawl(&cfg.site, &crate::site::CrawlOptions::default())?;
-    let (served, problems) = crate::replay::ServedSite::from_site(&site);
+    let input = crate::archive::open_input(
+        &cfg.site,
+        &crate::site::CrawlOptions::default(),
+        &cfg.archive,
+    )?;
+    let site = &input.site;
+    let (mut served, problems) = crate::replay::ServedSite::from_site(site);
+    print_problems(input.archive_problems(), Path::new(""), config);
     print_problems(&site.problems, &cfg.site, config);
     print_problems(&problems, &cfg.site, config);
+    let mut replay_opts = cfg.replay.clone();
+    if let Some(a) = &input.archive {
+        a.serve_original(&mut served);
+        if replay_opts.pages == crate::replay::Pages::Index {
+            if let Some(page) = a.first_page() {
+                replay_opts.pages = crate::replay::Pages::One(page.to_string());
+            }
+        }
+    }
     if let Some(study) = &cfg.study {
         let result = crate::replay::study::run(&study.sizes, &cfg.replay)?;
         if let Some(chart) = &study.chart {
@@ -427,7 +477,7 @@ fn run_replay(cfg: &ReplayConfig, config: &Config) -> Result<Status> {
         .map(|()| Status::Success);
     }
     let progress = StderrProgress::new(config.verbosity);
-    let replay = crate::replay::replay_with(&served, &cfg.replay, &|text| {
+    let replay = crate::replay::replay_with(&served, &replay_opts, &|text| {
         crate::audit::Progress::note(&progress, text)
     })?;
     crate::audit::Progress::done(&progress);

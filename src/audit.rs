@@ -33,8 +33,12 @@ pub const DEFAULT_LINK_RUNS: (&str, usize) = ("Cable", 2);
 /// Options for [`audit`].
 #[derive(Debug, Clone)]
 pub struct AuditOptions {
-    /// The input site.
+    /// The input site: a directory or an archive file.
     pub site: PathBuf,
+    /// `--with` and `--at`, for an archive input. Default: none.
+    pub archive: crate::archive::ArchiveOptions,
+    /// Write the rewritten site as a new WACZ here (`--emit-wacz`, checked). Default: none.
+    pub emit_wacz: Option<PathBuf>,
     pub crawl: CrawlOptions,
     pub analyze: AnalyzeOptions,
     /// Where the rewritten site is written (`rewrite.out_site`) and how images are converted.
@@ -67,18 +71,34 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
     let mut timed = Timer::default();
 
     progress.stage(1, steps, "crawling and analyzing");
-    let original = site::crawl(&opts.site, &opts.crawl)?;
-    let page = opts.replay.as_ref().and_then(|r| match &r.pages {
+    let input = crate::archive::open_input(&opts.site, &opts.crawl, &opts.archive)?;
+    let archive = input.archive.as_ref();
+    let original = &input.site;
+    let analyze = input.analyze_options(&opts.analyze);
+    let mut replay = opts.replay.clone();
+    // An archive's visit starts at its first entry page (pages.jsonl's, or its first HTML page).
+    if let (Some(r), Some(first)) = (replay.as_mut(), archive.and_then(|a| a.first_page())) {
+        if r.pages == replay::Pages::Index {
+            r.pages = replay::Pages::One(first.to_string());
+        }
+    }
+    let page = replay.as_ref().and_then(|r| match &r.pages {
         replay::Pages::One(page) => Some(page.as_str()),
         _ => None,
     });
-    require_page(&original, page)?;
-    let inventory = inventory::analyze(&original, &opts.analyze);
+    require_input_page(&input, &opts.site, page)?;
+    let inventory = inventory::analyze(original, &analyze);
     report.inventory = Some((&inventory).into());
+    if let Some(a) = archive {
+        report.archive = Some(a.report.clone());
+        report.problems.extend(a.problems.iter().cloned());
+    }
     timed.lap(&mut report, "analyze");
 
     progress.stage(2, steps, "rewriting (GIF → PNG/APNG, markup → CSS)");
-    let done = rewrite::rewrite(&original, &inventory, &opts.rewrite)?;
+    let mut rewrite_opts = opts.rewrite.clone();
+    rewrite_opts.analyze = analyze;
+    let done = rewrite::rewrite(original, &inventory, &rewrite_opts)?;
     report.add_rewrite(done, &inventory);
     report.rewrite.dry_run = opts.dry_run;
     if opts.dry_run {
@@ -88,11 +108,19 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
     timed.lap(&mut report, "rewrite");
 
     progress.stage(3, steps, "estimating deflate savings");
-    let (served_original, problems) = ServedSite::from_site(&original);
+    let (mut served_original, problems) = ServedSite::from_site(original);
     report.problems.extend(problems);
     let (mut served_rewritten, problems) = ServedSite::from_site(&without_sidecars(&rewritten));
     served_rewritten.dated_like(&served_original);
     report.problems.extend(problems);
+    if let Some(a) = archive {
+        // The original as captured; the rewritten with webdiet's headers (charsets kept).
+        a.serve_original(&mut served_original);
+        a.serve_rewritten(&mut served_rewritten);
+        if let Some(r) = report.archive.as_mut() {
+            r.header_changes = a.header_changes(&served_rewritten);
+        }
+    }
     let sets = [
         served_original.text_files().collect(),
         served_rewritten.text_files().collect(),
@@ -107,7 +135,6 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
 
     // Chromium asked for and missing: the audit goes on with webdiet's client, says why,
     // and the command exits 2 once the reports are written.
-    let mut replay = opts.replay.clone();
     if let Some(r) = replay.as_mut() {
         if r.clients.contains(&replay::ClientKind::Chromium) {
             if let Err(e) = replay::chromium::check(&r.chromium) {
@@ -153,6 +180,20 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
             .flatten()
     };
     report.finish(&opts.gates, Some(&read));
+    if let Some(path) = &opts.emit_wacz {
+        let emitted = crate::archive::emit::emit(
+            path,
+            &crate::archive::emit::Source {
+                input: &opts.site,
+                original,
+                rewritten: &opts.rewrite.out_site,
+                archive,
+                site_url: rewrite_opts.analyze.site_url.as_ref(),
+                report: &report,
+            },
+        )?;
+        report.archive.get_or_insert_with(Default::default).emitted = Some(emitted);
+    }
     Ok(report)
 }
 
@@ -172,8 +213,26 @@ pub fn require_page(site: &Site, page: Option<&str>) -> Result<()> {
     }
 }
 
-/// The rewritten site as a client sees it: `.gz`, `.br` and `.zst` sidecars are an alternative representation
-/// of another file, not resources of their own.
+/// [`require_page`] for an input as given: an archive's site is named by the archive file, not
+/// by the private directory its captures were written to.
+pub fn require_input_page(
+    input: &crate::archive::Input,
+    given: &std::path::Path,
+    page: Option<&str>,
+) -> Result<()> {
+    match (require_page(&input.site, page), &input.archive) {
+        (Err(Error::NoPages { .. }), Some(_)) => Err(Error::NoPages {
+            path: given.to_path_buf(),
+        }),
+        (Err(Error::NoSuchPage { .. }), Some(_)) => Err(Error::NoSuchPage {
+            path: given.join(page.unwrap_or_default()),
+        }),
+        (done, _) => done,
+    }
+}
+
+/// The rewritten site as a client sees it: `.gz`, `.br` and `.zst` sidecars are an alternative
+/// representation of another file, not resources of their own.
 fn without_sidecars(site: &Site) -> Site {
     let files = site
         .files
@@ -220,7 +279,10 @@ fn first_visit_resources(
                 _ => None,
             };
             let (kind, bytes) = resource.map_or(("other", 0), |r| {
-                (resource_type(r.content_type), r.body.len() as u64)
+                (
+                    resource_type(&crate::archive::http::essence(&r.content_type)),
+                    r.body.len() as u64,
+                )
             });
             let total = by_type.entry(kind.to_string()).or_default();
             total.requests += 1;

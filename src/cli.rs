@@ -53,6 +53,8 @@ enum Sub {
         #[command(flatten)]
         out: OutArgs,
         #[command(flatten)]
+        emit: EmitArgs,
+        #[command(flatten)]
         image: ImageArgs,
     },
     /// Serve the site on loopback and replay a first visit and a cache validation in
@@ -94,6 +96,8 @@ enum Sub {
         #[command(flatten)]
         out: OutArgs,
         #[command(flatten)]
+        emit: EmitArgs,
+        #[command(flatten)]
         image: ImageArgs,
         #[command(flatten)]
         replay: ReplayArgs,
@@ -112,9 +116,9 @@ enum Sub {
     /// Exit status: 0 every page is pixel-identical; 1 some page differs, is missing from the
     /// rewritten tree or could not be rendered; 2 Chromium is missing or a directory is bad.
     Verify {
-        /// The original site directory.
+        /// The original site: a directory or a web archive (.warc[.gz], .arc[.gz], .wacz).
         original: PathBuf,
-        /// The rewritten site directory.
+        /// The rewritten site: a directory or a web archive (a WACZ from --emit-wacz).
         rewritten: PathBuf,
         /// Check at most this many pages (1 or more), spread evenly over the site
         /// [default: all].
@@ -432,14 +436,39 @@ enum ReportFormat {
 
 #[derive(Debug, Args)]
 struct SiteArgs {
-    /// The site directory (read only; never modified).
+    /// The site: a directory, or a web archive (.warc, .warc.gz, .arc, .arc.gz, .wacz) read as
+    /// the site it captured (read only; never modified).
     site: PathBuf,
+    /// More archive files of the same site (revisits often point into another file).
+    #[arg(long, value_name = "ARCHIVE", num_args = 1.., action = clap::ArgAction::Append)]
+    with: Vec<PathBuf>,
+    /// With an archive: take each URL's capture closest to this time (YYYYMMDDhhmmss, or a
+    /// prefix: 1997, 199703) [default: the latest capture].
+    #[arg(long, value_name = "TIMESTAMP", value_parser = parse_stamp)]
+    at: Option<crate::archive::Stamp>,
     /// The URL the site was published at: absolute links under it count as local.
     #[arg(long, value_name = "URL")]
     site_url: Option<url::Url>,
     /// Pages and style sheets larger than this many bytes are listed but not parsed.
     #[arg(long, value_name = "BYTES", default_value_t = 16 << 20)]
     max_parse_bytes: u64,
+}
+
+/// `--at`: a 14-digit timestamp or a prefix of one.
+fn parse_stamp(text: &str) -> std::result::Result<crate::archive::Stamp, String> {
+    crate::archive::Stamp::parse14(text).ok_or_else(|| {
+        format!("{text}: expected YYYYMMDDhhmmss or a prefix of it (1997, 19970315)")
+    })
+}
+
+/// Writing the rewritten site back as a web archive.
+#[derive(Debug, Args)]
+struct EmitArgs {
+    /// Also write the rewritten site as a new WACZ (response records with the headers
+    /// webdiet's server sends, a provenance record beside each, CDXJ, pages.jsonl). Never the
+    /// input; an existing file only when webdiet wrote it (or --force).
+    #[arg(long, value_name = "FILE")]
+    emit_wacz: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

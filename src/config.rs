@@ -17,6 +17,8 @@ pub use crate::output::OutputPaths;
 #[derive(Debug, Clone)]
 pub struct AnalyzeConfig {
     pub site: PathBuf,
+    /// `--with`, `--at` for an archive input.
+    pub archive: crate::archive::ArchiveOptions,
     pub json: bool,
     pub crawl: CrawlOptions,
     pub analyze: AnalyzeOptions,
@@ -26,6 +28,10 @@ pub struct AnalyzeConfig {
 #[derive(Debug, Clone)]
 pub struct RewriteConfig {
     pub site: PathBuf,
+    /// `--with`, `--at` for an archive input.
+    pub archive: crate::archive::ArchiveOptions,
+    /// `--emit-wacz FILE` (checked). Default: none.
+    pub emit_wacz: Option<PathBuf>,
     pub out: OutputPaths,
     pub crawl: CrawlOptions,
     pub analyze: AnalyzeOptions,
@@ -83,6 +89,8 @@ impl VerifyConfig {
 #[derive(Debug, Clone)]
 pub struct ReplayConfig {
     pub site: PathBuf,
+    /// `--with`, `--at` for an archive input.
+    pub archive: crate::archive::ArchiveOptions,
     pub json: bool,
     pub replay: crate::replay::ReplayOptions,
     /// `--document-sizes`: the 1998 HTTP/HTTPS study instead of the robot's visit. Default:

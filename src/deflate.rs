@@ -299,6 +299,61 @@ fn sum(
     out
 }
 
+/// Streams, for the web archive reader and writer (`crate::archive`), which read and write
+/// records one gzip member at a time and bodies in every content coding: decoders over any
+/// buffered reader, and a raw deflate writer for ZIP entries.
+pub mod stream {
+    use std::io::{self, BufRead, Read, Write};
+
+    /// One gzip member read from `r`: it stops at the member's end having consumed exactly it,
+    /// which is how a reader learns where the next record starts.
+    pub fn gunzip_member<R: BufRead>(r: R) -> impl Read {
+        flate2::bufread::GzDecoder::new(r)
+    }
+
+    /// Every gzip member from `r`, one after the other (a gzip `Content-Encoding`).
+    pub fn gunzip<R: BufRead>(r: R) -> impl Read {
+        flate2::bufread::MultiGzDecoder::new(r)
+    }
+
+    /// A zlib stream (RFC 1950), as `Content-Encoding: deflate` should be.
+    pub fn inflate_zlib<R: BufRead>(r: R) -> impl Read {
+        flate2::bufread::ZlibDecoder::new(r)
+    }
+
+    /// Raw deflate (RFC 1951): what some servers sent as `deflate`, and ZIP's method 8.
+    pub fn inflate_raw<R: BufRead>(r: R) -> impl Read {
+        flate2::bufread::DeflateDecoder::new(r)
+    }
+
+    /// Raw deflate written to `W` at `level`.
+    pub struct RawDeflater<W: Write>(flate2::write::DeflateEncoder<W>);
+
+    impl<W: Write> RawDeflater<W> {
+        pub fn new(w: W, level: u32) -> Self {
+            RawDeflater(flate2::write::DeflateEncoder::new(
+                w,
+                flate2::Compression::new(level),
+            ))
+        }
+
+        /// Writes the end of the stream; returns the writer.
+        pub fn finish(self) -> io::Result<W> {
+            self.0.finish()
+        }
+    }
+
+    impl<W: Write> Write for RawDeflater<W> {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.write(buf)
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            self.0.flush()
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -119,6 +119,10 @@ pub struct Inventory {
     pub problems: Vec<Problem>,
     /// Every page and style sheet with its resolved references.
     pub documents: Vec<Document>,
+    /// What the web archive the site was read from held, when it was one (`analyze` of a WARC,
+    /// an ARC or a WACZ; see docs/archives.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub archive: Option<crate::archive::ArchiveReport>,
 }
 
 /// Parses and resolves everything in the site.
@@ -199,6 +203,7 @@ pub fn analyze(site: &Site, opts: &AnalyzeOptions) -> Inventory {
         symlinks: site.links.clone(),
         problems,
         documents,
+        archive: None,
     }
 }
 

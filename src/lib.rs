@@ -5,6 +5,7 @@
 //! them for the command line.
 
 pub mod app;
+pub mod archive;
 pub mod audit;
 pub mod batch;
 pub mod budget;

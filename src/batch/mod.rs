@@ -4,9 +4,9 @@
 //! the seeded sample replays over an emulated link, and the files a shard leaves in `--out`.
 //!
 //! The contract does not depend on what a unit holds. A unit is one line of the list, named by
-//! the line's text; [`Source`] says how its files are read. Today that is a site directory;
-//! archive input (WARC/ARC/WACZ, several files of one site) becomes another [`Source`] variant
-//! without changing the digests, the shard assignment, the sample or the files below.
+//! the line's text; [`Source`] says how its files are read: a site directory, or web archives of
+//! one site (a WARC, ARC or WACZ, with more files joined by ` + `), which change nothing of the
+//! digests, the shard assignment, the sample or the files below.
 
 pub mod command;
 pub(crate) mod digest;
@@ -46,6 +46,9 @@ pub struct Unit {
 pub enum Source {
     /// A site directory (a relative path is relative to the list's directory).
     Site(PathBuf),
+    /// Web archives of one site: the first is the input, the others what `--with` adds
+    /// (`a.wacz + b.wacz`; relative paths as for a directory).
+    Archive(Vec<PathBuf>),
 }
 
 impl Source {
@@ -53,6 +56,21 @@ impl Source {
     pub fn inputs(&self) -> Vec<&Path> {
         match self {
             Source::Site(dir) => vec![dir.as_path()],
+            Source::Archive(files) => files.iter().map(PathBuf::as_path).collect(),
+        }
+    }
+
+    /// A line's source: archives when every ` + `-separated part names one
+    /// ([`crate::archive::is_archive`]), else a site directory.
+    fn of(base: &Path, spec: &str) -> Source {
+        let parts: Vec<&str> = spec.split(" + ").map(str::trim).collect();
+        if parts
+            .iter()
+            .all(|p| !p.is_empty() && crate::archive::is_archive(Path::new(p)))
+        {
+            Source::Archive(parts.iter().map(|p| base.join(p)).collect())
+        } else {
+            Source::Site(base.join(spec))
         }
     }
 }
@@ -77,13 +95,13 @@ pub fn read_list(list: &Path) -> Result<Vec<Unit>> {
         units.push(Unit {
             index: units.len(),
             spec: spec.to_string(),
-            source: Source::Site(base.join(spec)),
+            source: Source::of(base, spec),
         });
     }
     if units.is_empty() {
         return Err(Error::Invalid {
             path: list.to_path_buf(),
-            message: "lists no unit (one site directory per line)".into(),
+            message: "lists no unit (one site directory or web archive per line)".into(),
         });
     }
     Ok(units)

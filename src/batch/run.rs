@@ -245,21 +245,28 @@ fn audit_unit(
     units_dir: &Path,
     started: Instant,
 ) -> Result<(SiteRow, crate::report::Report)> {
-    let super::Source::Site(dir) = &unit.source;
-    match std::fs::metadata(dir) {
-        Ok(m) if m.is_dir() => {}
-        Ok(m) => {
-            return Err(Error::NotADirectory {
-                path: dir.clone(),
-                what: crate::input::kind_of(&m),
-            })
+    let (dir, with) = match &unit.source {
+        super::Source::Site(dir) => {
+            match std::fs::metadata(dir) {
+                Ok(m) if m.is_dir() => {}
+                Ok(m) => {
+                    return Err(Error::NotADirectory {
+                        path: dir.clone(),
+                        what: crate::input::kind_of(&m),
+                    })
+                }
+                Err(_) => return Err(Error::NotFound { path: dir.clone() }),
+            }
+            (dir, Vec::new())
         }
-        Err(_) => return Err(Error::NotFound { path: dir.clone() }),
-    }
+        // The archive is read (and any trouble with it reported) by the audit.
+        super::Source::Archive(files) => (&files[0], files[1..].to_vec()),
+    };
     let scratch =
         Scratch(units_dir.join(format!(".scratch-{}-{}", entry.digest, std::process::id())));
     let mut opts = cfg.audit.clone();
     opts.site = dir.clone();
+    opts.archive.with = with;
     opts.dry_run = true;
     opts.rewrite.out_site = scratch.0.join("site");
     let (budgets, path) = crate::budget::load(dir)?;

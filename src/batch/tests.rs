@@ -158,3 +158,27 @@ fn the_list_skips_comments_and_blank_lines_and_refuses_a_unit_twice() {
     assert!(read_list(&list).is_err());
     std::fs::remove_dir_all(&tmp).unwrap();
 }
+
+#[test]
+fn a_line_naming_web_archives_is_an_archive_unit() {
+    let tmp = std::env::temp_dir().join(format!("webdiet-list-archives-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let list = tmp.join("list");
+    std::fs::write(
+        &list,
+        "crawl.wacz\na.warc.gz + b.warc.gz\nsite + b.warc.gz\n",
+    )
+    .unwrap();
+    let read = read_list(&list).unwrap();
+    assert_eq!(
+        read[0].source,
+        Source::Archive(vec![tmp.join("crawl.wacz")])
+    );
+    assert_eq!(
+        read[1].source,
+        Source::Archive(vec![tmp.join("a.warc.gz"), tmp.join("b.warc.gz")])
+    );
+    // Not all archives: a directory of that (odd) name.
+    assert_eq!(read[2].source, Source::Site(tmp.join("site + b.warc.gz")));
+    std::fs::remove_dir_all(&tmp).unwrap();
+}

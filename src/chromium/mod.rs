@@ -339,6 +339,89 @@ impl Browser {
         })
     }
 
+    /// Renders a page that is an application rather than a document (ReplayWeb.page showing
+    /// an archive): on the real clock, since its service worker's loads are not fetches that
+    /// virtual time waits for; captures the viewport once the JavaScript expression `ready`
+    /// (polled every 250 ms) is true and two frames have been drawn.
+    pub fn render_url_when(&mut self, url: &str, ready: &str) -> Result<Screenshot, RenderError> {
+        let deadline = Instant::now() + self.opts.timeout;
+        self.in_new_tab(deadline, |browser, target_id| {
+            let session = browser.attach(target_id, deadline)?;
+            let s = Some(session.as_str());
+            let (width, height) = (browser.opts.window_width, browser.opts.window_height);
+            browser.call("Page.enable", json!({}), s, deadline)?;
+            browser.call(
+                "Emulation.setDeviceMetricsOverride",
+                json!({ "width": width, "height": height, "deviceScaleFactor": 1, "mobile": false }),
+                s,
+                deadline,
+            )?;
+            let navigated = browser.call("Page.navigate", json!({ "url": url }), s, deadline)?;
+            if let Some(error) = navigated["errorText"].as_str() {
+                return Err(RenderError::new("protocol", format!("navigation: {error}")));
+            }
+            loop {
+                let value = browser.call(
+                    "Runtime.evaluate",
+                    json!({ "expression": ready, "awaitPromise": true, "returnByValue": true }),
+                    s,
+                    deadline,
+                )?;
+                if value["result"]["value"] == json!(true) {
+                    break;
+                }
+                if Instant::now() + Duration::from_millis(250) > deadline {
+                    return Err(RenderError::new(
+                        "timeout",
+                        format!("{url}: not ready within {:?}", browser.opts.timeout),
+                    ));
+                }
+                std::thread::sleep(Duration::from_millis(250));
+            }
+            browser.call(
+                "Runtime.evaluate",
+                json!({
+                    "expression": "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))",
+                    "awaitPromise": true,
+                }),
+                s,
+                deadline,
+            )?;
+            let png = browser.capture(s, (width, height), false, deadline)?;
+            Ok(Screenshot {
+                width,
+                height,
+                truncated: false,
+                png,
+            })
+        })
+    }
+
+    /// A PNG of the area from the page's top left corner, `beyond_viewport` taking what lies
+    /// below the window too.
+    fn capture(
+        &mut self,
+        session: Option<&str>,
+        (width, height): (u32, u32),
+        beyond_viewport: bool,
+        deadline: Instant,
+    ) -> Result<Vec<u8>, RenderError> {
+        let shot = self.call(
+            "Page.captureScreenshot",
+            json!({
+                "format": "png",
+                "captureBeyondViewport": beyond_viewport,
+                "clip": { "x": 0, "y": 0, "width": width, "height": height, "scale": 1 },
+            }),
+            session,
+            deadline,
+        )?;
+        shot["data"]
+            .as_str()
+            .and_then(base64_decode)
+            .ok_or_else(|| RenderError::new("bad-screenshot", "no PNG data in the reply"))
+    }
+
     /// Opens a local HTML file as [`Browser::render`] does, evaluates a JavaScript `expression`
     /// in it (awaited when it is a promise) and returns its value as JSON: how a test measures
     /// what a page looks like in a real browser (the report's chart labels, its width).
@@ -503,20 +586,7 @@ impl Browser {
         let full_height = page_height.max(height);
         let truncated = full_width > max || full_height > max;
         let (shot_width, shot_height) = (full_width.min(max), full_height.min(max));
-        let shot = self.call(
-            "Page.captureScreenshot",
-            json!({
-                "format": "png",
-                "captureBeyondViewport": true,
-                "clip": { "x": 0, "y": 0, "width": shot_width, "height": shot_height, "scale": 1 },
-            }),
-            s,
-            deadline,
-        )?;
-        let png = shot["data"]
-            .as_str()
-            .and_then(base64_decode)
-            .ok_or_else(|| RenderError::new("bad-screenshot", "no PNG data in the reply"))?;
+        let png = self.capture(s, (shot_width, shot_height), true, deadline)?;
         Ok(Screenshot {
             width: shot_width,
             height: shot_height,

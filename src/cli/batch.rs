@@ -152,6 +152,8 @@ impl BatchArgs {
         };
         let audit = crate::audit::AuditOptions {
             site: PathBuf::new(),
+            archive: crate::archive::ArchiveOptions::default(),
+            emit_wacz: None,
             crawl: crate::site::CrawlOptions::default(),
             analyze: analyze.clone(),
             rewrite: self.image.rewrite_options(&scratch, analyze),

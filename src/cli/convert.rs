@@ -320,6 +320,52 @@ impl SiteArgs {
             max_parse_bytes: self.max_parse_bytes,
         }
     }
+
+    /// `--with` and `--at`, which only an archive input takes.
+    fn archive_options(&self) -> Result<crate::archive::ArchiveOptions> {
+        if !crate::archive::is_archive(&self.site) && (!self.with.is_empty() || self.at.is_some()) {
+            return Err(Error::Usage {
+                message: format!(
+                    "--with and --at choose captures of a web archive, and {} is not one \
+                     (.warc, .warc.gz, .arc, .arc.gz, .wacz)",
+                    crate::error::shown(&self.site)
+                ),
+            });
+        }
+        for file in &self.with {
+            if !crate::archive::is_archive(file) {
+                return Err(Error::Usage {
+                    message: format!(
+                        "--with {}: not a web archive (.warc, .warc.gz, .arc, .arc.gz, .wacz)",
+                        crate::error::shown(file)
+                    ),
+                });
+            }
+        }
+        Ok(crate::archive::ArchiveOptions {
+            with: self.with.clone(),
+            at: self.at,
+        })
+    }
+
+    /// Every file the run reads: the site, and the `--with` archives.
+    fn inputs(&self) -> Vec<&std::path::Path> {
+        std::iter::once(self.site.as_path())
+            .chain(self.with.iter().map(PathBuf::as_path))
+            .collect()
+    }
+}
+
+impl EmitArgs {
+    /// `--emit-wacz FILE`, checked: never an input, never inside one, an existing file only
+    /// when webdiet wrote it or with `--force`.
+    fn checked(&self, site: &SiteArgs, force: bool) -> Result<Option<PathBuf>> {
+        let Some(path) = &self.emit_wacz else {
+            return Ok(None);
+        };
+        crate::archive::emit::check_target(path, &site.inputs(), force)?;
+        Ok(Some(path.clone()))
+    }
 }
 
 impl Cli {
@@ -341,14 +387,23 @@ impl Cli {
         };
         let command = match self.command {
             Sub::Analyze { site, json } => Command::Analyze(AnalyzeConfig {
+                archive: site.archive_options()?,
                 analyze: site.analyze_options(),
                 site: site.site,
                 json,
                 crawl: CrawlOptions::default(),
             }),
-            Sub::Rewrite { site, out, image } => {
+            Sub::Rewrite {
+                site,
+                out,
+                emit,
+                image,
+            } => {
+                let emit_wacz = emit.checked(&site, out.force)?;
                 let out = out.paths(&site.site, &Plan::rewrite())?;
                 Command::Rewrite(RewriteConfig {
+                    archive: site.archive_options()?,
+                    emit_wacz,
                     rewrite: image.rewrite_options(&out, site.analyze_options()),
                     analyze: site.analyze_options(),
                     site: site.site,
@@ -357,7 +412,7 @@ impl Cli {
                 })
             }
             Sub::Replay { site, json, replay } => {
-                require_dir(&site.site)?;
+                require_site(&site.site)?;
                 let study = match (&replay.document_sizes, &replay.chart) {
                     (Some(sizes), chart) => Some(crate::config::StudyConfig {
                         sizes: sizes.0.clone(),
@@ -366,6 +421,7 @@ impl Cli {
                     (None, _) => None,
                 };
                 Command::Replay(Box::new(ReplayConfig {
+                    archive: site.archive_options()?,
                     site: site.site,
                     json,
                     replay: replay.options("loopback")?,
@@ -389,6 +445,7 @@ impl Cli {
             Sub::Audit {
                 site,
                 out,
+                emit,
                 image,
                 replay,
                 audit,
@@ -400,6 +457,7 @@ impl Cli {
                             .to_string(),
                     });
                 }
+                let emit_wacz = emit.checked(&site, out.force)?;
                 let out = out.paths(&site.site, &Plan::audit(audit.dry_run))?;
                 if replay.capture.is_some() {
                     return Err(Error::Usage {
@@ -414,6 +472,8 @@ impl Cli {
                     ci,
                     out: out.clone(),
                     audit: crate::audit::AuditOptions {
+                        archive: site.archive_options()?,
+                        emit_wacz,
                         rewrite: image.rewrite_options(&out, site.analyze_options()),
                         analyze: site.analyze_options(),
                         site: site.site,
@@ -473,8 +533,8 @@ impl Cli {
                 out,
                 force,
             } => {
-                require_dir(&original)?;
-                require_dir(&rewritten)?;
+                require_site(&original)?;
+                require_site(&rewritten)?;
                 let pages = pages.map(|n| usize::try_from(n).unwrap_or(usize::MAX));
                 Command::Verify(VerifyConfig::new(
                     original, rewritten, pages, json, out, force,
@@ -489,6 +549,14 @@ impl Cli {
             color,
         })
     }
+}
+
+/// A site directory, or an archive file (which is read later, with its own errors).
+fn require_site(path: &std::path::Path) -> Result<()> {
+    if crate::archive::is_archive(path) && path.is_file() {
+        return Ok(());
+    }
+    require_dir(path)
 }
 
 pub(super) fn require_dir(path: &std::path::Path) -> Result<()> {

@@ -454,6 +454,17 @@ impl<'a> Robot<'a> {
         body: Vec<u8>,
         cache: &Mutex<&mut Cache>,
     ) -> Result<Vec<u8>, VisitError> {
+        // An archive's redirect, served as captured: the next request is where it leads
+        // ([`discover`]).
+        if let Some(captured) = self
+            .site
+            .captured_at(&fetch.target)
+            .and_then(|r| r.captured.as_ref())
+        {
+            if captured.status == head.status && captured.follow.is_some() {
+                return Ok(body);
+            }
+        }
         let expected = self
             .site
             .resource(&fetch.path)
@@ -574,6 +585,27 @@ pub fn discover(
     body: &[u8],
     seen: &mut BTreeSet<String>,
 ) -> Vec<Fetch> {
+    if let Some(to) = site
+        .captured_at(&fetch.target)
+        .and_then(|r| r.captured.as_ref())
+        .and_then(|c| c.follow.clone())
+    {
+        // A captured redirect: a browser asks for where it leads, for the same purpose.
+        let base = resolver.page_url(&fetch.path);
+        let Target::Local { path, .. } = resolver.resolve(&base, &to) else {
+            return Vec::new();
+        };
+        return if seen.insert(to.clone()) {
+            vec![Fetch {
+                target: to,
+                path,
+                dest: fetch.dest,
+                referrer: fetch.referrer.clone(),
+            }]
+        } else {
+            Vec::new()
+        };
+    }
     let kind = site.site.file(&fetch.path).map(|f| f.kind);
     let (base, values): (Url, Vec<(RefKind, String)>) = match kind {
         Some(FileKind::Html) => {

@@ -3,8 +3,11 @@
 //! `gzip_static`/pre-compressed files would, never per request.
 //!
 //! A served site comes either from a crawled directory (the original) or from an in-memory map
-//! of path → bytes (the rewritten site); both become the same [`ServedSite`].
+//! of path → bytes (the rewritten site); both become the same [`ServedSite`]. The original of a
+//! web archive is served as it was captured ([`ServedSite::serve_captured`]): each file with its
+//! captured `Content-Type`, and the captured redirects and errors at their own URLs.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -27,12 +30,37 @@ pub struct Resource {
     /// The brotli body (level 5, what a server compresses on the fly) for
     /// `Content-Encoding: br`, when it is smaller; sent only by the modes that prefer it.
     pub brotli: Option<Vec<u8>>,
-    pub content_type: &'static str,
+    /// Webdiet's own (by the file's extension), or what a capture said.
+    pub content_type: Cow<'static, str>,
+    /// A response served as it was captured instead of as a file: its status and where it
+    /// leads. Default: none (a 200 with webdiet's headers).
+    pub captured: Option<CapturedHead>,
     /// A strong validator: length and a 64-bit hash of the bytes.
     pub etag: String,
     pub last_modified: String,
     /// When the file was last modified (its `Last-Modified`), to the second.
     pub modified: SystemTime,
+}
+
+/// The status line and `Location` of a captured response that is no file (a redirect, a 404).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CapturedHead {
+    pub status: u16,
+    pub reason: String,
+    pub location: Option<String>,
+    /// The request target on this site a redirect leads to (`/index.html`), when it leads to
+    /// this site: what a client asks for next.
+    pub follow: Option<String>,
+}
+
+/// A captured response to serve at a request target, as [`ServedSite::serve_captured`] takes it.
+#[derive(Debug, Clone)]
+pub struct CapturedResponse {
+    /// `/path?query`, as a client asks for it.
+    pub target: String,
+    pub head: CapturedHead,
+    pub content_type: Option<String>,
+    pub body: Vec<u8>,
 }
 
 /// A site ready to be served and checked against.
@@ -43,6 +71,8 @@ pub struct ServedSite {
     /// Where the files came from, when they are a directory on disk.
     pub dir: Option<PathBuf>,
     resources: BTreeMap<String, Resource>,
+    /// Captured responses that are no file, by request target (an archive's original).
+    captured: BTreeMap<String, Resource>,
 }
 
 impl ServedSite {
@@ -74,6 +104,7 @@ impl ServedSite {
                 .with_links(site.links.clone()),
             dir: Some(site.root.clone()),
             resources,
+            captured: BTreeMap::new(),
         };
         (served, problems)
     }
@@ -99,7 +130,36 @@ impl ServedSite {
             site: Site::from_files(name.into(), list, Vec::new()),
             dir: None,
             resources,
+            captured: BTreeMap::new(),
         }
+    }
+
+    /// Serves the site as a web archive captured it: each file named in `types` with that
+    /// `Content-Type` (charset and all), and each response in `responses` at its request
+    /// target, with its captured status, `Location` and body.
+    pub fn serve_captured(
+        &mut self,
+        types: &BTreeMap<String, String>,
+        responses: Vec<CapturedResponse>,
+    ) {
+        for (path, res) in self.resources.iter_mut() {
+            if let Some(t) = types.get(path) {
+                res.content_type = Cow::Owned(t.clone());
+            }
+        }
+        for r in responses {
+            let mut res = Resource::new(&r.target, r.body, UNIX_EPOCH);
+            res.deflated = None;
+            res.gzipped = None;
+            res.content_type = Cow::Owned(r.content_type.unwrap_or_default());
+            res.captured = Some(r.head);
+            self.captured.insert(r.target, res);
+        }
+    }
+
+    /// A captured response at a request target (`/path?query`), if the site has one.
+    pub fn captured_at(&self, target: &str) -> Option<&Resource> {
+        self.captured.get(target)
     }
 
     /// The resource at a site path, as resolved by the `Resolver`.
@@ -172,7 +232,7 @@ impl ServedSite {
     /// Every text resource (HTML, CSS, scripts…) with its bytes: what deflate estimates cover.
     pub fn text_files(&self) -> impl Iterator<Item = (&str, &[u8])> {
         self.files()
-            .filter(|(_, r)| http::is_text(r.content_type))
+            .filter(|(_, r)| http::is_text(&r.content_type))
             .map(|(p, r)| (p, r.body.as_slice()))
     }
 
@@ -264,8 +324,8 @@ impl Resource {
     }
 
     fn new(path: &str, body: Vec<u8>, mtime: SystemTime) -> Self {
-        let content_type = crate::site::media_type(path);
-        let (deflated, gzipped, brotli) = if http::is_text(content_type) {
+        let content_type = Cow::Borrowed(crate::site::media_type(path));
+        let (deflated, gzipped, brotli) = if http::is_text(&content_type) {
             let smaller = |v: Vec<u8>| (v.len() < body.len()).then_some(v);
             (
                 smaller(deflate::zlib(&body, deflate::SERVER_LEVEL)),
@@ -284,6 +344,7 @@ impl Resource {
             gzipped,
             brotli,
             content_type,
+            captured: None,
         }
     }
 }

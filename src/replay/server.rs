@@ -105,6 +105,9 @@ impl<'a> ServeContext<'a> {
         if !target.starts_with('/') {
             return None;
         }
+        if let Some(res) = self.site.captured_at(target) {
+            return Some((target.to_string(), res));
+        }
         let origin = url::Url::parse("http://webdiet.invalid/").expect("constant URL parses");
         match self.resolver.resolve(&origin, target) {
             Target::Local { path, .. } => {

@@ -197,8 +197,12 @@ impl Site {
     }
 }
 
-/// The directory name used for default output locations.
+/// The directory name used for default output locations (an archive's file name without its
+/// archive extensions: `microscape.warc.gz` → `microscape`).
 pub fn site_name(root: &Path) -> String {
+    if let Some(name) = crate::archive::site_name(root) {
+        return name;
+    }
     let canonical = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     canonical
         .file_name()

@@ -25,8 +25,9 @@ use super::{name, Site};
 /// The host that stands for "this site" while resolving.
 const SITE_ORIGIN: &str = "http://webdiet.invalid/";
 
-/// Characters escaped when a file path is turned into a URL path segment.
-const SEGMENT: &AsciiSet = &CONTROLS
+/// Characters escaped when a file path is turned into a URL path segment (also by
+/// `archive::names::url_of`, which names a rewritten file in an emitted WACZ).
+pub(crate) const SEGMENT: &AsciiSet = &CONTROLS
     .add(b' ')
     .add(b'"')
     .add(b'#')
@@ -100,6 +101,9 @@ pub struct Resolver<'a> {
     stems: BTreeMap<String, Vec<(String, usize)>>,
     /// Lower-cased link path → link.
     links_lower: BTreeMap<String, usize>,
+    /// Some file or link keeps a query string in its name (a web archive's capture of
+    /// `page?q=1`, [`crate::archive::names`]): a reference with a query looks for it first.
+    query_names: bool,
 }
 
 impl<'a> Resolver<'a> {
@@ -129,6 +133,12 @@ impl<'a> Resolver<'a> {
                 _ => {}
             }
         }
+        let query_names = site
+            .files
+            .iter()
+            .map(|f| &f.path)
+            .chain(site.links.iter().map(|l| &l.path))
+            .any(|p| p.contains('?'));
         Resolver {
             site,
             origin: Url::parse(SITE_ORIGIN).expect("constant URL parses"),
@@ -136,6 +146,7 @@ impl<'a> Resolver<'a> {
             lower,
             stems,
             links_lower,
+            query_names,
         }
     }
 
@@ -179,7 +190,16 @@ impl<'a> Resolver<'a> {
             }
         };
         match self.local_path(&url) {
-            Some(path) => self.find(&path),
+            Some(path) => match url.query().filter(|q| self.query_names && !q.is_empty()) {
+                Some(query) => match self.exact(&crate::archive::names::query_name(&path, query)) {
+                    Some(i) => Target::Local {
+                        path: self.site.files[i].path.clone(),
+                        how: Match::Exact,
+                    },
+                    None => self.find(&path),
+                },
+                None => self.find(&path),
+            },
             None => match url.scheme() {
                 "data" | "about" | "blob" => Target::Inline,
                 _ => Target::External {

@@ -127,8 +127,12 @@ impl VerifyReport {
 /// it returns at once (without a browser), with the reason in `incomplete`.
 pub fn verify(original: &Path, rewritten: &Path, opts: &VerifyOptions) -> Result<VerifyReport> {
     let crawl = CrawlOptions::default();
-    let before = site::crawl(original, &crawl)?;
-    let after = site::crawl(rewritten, &crawl)?;
+    // Either tree may be a web archive (an original capture, a WACZ from --emit-wacz): it is
+    // then read into a site and served as captured.
+    let none = crate::archive::ArchiveOptions::default();
+    let before_input = crate::archive::open_input(original, &crawl, &none)?;
+    let after_input = crate::archive::open_input(rewritten, &crawl, &none)?;
+    let (before, after) = (&before_input.site, &after_input.site);
 
     let mut in_both = Vec::new();
     let mut missing = Vec::new();
@@ -141,8 +145,16 @@ pub fn verify(original: &Path, rewritten: &Path, opts: &VerifyOptions) -> Result
     }
     let chosen = sample(&in_both, opts.pages);
 
-    let (served_before, unread_before) = ServedSite::from_site(&before);
-    let (served_after, unread_after) = ServedSite::from_site(&after);
+    let (mut served_before, unread_before) = ServedSite::from_site(before);
+    let (mut served_after, unread_after) = ServedSite::from_site(after);
+    for (input, served) in [
+        (&before_input, &mut served_before),
+        (&after_input, &mut served_after),
+    ] {
+        if let Some(a) = &input.archive {
+            a.serve_original(served);
+        }
+    }
     let mut listing_problems: Vec<Problem> = [
         (original, before.problems.iter().chain(&unread_before)),
         (rewritten, after.problems.iter().chain(&unread_after)),

@@ -308,3 +308,31 @@ fn merging_an_earlier_merge_with_the_rest_equals_merging_everything_at_once() {
     assert_eq!(collection(&then), collection(&at_once));
     assert_eq!(collection(&then).rows.len(), 3);
 }
+
+#[test]
+fn a_unit_may_be_a_web_archive_or_several_of_one_site() {
+    let tmp = tempfile::tempdir().unwrap();
+    let set = common::archives::archives();
+    let list = tmp.path().join("archives.txt");
+    std::fs::write(
+        &list,
+        format!(
+            "{}\n{} + {}\n",
+            set.join("microscape.wacz").display(),
+            set.join("microscape.warc.gz").display(),
+            set.join("microscape-earlier.warc.gz").display()
+        ),
+    )
+    .unwrap();
+    let out = tmp.path().join("out");
+    batch(&list, &out).arg("--no-replay").assert().success();
+    let merged = tmp.path().join("merged");
+    merge(&[&out], &merged).assert().success();
+    let rows = collection(&merged).rows;
+    assert_eq!(rows.len(), 2);
+    for row in rows.values() {
+        // The revisits of the WARC resolve into the file joined to it: the whole site.
+        assert_eq!(row.pages, 1, "{}", row.unit);
+        assert_eq!(row.name, "microscape", "{}", row.unit);
+    }
+}

@@ -11,5 +11,6 @@ mod gif_render;
 mod markup_golden;
 mod markup_site;
 mod render_check;
+mod replaywebpage;
 mod report_html;
 mod verify;

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod archives;
 pub mod encodings;
 pub mod modern;
 pub mod rawgif;

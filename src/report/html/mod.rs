@@ -33,6 +33,18 @@ pub fn render(report: &Report) -> String {
     out.push_str(&saving(report));
     out.push_str(&opportunities(report));
     out.push_str(&evidence::render(report));
+    if let Some(a) = &report.archive {
+        out.push_str("<section><h2>Web archive</h2><table><tbody>");
+        for (label, value) in crate::archive::facts(a) {
+            let _ = write!(
+                out,
+                "<tr><th>{}</th><td>{}</td></tr>",
+                esc(&label),
+                esc(&value)
+            );
+        }
+        out.push_str("</tbody></table></section>");
+    }
     out.push_str(&method(report));
     let _ = writeln!(
         out,

@@ -23,6 +23,13 @@ pub fn render(report: &Report) -> String {
     visitor(&mut out, report);
     opportunities(&mut out, report);
     evidence::render(&mut out, report);
+    if let Some(a) = &report.archive {
+        out.push_str("### Web archive\n\n| | |\n|---|---|\n");
+        for (label, value) in crate::archive::facts(a) {
+            let _ = writeln!(out, "| {} | {} |", cell(&label), cell(&value));
+        }
+        out.push('\n');
+    }
     let _ = writeln!(
         out,
         "**Problems:** {}\n\n<sub>{} {}, report schema {}</sub>",

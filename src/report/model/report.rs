@@ -82,6 +82,9 @@ pub struct Report {
     /// SARIF, GitLab Code Quality and GitHub annotations carry.
     #[serde(default)]
     pub findings: Vec<Finding>,
+    /// What the web archive the site was read from held, when it was one (docs/archives.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub archive: Option<crate::archive::ArchiveReport>,
     /// Trouble met on the way (one bad file never stops the run).
     pub problems: Vec<Problem>,
     /// Wall-clock milliseconds per stage. Timings (here, in `images` and in `replay`) and the

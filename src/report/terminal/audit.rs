@@ -48,6 +48,9 @@ pub fn audit(report: &Report, reports: &[&Path], style: &TextStyle) -> String {
         verbose,
     ));
     s.push_str(&trouble(report, style));
+    if let Some(a) = &report.archive {
+        s.push_str(&archive(a));
+    }
     if verbose {
         s.push_str("\n  where the bytes saved come from\n");
         s.push_str(&evidence::sources(report));
@@ -213,6 +216,15 @@ fn trouble(report: &Report, style: &TextStyle) -> String {
 }
 
 /// Where the reports are: the first one, then the others by name when they sit beside it.
+/// What the web archive held (`crate::archive::facts`), as label and value lines.
+pub fn archive(a: &crate::archive::ArchiveReport) -> String {
+    let mut s = String::from("\n  web archive\n");
+    for (label, value) in crate::archive::facts(a) {
+        let _ = writeln!(s, "  {label:<16} {value}");
+    }
+    s
+}
+
 fn where_reports(reports: &[&Path], verbose: bool) -> String {
     let Some(first) = reports.first() else {
         return String::new();

@@ -230,6 +230,26 @@ impl H2Server {
                     .any(|c| c.split(';').next().unwrap_or("").trim() == coding)
             })
         };
+        if let Some(captured) = &res.captured {
+            // An archive's redirect or error, as captured.
+            let mut response = Response::builder()
+                .status(captured.status)
+                .header("date", cx.date.as_str())
+                .header("server", "webdiet")
+                .header("content-length", res.body.len());
+            if !res.content_type.is_empty() {
+                response = response.header("content-type", res.content_type.as_ref());
+            }
+            if let Some(location) = &captured.location {
+                response = response.header("location", location.as_str());
+            }
+            let empty = res.body.is_empty();
+            let mut stream = respond.send_response(response.body(())?, empty)?;
+            if !empty {
+                stream.send_data(Bytes::copy_from_slice(&res.body), true)?;
+            }
+            return Ok(Vec::new());
+        }
         let (body, coding, etag) = self.variant(res, &accepts);
         let first_visit = value("if-none-match").is_none() && value("if-modified-since").is_none();
         if res.not_modified(&etag, value("if-none-match"), value("if-modified-since")) {
@@ -241,7 +261,7 @@ impl H2Server {
             respond.send_response(response, true)?;
             return Ok(Vec::new());
         }
-        let page = res.content_type == "text/html";
+        let page = crate::archive::http::essence(&res.content_type) == "text/html";
         let needs: Vec<Fetch> = if page && (self.push || self.hints) {
             let fetch = Fetch {
                 target: target.clone(),
@@ -350,7 +370,7 @@ fn ok_response(
     if cx.opts.revalidate {
         put("cache-control", "no-cache");
     }
-    put("content-type", res.content_type);
+    put("content-type", &res.content_type);
     put("content-length", &length.to_string());
     if let Some(coding) = coding {
         put("content-encoding", coding);

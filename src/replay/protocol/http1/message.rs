@@ -143,6 +143,8 @@ pub fn parse_response(buf: &[u8]) -> Parsed<ResponseHead> {
 
 /// Whether a media type is text that deflate shrinks.
 pub fn is_text(content_type: &str) -> bool {
+    // Parameters (`; charset=…`, as a captured type has them) do not change the answer.
+    let content_type = content_type.split(';').next().unwrap_or("").trim();
     content_type.starts_with("text/")
         || matches!(
             content_type,
@@ -160,32 +162,7 @@ pub fn http_date(time: SystemTime) -> String {
         .duration_since(UNIX_EPOCH)
         .unwrap_or(Duration::ZERO)
         .as_secs();
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    // Howard Hinnant's civil-from-days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    const WEEKDAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
-    const MONTHS: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
-    format!(
-        "{}, {:02} {} {} {:02}:{:02}:{:02} GMT",
-        WEEKDAYS[(days.rem_euclid(7)) as usize],
-        day,
-        MONTHS[(month - 1) as usize],
-        year,
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60
-    )
+    crate::archive::Stamp(secs as i64).to_http()
 }
 
 #[cfg(test)]

@@ -196,7 +196,27 @@ impl<'a> Connection<'a> {
         } else {
             "HTTP/1.1"
         };
-        if not_modified(res, &etag, req) {
+        if let Some(captured) = &res.captured {
+            // An archive's redirect or error, as captured.
+            let mut head = format!(
+                "{version} {} {}\r\nDate: {date}\r\nServer: webdiet\r\n",
+                captured.status, captured.reason
+            );
+            if !res.content_type.is_empty() {
+                head.push_str(&format!("Content-Type: {}\r\n", res.content_type));
+            }
+            if let Some(location) = &captured.location {
+                head.push_str(&format!("Location: {location}\r\n"));
+            }
+            head.push_str(&format!(
+                "Content-Length: {}\r\n{connection}\r\n",
+                res.body.len()
+            ));
+            self.output.extend_from_slice(head.as_bytes());
+            if !head_only {
+                self.output.extend_from_slice(&res.body);
+            }
+        } else if not_modified(res, &etag, req) {
             let head = format!(
                 "{version} 304 Not Modified\r\nDate: {date}\r\nETag: {etag}\r\n{connection}\r\n"
             );

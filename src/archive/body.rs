@@ -1,0 +1,126 @@
+//! Reads one capture's body out of its record, streamed: the HTTP head, then the body
+//! de-chunked and decoded into a writer, with the payload digest checked on the way (the
+//! digest of the body as stored, or of it de-chunked: tools differ, warcio#74, and both are
+//! accepted).
+
+use std::io::{self, BufRead, BufReader, Read, Write};
+
+use super::digest::{self, Running};
+use super::http::{self, Dechunk, HttpHead};
+use super::index::{Entry, Index};
+use super::record;
+
+/// What reading a body found.
+#[derive(Debug, Clone, Default)]
+pub struct Body {
+    /// The HTTP head of the record (none for a `resource` record).
+    pub head: Option<HttpHead>,
+    /// Bytes of the decoded payload written.
+    pub payload_bytes: u64,
+    /// The record declares a payload digest and neither form of the body matches it.
+    pub digest_mismatch: Option<String>,
+}
+
+/// A reader that hashes what passes through it.
+struct Hashing<R> {
+    inner: R,
+    digest: Running,
+}
+
+impl<R: Read> Read for Hashing<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.digest.update(&buf[..n]);
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Hashing<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+    fn consume(&mut self, amt: usize) {
+        if let Ok(buf) = self.inner.fill_buf() {
+            let n = amt.min(buf.len());
+            self.digest.update(&buf[..n]);
+        }
+        self.inner.consume(amt);
+    }
+}
+
+/// Reads the record at `entry` and writes its payload to `out`, at most `cap` bytes (more is
+/// an error: a decompression bomb, or a body webdiet would not hold).
+pub fn read(index: &Index, entry: &Entry, out: &mut dyn Write, cap: u64) -> Result<Body, String> {
+    let seg = &index.segments[entry.segment];
+    let (header, mut block) = record::open_record(seg, entry.offset).map_err(|e| e.to_string())?;
+    let arc_http = header.fields.is_empty()
+        && (header.uri.starts_with("http:") || header.uri.starts_with("https:"));
+    let (head, body): (Option<HttpHead>, Box<dyn BufRead>) = if header.holds_http() || arc_http {
+        let (head, rest) = http::read_head(&mut block, header.block_len)?;
+        (
+            Some(head),
+            Box::new(BufReader::new(io::Cursor::new(rest).chain(block))),
+        )
+    } else {
+        (None, block)
+    };
+    let mut stored = Hashing {
+        inner: body,
+        digest: Running::sha1(),
+    };
+    let chunked = head.as_ref().is_some_and(HttpHead::chunked);
+    let codings = head.as_ref().map(HttpHead::codings).unwrap_or_default();
+    let payload_bytes = {
+        let framed: Box<dyn BufRead + '_> = if chunked {
+            Box::new(BufReader::new(Dechunk::new(&mut stored)))
+        } else {
+            Box::new(&mut stored)
+        };
+        let mut decoded = http::decoded(framed, &codings)?;
+        let n =
+            io::copy(&mut (&mut decoded).take(cap + 1), out).map_err(|e| format!("body: {e}"))?;
+        if n > cap {
+            return Err(format!(
+                "the decoded body is larger than {cap} bytes, the most webdiet reads of one file"
+            ));
+        }
+        // What the decoders left (a gzip trailer) still belongs to the body.
+        io::copy(&mut decoded, &mut io::sink()).map_err(|e| format!("body: {e}"))?;
+        n
+    };
+    // Whatever the decoders did not pull (padding after a gzip body) still counts as stored.
+    io::copy(&mut stored, &mut io::sink()).map_err(|e| format!("body: {e}"))?;
+    let stored_digest = stored.digest.warc();
+    let digest_mismatch = match &entry.payload_digest {
+        Some(declared) if entry.rtype != record::RecordType::Revisit && !chunked => {
+            (!digest::same(declared, &stored_digest)).then(|| {
+                format!("WARC-Payload-Digest {declared}, the body hashes to {stored_digest}")
+            })
+        }
+        _ => None,
+    };
+    Ok(Body {
+        head,
+        payload_bytes,
+        digest_mismatch,
+    })
+}
+
+/// The HTTP head of a record alone (a revisit's own headers).
+pub fn head_of(index: &Index, entry: &Entry) -> Option<HttpHead> {
+    let seg = &index.segments[entry.segment];
+    let (header, mut block) = record::open_record(seg, entry.offset).ok()?;
+    if !header.holds_http() {
+        return None;
+    }
+    http::read_head(&mut block, header.block_len)
+        .ok()
+        .map(|(h, _)| h)
+}
+
+/// The block of a record, as stored (its HTTP head and body), into `out`.
+pub fn copy_block(index: &Index, entry: &Entry, out: &mut dyn Write) -> Result<u64, String> {
+    let seg = &index.segments[entry.segment];
+    let (_, mut block) = record::open_record(seg, entry.offset).map_err(|e| e.to_string())?;
+    io::copy(&mut block, out).map_err(|e| e.to_string())
+}

@@ -1,0 +1,219 @@
+//! One capture per URL, and what it stands for: the capture closest to `--at` (the Wayback
+//! Machine's rule) or else the latest, its revisit resolved to the record that holds the
+//! payload, across every input file.
+//!
+//! Revisits (WARC 1.1 §6.7): `identical-payload-digest` by `WARC-Refers-To`, else by
+//! `WARC-Refers-To-Target-URI` and `WARC-Refers-To-Date`, else by the payload digest alone
+//! (URL-agnostic, as Browsertrix's cross-crawl dedupe writes them); `server-not-modified`
+//! (and a captured 304) by the latest earlier capture of the same URL that holds a body. A
+//! revisit that cannot be resolved is a missing resource with its reason, never an empty file.
+//! Both spellings of the profile URIs (1.0 and 1.1) are accepted (warcio wrote 1.0's into 1.1
+//! files).
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::index::{Entry, Index, Profile};
+use super::record::RecordType;
+use super::stamp::Stamp;
+
+/// How a revisit found its payload.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Resolution {
+    /// `WARC-Refers-To` named the record.
+    RefersTo,
+    /// `WARC-Refers-To-Target-URI` and `-Date` named it.
+    TargetAndDate,
+    /// A record with the same payload digest (any URL).
+    Digest,
+    /// The latest earlier capture of the same URL (`server-not-modified`, a captured 304).
+    EarlierCapture,
+}
+
+/// The capture chosen for one URL.
+#[derive(Debug, Clone)]
+pub struct Chosen {
+    /// The chosen record (maybe a revisit): its date, status and headers are the capture's.
+    pub entry: usize,
+    /// The record whose block holds the body: `entry` itself, or what its revisit names.
+    pub payload: Result<usize, String>,
+    /// How a revisit was resolved.
+    pub resolution: Option<Resolution>,
+    /// Captures of this URL in the inputs.
+    pub captures: usize,
+}
+
+/// Chooses one capture per URL (SURT key) among the records that make captures.
+pub fn choose(index: &Index, at: Option<Stamp>) -> BTreeMap<String, Chosen> {
+    let mut by_key: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, e) in index.entries.iter().enumerate() {
+        if e.is_capture() {
+            by_key.entry(e.key.as_str()).or_default().push(i);
+        }
+    }
+    let lookup = Lookup::new(index);
+    by_key
+        .into_iter()
+        .map(|(key, captures)| {
+            let entry = pick(&index.entries, &captures, at);
+            let (payload, resolution) = lookup.payload_of(entry, &captures);
+            (
+                key.to_string(),
+                Chosen {
+                    entry,
+                    payload,
+                    resolution,
+                    captures: captures.len(),
+                },
+            )
+        })
+        .collect()
+}
+
+/// The closest capture to `at` (the earlier one on a tie), or the latest (the later in the
+/// files on a tie).
+fn pick(entries: &[Entry], captures: &[usize], at: Option<Stamp>) -> usize {
+    match at {
+        Some(at) => *captures
+            .iter()
+            .min_by_key(|&&i| ((entries[i].date.0 - at.0).unsigned_abs(), entries[i].date))
+            .expect("a group has a capture"),
+        None => *captures
+            .iter()
+            .max_by_key(|&&i| (entries[i].date, i))
+            .expect("a group has a capture"),
+    }
+}
+
+/// Maps for resolving revisits.
+struct Lookup<'a> {
+    entries: &'a [Entry],
+    by_id: HashMap<&'a str, usize>,
+    by_uri_date: HashMap<(&'a str, Stamp), usize>,
+    by_digest: HashMap<String, usize>,
+}
+
+fn holds_body(e: &Entry) -> bool {
+    matches!(e.rtype, RecordType::Response | RecordType::Resource)
+        && e.status.is_none_or(|s| s != 304)
+}
+
+impl<'a> Lookup<'a> {
+    fn new(index: &'a Index) -> Self {
+        let mut by_id = HashMap::new();
+        let mut by_uri_date = HashMap::new();
+        let mut by_digest = HashMap::new();
+        for (i, e) in index.entries.iter().enumerate() {
+            if !holds_body(e) {
+                continue;
+            }
+            if let Some(id) = &e.record_id {
+                by_id.insert(id.trim_start_matches('<').trim_end_matches('>'), i);
+            }
+            by_uri_date.entry((e.key.as_str(), e.date)).or_insert(i);
+            if let Some(d) = &e.payload_digest {
+                by_digest.entry(normal_digest(d)).or_insert(i);
+            }
+        }
+        Lookup {
+            entries: &index.entries,
+            by_id,
+            by_uri_date,
+            by_digest,
+        }
+    }
+
+    /// The record holding `chosen`'s body, or why there is none.
+    fn payload_of(
+        &self,
+        chosen: usize,
+        same_url: &[usize],
+    ) -> (Result<usize, String>, Option<Resolution>) {
+        let e = &self.entries[chosen];
+        let not_modified = e.rtype == RecordType::Revisit && e.profile() == Profile::NotModified
+            || e.status == Some(304);
+        if not_modified {
+            let earlier = same_url
+                .iter()
+                .copied()
+                .filter(|&i| {
+                    holds_body(&self.entries[i]) && self.entries[i].date <= e.date && i != chosen
+                })
+                .max_by_key(|&i| (self.entries[i].date, i));
+            return match earlier {
+                Some(i) => (Ok(i), Some(Resolution::EarlierCapture)),
+                None => (
+                    Err(format!(
+                        "{} at {}: not modified, and no earlier capture of it holds a body",
+                        if e.rtype == RecordType::Revisit {
+                            "revisit"
+                        } else {
+                            "a 304 response"
+                        },
+                        e.date.to14()
+                    )),
+                    None,
+                ),
+            };
+        }
+        if e.rtype != RecordType::Revisit {
+            return (Ok(chosen), None);
+        }
+        if e.profile() == Profile::Unknown {
+            return (
+                Err(format!(
+                    "revisit with the profile {:?}, which webdiet does not know (WARC: a reader \
+                     shall not interpret it)",
+                    e.profile.as_deref().unwrap_or("(none)")
+                )),
+                None,
+            );
+        }
+        if let Some(&i) = e.refers_to.as_deref().and_then(|id| self.by_id.get(id)) {
+            return (Ok(i), Some(Resolution::RefersTo));
+        }
+        if let (Some(uri), Some(date)) = (&e.refers_to_uri, e.refers_to_date) {
+            let key = super::surt::key(uri);
+            if let Some(&i) = self.by_uri_date.get(&(key.as_str(), date)) {
+                return (Ok(i), Some(Resolution::TargetAndDate));
+            }
+        }
+        if let Some(&i) = e
+            .payload_digest
+            .as_deref()
+            .and_then(|d| self.by_digest.get(&normal_digest(d)))
+        {
+            return (Ok(i), Some(Resolution::Digest));
+        }
+        let mut tried = Vec::new();
+        if let Some(id) = &e.refers_to {
+            tried.push(format!("WARC-Refers-To {id}"));
+        }
+        if let Some(uri) = &e.refers_to_uri {
+            tried.push(format!("target {uri}"));
+        }
+        if let Some(d) = &e.payload_digest {
+            tried.push(format!("digest {d}"));
+        }
+        (
+            Err(format!(
+                "revisit at {} names a record found in none of the inputs ({}); give the \
+                 archive that holds it with --with",
+                e.date.to14(),
+                if tried.is_empty() {
+                    "it names nothing".to_string()
+                } else {
+                    tried.join(", ")
+                }
+            )),
+            None,
+        )
+    }
+}
+
+fn normal_digest(d: &str) -> String {
+    let d = d.trim().trim_end_matches('=').to_ascii_uppercase();
+    d.strip_prefix("SHA1:").unwrap_or(&d).to_string()
+}

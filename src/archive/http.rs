@@ -1,0 +1,352 @@
+//! The HTTP layer inside a `response` record (and an ARC record): the status line and headers
+//! (httparse, with a size cap), and the body as the browser saw it: de-chunked
+//! (`Transfer-Encoding: chunked` is stored as sent, WARC 1.1 §6.3) and its `Content-Encoding`
+//! decoded ([`crate::deflate::stream`]). Both readers stream, so a body never has to fit in memory. Browsertrix
+//! stores some bodies already decoded and renames the headers that no longer hold to `x-orig-…`:
+//! the framing is then read from the headers as they stand, and what was sent from the
+//! `x-orig-` ones.
+
+use std::io::{self, BufRead, Read};
+
+/// The most bytes an HTTP header block may take (status line and headers).
+pub const MAX_HEAD: usize = 64 << 10;
+/// The most header fields one response may have.
+const MAX_FIELDS: usize = 256;
+/// The longest chunk-size line (with extensions) a chunked body may have.
+const MAX_CHUNK_LINE: usize = 4 << 10;
+
+/// A response's status line and header fields, as captured.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HttpHead {
+    pub status: u16,
+    pub reason: String,
+    /// Every field in order, names as written, values read as Latin-1 where not UTF-8.
+    pub fields: Vec<(String, String)>,
+    /// Bytes of the head, blank line included: what it took on the wire.
+    pub len: usize,
+}
+
+impl HttpHead {
+    /// The first field of that name (case-insensitive).
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.fields
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.trim())
+    }
+
+    /// A field as the server sent it: the field itself or, where Browsertrix renamed it after
+    /// decoding the body, `x-orig-NAME`.
+    pub fn sent(&self, name: &str) -> Option<&str> {
+        self.get(name)
+            .or_else(|| self.get(&format!("x-orig-{name}")))
+    }
+
+    /// The media type without parameters, lower-cased (`text/html`), if there is one.
+    pub fn media_type(&self) -> Option<String> {
+        self.get("content-type")
+            .map(essence)
+            .filter(|m| !m.is_empty())
+    }
+
+    /// The `charset` parameter of `Content-Type`, if any.
+    pub fn charset(&self) -> Option<String> {
+        charset_of(self.get("content-type")?)
+    }
+
+    /// The body is framed in chunks.
+    pub fn chunked(&self) -> bool {
+        self.get("transfer-encoding")
+            .is_some_and(|te| te.to_ascii_lowercase().contains("chunked"))
+    }
+
+    /// The content codings still applied to the stored body, outermost last (`gzip`), without
+    /// `identity`.
+    pub fn codings(&self) -> Vec<String> {
+        self.get("content-encoding")
+            .map(|v| {
+                v.split(',')
+                    .map(|c| c.trim().to_ascii_lowercase())
+                    .filter(|c| !c.is_empty() && c != "identity")
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// `text/html; charset=x` → `text/html`.
+pub fn essence(content_type: &str) -> String {
+    content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase()
+}
+
+/// The `charset` parameter of a Content-Type value.
+pub fn charset_of(content_type: &str) -> Option<String> {
+    content_type.split(';').skip(1).find_map(|param| {
+        let (name, value) = param.split_once('=')?;
+        name.trim()
+            .eq_ignore_ascii_case("charset")
+            .then(|| value.trim().trim_matches('"').to_string())
+            .filter(|v| !v.is_empty())
+    })
+}
+
+/// What parsing the start of a block found.
+pub enum Parsed {
+    Head(HttpHead),
+    /// More bytes are needed (and `buf` is shorter than [`MAX_HEAD`]).
+    Partial,
+    Invalid(String),
+}
+
+/// Parses an HTTP response head at the start of `buf`.
+pub fn parse_head(buf: &[u8]) -> Parsed {
+    let mut fields = [httparse::EMPTY_HEADER; MAX_FIELDS];
+    let mut response = httparse::Response::new(&mut fields);
+    match response.parse(buf) {
+        Ok(httparse::Status::Complete(len)) => Parsed::Head(HttpHead {
+            status: response.code.unwrap_or(0),
+            reason: response.reason.unwrap_or("").to_string(),
+            fields: response
+                .headers
+                .iter()
+                .map(|h| (h.name.to_string(), latin1(h.value)))
+                .collect(),
+            len,
+        }),
+        Ok(httparse::Status::Partial) if buf.len() < MAX_HEAD => Parsed::Partial,
+        Ok(httparse::Status::Partial) => {
+            Parsed::Invalid(format!("HTTP header block larger than {MAX_HEAD} bytes"))
+        }
+        Err(e) => Parsed::Invalid(format!("not an HTTP response head: {e}")),
+    }
+}
+
+/// Reads the head from `r` (at most [`MAX_HEAD`] bytes and `limit`, the block's length);
+/// returns it and the bytes read past it, which start the body.
+pub fn read_head(r: &mut dyn BufRead, limit: u64) -> Result<(HttpHead, Vec<u8>), String> {
+    let mut buf = Vec::new();
+    let cap = (MAX_HEAD as u64).min(limit) as usize;
+    loop {
+        let want = (cap - buf.len()).min(8 << 10);
+        let mut chunk = vec![0; want];
+        let n = if want == 0 {
+            0
+        } else {
+            r.read(&mut chunk).map_err(|e| e.to_string())?
+        };
+        buf.extend_from_slice(&chunk[..n]);
+        match parse_head(&buf) {
+            Parsed::Head(head) => {
+                let rest = buf.split_off(head.len);
+                return Ok((head, rest));
+            }
+            Parsed::Invalid(why) => return Err(why),
+            Parsed::Partial if n == 0 => {
+                return Err(if buf.len() >= cap && cap == MAX_HEAD {
+                    format!("HTTP header block larger than {MAX_HEAD} bytes")
+                } else {
+                    "the block ends inside the HTTP header block".to_string()
+                })
+            }
+            Parsed::Partial => {}
+        }
+    }
+}
+
+fn latin1(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s.to_string(),
+        Err(_) => bytes.iter().map(|&b| b as char).collect(),
+    }
+}
+
+/// A chunked body, de-chunked as it is read (RFC 9112 §7.1). Chunk extensions and trailers
+/// are skipped; a malformed size line or a body that ends inside a chunk is an error.
+pub struct Dechunk<R> {
+    inner: R,
+    /// Bytes left in the current chunk.
+    left: u64,
+    done: bool,
+}
+
+impl<R: BufRead> Dechunk<R> {
+    pub fn new(inner: R) -> Self {
+        Dechunk {
+            inner,
+            left: 0,
+            done: false,
+        }
+    }
+
+    fn line(&mut self) -> io::Result<String> {
+        let mut line = Vec::new();
+        (&mut self.inner)
+            .take(MAX_CHUNK_LINE as u64 + 1)
+            .read_until(b'\n', &mut line)?;
+        if line.len() > MAX_CHUNK_LINE {
+            return Err(bad("chunk-size line longer than 4 KiB"));
+        }
+        if !line.ends_with(b"\n") {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "the body ends inside a chunk-size line",
+            ));
+        }
+        Ok(String::from_utf8_lossy(&line).trim().to_string())
+    }
+}
+
+fn bad(why: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, why.to_string())
+}
+
+impl<R: BufRead> Read for Dechunk<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.done || buf.is_empty() {
+            return Ok(0);
+        }
+        if self.left == 0 {
+            let line = self.line()?;
+            let size = line.split(';').next().unwrap_or("").trim();
+            self.left = u64::from_str_radix(size, 16)
+                .map_err(|_| bad(&format!("bad chunk size {size:?}")))?;
+            if self.left == 0 {
+                // Trailer fields up to the blank line (or the end of the block).
+                for _ in 0..MAX_FIELDS {
+                    match self.line() {
+                        Ok(l) if l.is_empty() => break,
+                        Ok(_) => {}
+                        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => break,
+                        Err(e) => return Err(e),
+                    }
+                }
+                self.done = true;
+                return Ok(0);
+            }
+        }
+        let want = buf.len().min(self.left.min(usize::MAX as u64) as usize);
+        let n = self.inner.read(&mut buf[..want])?;
+        if n == 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "the body ends inside a chunk",
+            ));
+        }
+        self.left -= n as u64;
+        if self.left == 0 {
+            let mut crlf = [0u8; 2];
+            self.inner.read_exact(&mut crlf[..1])?;
+            if crlf[0] == b'\r' {
+                self.inner.read_exact(&mut crlf[1..])?;
+            }
+        }
+        Ok(n)
+    }
+}
+
+/// Wraps a body in the decoders its content codings need, innermost first; an unknown coding
+/// (`br`, `zstd`, `compress`) is an error naming it.
+pub fn decoded<'a>(
+    body: Box<dyn BufRead + 'a>,
+    codings: &[String],
+) -> Result<Box<dyn Read + 'a>, String> {
+    let mut reader: Box<dyn BufRead + 'a> = body;
+    for coding in codings.iter().rev() {
+        reader = match coding.as_str() {
+            "gzip" | "x-gzip" => {
+                Box::new(io::BufReader::new(crate::deflate::stream::gunzip(reader)))
+            }
+            "deflate" => {
+                // RFC 9110 says zlib; some servers sent raw deflate. The zlib header decides.
+                let head = reader.fill_buf().map_err(|e| e.to_string())?;
+                let zlib = head.len() >= 2
+                    && head[0] & 0x0f == 8
+                    && (u16::from(head[0]) << 8 | u16::from(head[1])) % 31 == 0;
+                if zlib {
+                    Box::new(io::BufReader::new(crate::deflate::stream::inflate_zlib(
+                        reader,
+                    )))
+                } else {
+                    Box::new(io::BufReader::new(crate::deflate::stream::inflate_raw(
+                        reader,
+                    )))
+                }
+            }
+            other => {
+                return Err(format!(
+                    "Content-Encoding {other} is not one webdiet decodes (gzip, deflate)"
+                ))
+            }
+        };
+    }
+    Ok(reader)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_chunked_gzipped_body_comes_out_as_the_payload() {
+        let payload = b"<p>hello, chunks</p>".repeat(50);
+        let gz = crate::deflate::gzip(&payload, 6);
+        let mut chunked = Vec::new();
+        for part in gz.chunks(100) {
+            chunked.extend_from_slice(format!("{:x};ext=1\r\n", part.len()).as_bytes());
+            chunked.extend_from_slice(part);
+            chunked.extend_from_slice(b"\r\n");
+        }
+        chunked.extend_from_slice(b"0\r\nX-Trailer: y\r\n\r\n");
+        let body: Box<dyn BufRead> = Box::new(io::BufReader::new(Dechunk::new(&chunked[..])));
+        let mut out = Vec::new();
+        decoded(body, &["gzip".to_string()])
+            .unwrap()
+            .read_to_end(&mut out)
+            .unwrap();
+        assert_eq!(out, payload);
+    }
+
+    #[test]
+    fn a_body_cut_inside_a_chunk_is_an_error_not_a_short_file() {
+        let mut out = Vec::new();
+        let err = Dechunk::new(&b"10\r\nabc"[..])
+            .read_to_end(&mut out)
+            .unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof);
+        let err = Dechunk::new(&b"zz\r\nabc"[..])
+            .read_to_end(&mut out)
+            .unwrap_err();
+        assert!(err.to_string().contains("bad chunk size"));
+    }
+
+    #[test]
+    fn heads_are_capped_and_x_orig_fields_say_what_was_sent() {
+        let head = b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=\"Shift_JIS\"\r\n\
+                     x-orig-content-encoding: gzip\r\n\r\nbody";
+        let Parsed::Head(h) = parse_head(head) else {
+            panic!()
+        };
+        assert_eq!(h.media_type().as_deref(), Some("text/html"));
+        assert_eq!(h.charset().as_deref(), Some("Shift_JIS"));
+        assert!(h.codings().is_empty());
+        assert_eq!(h.sent("content-encoding"), Some("gzip"));
+        let mut huge = b"HTTP/1.1 200 OK\r\n".to_vec();
+        while huge.len() <= MAX_HEAD {
+            huge.extend_from_slice(format!("X-Filler: {}\r\n", "a".repeat(4000)).as_bytes());
+        }
+        let err = read_head(&mut &huge[..], huge.len() as u64).unwrap_err();
+        assert!(err.contains("larger than"), "{err}");
+    }
+
+    #[test]
+    fn an_unknown_coding_is_named() {
+        let body: Box<dyn BufRead> = Box::new(&b"x"[..]);
+        let err = decoded(body, &["br".to_string()]).err().unwrap();
+        assert!(err.contains("br"));
+    }
+}

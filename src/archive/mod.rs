@@ -1,0 +1,554 @@
+//! Web archives as sites: a WARC (1.0, 1.1), an ARC (v1) or a WACZ read as the site it
+//! captured, and the rewritten site written back as a WACZ (docs/archives.md).
+//!
+//! Reading is one indexing pass over every record of every input ([`index`]), then one
+//! capture per URL ([`choose`]), then the chosen captures of the site's host written as a
+//! private directory ([`tree`]) that every later stage reads as it reads a site on disk: the
+//! crawl, the rewrite, the images, the markup pass, the render check and every report do not
+//! fork on archive input. What a directory cannot say (status, `Content-Type` and charset,
+//! dates, redirects, records) stays in the [`ArchiveSite`] beside it, for the replay of the
+//! original (served as captured) and for the reports.
+
+pub mod body;
+pub mod cdxj;
+pub mod choose;
+pub mod digest;
+pub mod emit;
+pub mod http;
+pub mod index;
+pub mod names;
+pub mod package;
+pub mod record;
+pub mod stamp;
+mod summary;
+pub mod surt;
+pub mod tree;
+pub mod wacz;
+pub mod warc;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use url::Url;
+
+use crate::error::{Error, Problem, Result};
+use crate::site::{self, CrawlOptions, Site};
+pub use record::Syntax;
+pub use stamp::Stamp;
+pub use summary::*;
+
+/// Options for reading an archive input.
+#[derive(Debug, Clone, Default)]
+pub struct ArchiveOptions {
+    /// More archive files of the same site (`--with`): revisits often point into another file.
+    /// Default: none.
+    pub with: Vec<PathBuf>,
+    /// Choose each URL's capture closest to this time (`--at`), else the latest. Default: none.
+    pub at: Option<Stamp>,
+}
+
+/// `.warc`, `.warc.gz`, `.arc`, `.arc.gz` (any letter case): the record syntax and whether
+/// each record is a gzip member.
+pub fn record_format(path: &Path) -> Option<(Syntax, bool)> {
+    let name = path.file_name()?.to_string_lossy().to_ascii_lowercase();
+    let (stem, gzip) = match name.strip_suffix(".gz") {
+        Some(stem) => (stem.to_string(), true),
+        None => (name, false),
+    };
+    if stem.ends_with(".warc") {
+        Some((Syntax::Warc, gzip))
+    } else if stem.ends_with(".arc") {
+        Some((Syntax::Arc, gzip))
+    } else {
+        None
+    }
+}
+
+pub fn is_wacz(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("wacz"))
+}
+
+/// Whether a path names an archive file (by its extension).
+pub fn is_archive(path: &Path) -> bool {
+    is_wacz(path) || record_format(path).is_some()
+}
+
+/// A name for an archive's site: the file name without its archive extensions
+/// (`microscape.warc.gz` → `microscape`).
+pub fn site_name(path: &Path) -> Option<String> {
+    if !is_archive(path) {
+        return None;
+    }
+    let name = path.file_name()?.to_string_lossy().into_owned();
+    let lower = name.to_ascii_lowercase();
+    let cut = [".warc.gz", ".arc.gz", ".warc", ".arc", ".wacz"]
+        .iter()
+        .find(|ext| lower.ends_with(*ext))
+        .map_or(name.len(), |ext| name.len() - ext.len());
+    Some(name[..cut].to_string()).filter(|n| !n.is_empty())
+}
+
+/// An archive read as a site.
+#[derive(Debug)]
+pub struct ArchiveSite {
+    /// The input, then `--with`.
+    pub inputs: Vec<PathBuf>,
+    /// The materialised site (a directory that lives as long as this value).
+    pub dir: PathBuf,
+    /// The site's origin (`http://host/`): absolute URLs under it are the site's own.
+    pub origin: Url,
+    pub index: index::Index,
+    pub chosen: BTreeMap<String, choose::Chosen>,
+    pub tree: tree::Tree,
+    /// Entry pages, as site paths, in order.
+    pub pages: Vec<String>,
+    pub report: ArchiveReport,
+    pub problems: Vec<Problem>,
+    _temp: tree::TempTree,
+}
+
+/// Reads an archive (and the `--with` files) into a site.
+pub fn open(input: &Path, opts: &ArchiveOptions) -> Result<ArchiveSite> {
+    let mut inputs = vec![input.to_path_buf()];
+    inputs.extend(opts.with.iter().cloned());
+    let index = index::build(&inputs)?;
+    let chosen = choose::choose(&index, opts.at);
+    let Some(origin) = site_origin(&index, &chosen) else {
+        let why = index
+            .problems
+            .iter()
+            .take(3)
+            .map(|p| format!("{}: {}", p.path, p.message))
+            .collect::<Vec<_>>()
+            .join("; ");
+        return Err(Error::Invalid {
+            path: input.to_path_buf(),
+            message: format!(
+                "holds no capture of a web page (no response, resource or revisit record of \
+                 an http(s) URL){}",
+                if why.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {why}")
+                }
+            ),
+        });
+    };
+    let host = surt::host_key(origin.as_str());
+    let on_site = |u: &Url| surt::host_key(u.as_str()) == host;
+    let temp = tree::TempTree::new("archive").map_err(|e| Error::io(std::env::temp_dir(), e))?;
+    let dir = temp.root.join("site");
+    std::fs::create_dir(&dir).map_err(|e| Error::io(&dir, e))?;
+    let tree = tree::materialise(&index, &chosen, &on_site, &dir);
+    let (pages, pages_source) = entry_pages(&index, &tree);
+    let mut problems = index.problems.clone();
+    problems.extend(tree.problems.iter().cloned());
+    for page in &index.pages {
+        if !tree.url_paths.contains_key(page.url.as_str()) && page_path(&tree, &page.url).is_none()
+        {
+            problems.push(Problem::new(
+                &page.url,
+                "archive-page-not-captured",
+                "pages.jsonl lists it, and no capture of it made a file",
+            ));
+        }
+    }
+    let mut site = ArchiveSite {
+        inputs,
+        dir,
+        origin,
+        index,
+        chosen,
+        tree,
+        pages,
+        report: ArchiveReport::default(),
+        problems,
+        _temp: temp,
+    };
+    site.report = report_of(&site, opts, &on_site, pages_source);
+    Ok(site)
+}
+
+/// The origin of the site's own host: the first page `pages.jsonl` lists, else the host with
+/// the most HTML 200 captures (the first seen on a tie).
+fn site_origin(index: &index::Index, chosen: &BTreeMap<String, choose::Chosen>) -> Option<Url> {
+    let origin_of = |u: &str| {
+        let url = Url::parse(u).ok()?;
+        url.host_str()?;
+        let mut o = url.clone();
+        o.set_path("/");
+        o.set_query(None);
+        o.set_fragment(None);
+        Some(o)
+    };
+    if let Some(url) = index.pages.iter().find_map(|p| origin_of(&p.url)) {
+        return Some(url);
+    }
+    let mut counts: BTreeMap<String, (usize, usize, Url)> = BTreeMap::new();
+    for c in chosen.values() {
+        let e = &index.entries[c.entry];
+        let html = e.mime == "text/html" || e.mime == "application/xhtml+xml";
+        let weight = usize::from(html && e.status.is_none_or(|s| s == 200));
+        let (Some(host), Some(origin)) = (surt::host_key(&e.uri), origin_of(&e.uri)) else {
+            continue;
+        };
+        let slot = counts.entry(host).or_insert((0, usize::MAX, origin));
+        slot.0 += weight;
+        slot.1 = slot.1.min(c.entry);
+    }
+    counts
+        .into_values()
+        .max_by_key(|(n, first, _)| (*n, std::cmp::Reverse(*first)))
+        .map(|(_, _, origin)| origin)
+}
+
+/// The site path a page URL reaches: its own file, or through a redirect or directory URL.
+fn page_path(tree: &tree::Tree, url: &str) -> Option<String> {
+    let key = surt::key(url);
+    let path = tree
+        .url_paths
+        .iter()
+        .find(|(u, _)| surt::key(u) == key)
+        .map(|(_, p)| p.clone())?;
+    let path = tree.links.get(&path).cloned().unwrap_or(path);
+    tree.files.contains_key(&path).then_some(path)
+}
+
+/// The entry pages: `pages.jsonl`'s (in order) when it lists any that were captured, else every
+/// HTML 200 file (as wabac.js does without a page list).
+fn entry_pages(index: &index::Index, tree: &tree::Tree) -> (Vec<String>, &'static str) {
+    let mut pages: Vec<String> = Vec::new();
+    for page in &index.pages {
+        if let Some(path) = page_path(tree, &page.url) {
+            if !pages.contains(&path) {
+                pages.push(path);
+            }
+        }
+    }
+    if !pages.is_empty() {
+        return (pages, "pages.jsonl");
+    }
+    let pages = tree
+        .files
+        .iter()
+        .filter(|(path, f)| f.status == 200 && crate::site::media_type(path) == "text/html")
+        .map(|(path, _)| path.clone())
+        .collect();
+    (pages, "html-200-responses")
+}
+
+fn report_of(
+    site: &ArchiveSite,
+    opts: &ArchiveOptions,
+    on_site: &dyn Fn(&Url) -> bool,
+    pages_source: &str,
+) -> ArchiveReport {
+    let index = &site.index;
+    let mut r = ArchiveReport {
+        inputs: site
+            .inputs
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect(),
+        at: opts.at.map(Stamp::to14),
+        site_url: site.origin.to_string(),
+        records: index.types.clone(),
+        urls: site.chosen.len(),
+        captures: site.chosen.values().map(|c| c.captures).sum(),
+        files: site.tree.files.len(),
+        pages_source: pages_source.to_string(),
+        pages: site.pages.clone(),
+        wacz_hashes_verified: index.wacz_verified,
+        ..ArchiveReport::default()
+    };
+    let mut several: Vec<UrlCaptures> = site
+        .chosen
+        .values()
+        .filter(|c| c.captures > 1)
+        .map(|c| UrlCaptures {
+            url: index.entries[c.entry].uri.clone(),
+            captures: c.captures,
+        })
+        .collect();
+    several.sort_by(|a, b| b.captures.cmp(&a.captures).then(a.url.cmp(&b.url)));
+    several.truncate(50);
+    r.several_captures = several;
+    let mut dates = Vec::new();
+    let mut third: BTreeMap<String, (usize, u64)> = BTreeMap::new();
+    for c in site.chosen.values() {
+        let e = &index.entries[c.entry];
+        match Url::parse(&e.uri) {
+            Ok(u) if on_site(&u) => dates.push(e.date),
+            Ok(u) => {
+                let slot = third
+                    .entry(u.host_str().unwrap_or("").to_string())
+                    .or_default();
+                slot.0 += c.captures;
+                slot.1 += e.block_len;
+            }
+            Err(_) => {}
+        }
+        if let Some(res) = c.resolution {
+            let name = serde_json::to_value(res)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default();
+            *r.revisits_resolved.entry(name).or_default() += 1;
+        }
+    }
+    if let (Some(min), Some(max)) = (dates.iter().min(), dates.iter().max()) {
+        r.chosen_earliest = Some(min.to_iso());
+        r.chosen_latest = Some(max.to_iso());
+        r.chosen_spread_days = (max.0 - min.0) as f64 / 86_400.0;
+    }
+    r.third_party = third
+        .into_iter()
+        .map(|(host, (captures, stored_bytes))| ThirdParty {
+            host,
+            captures,
+            stored_bytes,
+        })
+        .collect();
+    for (path, f) in &site.tree.files {
+        r.wire_bytes += f.wire_bytes;
+        r.payload_bytes += f.payload_bytes;
+        r.chunked += usize::from(f.chunked);
+        r.content_encoded += usize::from(f.sent_encoding.is_some());
+        if let Some(cs) = &f.charset {
+            if crate::site::media_type(path) == "text/html" {
+                r.http_charsets.insert(path.clone(), cs.clone());
+            }
+        }
+    }
+    r.missing = site
+        .tree
+        .unresolved
+        .iter()
+        .map(|(url, reason)| Missing {
+            url: url.clone(),
+            reason: reason.clone(),
+        })
+        .chain(
+            site.tree
+                .problems
+                .iter()
+                .filter(|p| p.code == "archive-body-unreadable")
+                .map(|p| Missing {
+                    url: p.path.clone(),
+                    reason: p.message.clone(),
+                }),
+        )
+        .collect();
+    for resp in site.tree.responses.values() {
+        let row = Alias {
+            url: resp.url.clone(),
+            status: resp.status,
+            location: resp.location.clone(),
+        };
+        if resp.status < 400 {
+            r.aliases.push(row);
+        } else {
+            r.errors.push(row);
+        }
+    }
+    r.renamed = site
+        .tree
+        .renamed
+        .iter()
+        .map(|(url, path)| Renamed {
+            url: url.clone(),
+            path: path.clone(),
+        })
+        .collect();
+    r
+}
+
+/// The charset a page's capture gave in its HTTP `Content-Type`, which the page's bytes are
+/// still in after the rewrite: the rewritten page is served with it too (a browser puts HTTP's
+/// charset before the page's own `<meta>`), unless a byte order mark decides.
+pub fn charset_kept(a: &ArchiveSite, path: &str, body: &[u8]) -> Option<String> {
+    let charset = a.tree.files.get(path)?.charset.as_ref()?;
+    let page = matches!(
+        crate::site::media_type(path),
+        "text/html" | "application/xhtml+xml"
+    );
+    let bom = crate::site::charset::detect(body).source == crate::site::charset::CharsetSource::Bom;
+    (page && !bom).then(|| charset.clone())
+}
+
+/// Headers compared between a capture and the rewritten site's server.
+const COMPARED: [&str; 9] = [
+    "content-type",
+    "content-encoding",
+    "transfer-encoding",
+    "last-modified",
+    "etag",
+    "server",
+    "cache-control",
+    "expires",
+    "vary",
+];
+
+impl ArchiveSite {
+    /// The original, served as captured: each file with its captured `Content-Type`, and the
+    /// captured redirects and errors of the site's host at their own URLs.
+    pub fn serve_original(&self, served: &mut crate::replay::ServedSite) {
+        use crate::replay::served::{CapturedHead, CapturedResponse};
+        let types: BTreeMap<String, String> = self
+            .tree
+            .files
+            .iter()
+            .filter_map(|(p, f)| f.content_type.clone().map(|t| (p.clone(), t)))
+            .collect();
+        let host = surt::host_key(self.origin.as_str());
+        let responses = self
+            .tree
+            .responses
+            .iter()
+            .map(|(target, r)| {
+                let follow = r
+                    .location
+                    .as_deref()
+                    .and_then(|l| Url::parse(l).ok())
+                    .filter(|l| surt::host_key(l.as_str()) == host)
+                    .map(|l| match l.query() {
+                        Some(q) => format!("{}?{q}", l.path()),
+                        None => l.path().to_string(),
+                    })
+                    .filter(|_| (300..400).contains(&r.status));
+                CapturedResponse {
+                    target: target.clone(),
+                    head: CapturedHead {
+                        status: r.status,
+                        reason: if r.reason.is_empty() {
+                            "Captured".into()
+                        } else {
+                            r.reason.clone()
+                        },
+                        location: r.location.clone(),
+                        follow,
+                    },
+                    content_type: r.content_type.clone(),
+                    body: r.body.clone(),
+                }
+            })
+            .collect();
+        served.serve_captured(&types, responses);
+    }
+
+    /// The rewritten site, served with webdiet's headers, except that a page keeps the charset
+    /// its capture's HTTP header gave ([`charset_kept`]).
+    pub fn serve_rewritten(&self, served: &mut crate::replay::ServedSite) {
+        let types: BTreeMap<String, String> = served
+            .files()
+            .filter_map(|(path, res)| {
+                charset_kept(self, path, &res.body).map(|cs| {
+                    (
+                        path.to_string(),
+                        format!("{}; charset={cs}", res.content_type),
+                    )
+                })
+            })
+            .collect();
+        served.serve_captured(&types, Vec::new());
+    }
+
+    /// The headers a file of the rewritten site is served with that differ from its capture's,
+    /// per header: how many files, and one example.
+    pub fn header_changes(&self, rewritten: &crate::replay::ServedSite) -> Vec<HeaderChange> {
+        let mut changes: BTreeMap<&str, HeaderChange> = BTreeMap::new();
+        for (path, res) in rewritten.files() {
+            let Some(f) = self.tree.files.get(path) else {
+                continue;
+            };
+            let captured = |name: &str| {
+                f.fields
+                    .iter()
+                    .find(|(n, _)| n.eq_ignore_ascii_case(name))
+                    .map(|(_, v)| v.trim().to_string())
+                    .unwrap_or_default()
+            };
+            for name in COMPARED {
+                let served = match name {
+                    "content-type" => res.content_type.to_string(),
+                    "last-modified" => res.last_modified.clone(),
+                    "etag" => res.etag.clone(),
+                    "server" => "webdiet".to_string(),
+                    _ => String::new(),
+                };
+                let was = captured(name);
+                if was != served {
+                    let slot = changes.entry(name).or_insert_with(|| HeaderChange {
+                        header: name.to_string(),
+                        files: 0,
+                        example_path: path.to_string(),
+                        captured: was.clone(),
+                        served: served.clone(),
+                    });
+                    slot.files += 1;
+                }
+            }
+        }
+        changes.into_values().collect()
+    }
+
+    /// The first entry page, for the replay's visit when none is named.
+    pub fn first_page(&self) -> Option<&str> {
+        self.pages.first().map(String::as_str)
+    }
+}
+
+/// A site to work on: a directory as it is, or an archive read into one.
+#[derive(Debug)]
+pub struct Input {
+    pub site: Site,
+    pub archive: Option<ArchiveSite>,
+}
+
+impl Input {
+    /// The analysis options for this input: an archive's own origin is the site's URL unless
+    /// `--site-url` names one (absolute links to the captured host are the site's own).
+    pub fn analyze_options(
+        &self,
+        opts: &crate::inventory::AnalyzeOptions,
+    ) -> crate::inventory::AnalyzeOptions {
+        let mut opts = opts.clone();
+        if let Some(a) = &self.archive {
+            opts.site_url.get_or_insert_with(|| a.origin.clone());
+        }
+        opts
+    }
+
+    /// Problems of the archive itself (bad records, packages, unresolved captures), whose paths
+    /// name files and URLs rather than site paths.
+    pub fn archive_problems(&self) -> &[Problem] {
+        self.archive.as_ref().map_or(&[], |a| a.problems.as_slice())
+    }
+}
+
+/// Opens the input of `analyze`, `rewrite`, `audit`, `replay` or `verify`: a site directory,
+/// or an archive file (with `--with` files).
+pub fn open_input(path: &Path, crawl: &CrawlOptions, opts: &ArchiveOptions) -> Result<Input> {
+    if !is_archive(path) {
+        if !opts.with.is_empty() {
+            return Err(Error::Usage {
+                message: format!(
+                    "--with adds archive files to an archive input, and {} is not one \
+                     (.warc, .warc.gz, .arc, .arc.gz, .wacz)",
+                    crate::error::shown(path)
+                ),
+            });
+        }
+        return Ok(Input {
+            site: site::crawl(path, crawl)?,
+            archive: None,
+        });
+    }
+    let archive = open(path, opts)?;
+    let site = site::crawl(&archive.dir, crawl)?;
+    Ok(Input {
+        site,
+        archive: Some(archive),
+    })
+}
