@@ -133,17 +133,23 @@ pub struct Sizes {
     pub gzip6: u64,
     /// brotli at the level a server uses on the fly ([`crate::compression::BROTLI_FAST`], 5).
     /// Absent (0) in reports written before brotli was estimated.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "not_estimated")]
     pub brotli5: u64,
     /// brotli at its highest level ([`crate::compression::BROTLI_BEST`], 11), what `.br` files hold.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "not_estimated")]
     pub brotli11: u64,
     /// zstd at its default level ([`crate::compression::ZSTD_FAST`], 3).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "not_estimated")]
     pub zstd3: u64,
     /// zstd at level 19 ([`crate::compression::ZSTD_BEST`]), what `.zst` files hold.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "not_estimated")]
     pub zstd19: u64,
+}
+
+/// A size of 0 is one no estimate was made for (a report written before brotli and zstd were
+/// estimated): it stays absent when such a report is written again, not a claim of 0 bytes.
+fn not_estimated(bytes: &u64) -> bool {
+    *bytes == 0
 }
 
 /// What gzip's framing adds over zlib's around the same deflate data: a 10-byte header and an
