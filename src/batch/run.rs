@@ -193,7 +193,9 @@ fn prepare(out: &Path, units: &[Unit], manifest: &Manifest) -> Result<()> {
             });
         }
     }
-    crate::output::create_dir_all(&out.join(UNITS)).map_err(|e| Error::io(out.join(UNITS), e))?;
+    // The marker first, then `units/`: a shard starting beside this one must never see a
+    // `units/` that no marker claims (it would refuse it as someone else's output).
+    crate::output::create_dir_all(out).map_err(|e| Error::io(out, e))?;
     let mut entries: std::collections::BTreeSet<String> = match Marker::find(out) {
         crate::output::Found::Ours(m) => m.entries,
         _ => Default::default(),
@@ -203,6 +205,7 @@ fn prepare(out: &Path, units: &[Unit], manifest: &Manifest) -> Result<()> {
         &out.join(MARKER),
         Marker::new("batch", entries).to_json().as_bytes(),
     )?;
+    crate::output::create_dir_all(&out.join(UNITS)).map_err(|e| Error::io(out.join(UNITS), e))?;
     write_atomic(
         &out.join(MANIFEST),
         crate::report::json::to_string(manifest).as_bytes(),

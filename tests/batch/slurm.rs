@@ -75,8 +75,10 @@ impl Cluster {
             .unwrap()
             .trim()
             .to_string();
-        // Ports of this process's own, so that two test runs (or a site's Slurm) do not meet.
-        let port = 20000 + (std::process::id() % 20000) as u16;
+        // Ports of this process's own, so that two test runs (or a site's Slurm) do not meet,
+        // and below the kernel's ephemeral range (32768 up), where the other tests' loopback
+        // connections would sometimes hold them.
+        let port = 20000 + (std::process::id() % 6000) as u16 * 2;
         let d = dir.display();
         let conf = dir.join("slurm.conf");
         std::fs::write(
@@ -126,7 +128,10 @@ impl Cluster {
             "munged.out",
         );
         cluster.daemons.push(("munged", munged));
-        wait_for("munged's socket", || socket.exists());
+        assert!(
+            wait_for("munged's socket", || socket.exists()),
+            "munged made no socket in {WAIT:?}"
+        );
         let ctld = spawn(
             Command::new(tool("slurmctld")).args(["-D", "-i"]),
             "ctld.out",
@@ -138,11 +143,25 @@ impl Cluster {
             "slurmd.out",
         );
         cluster.daemons.push(("slurmd", slurmd));
-        wait_for("the node to be idle", || {
+        let idle = wait_for("the node to be idle", || {
             cluster
                 .slurm("sinfo", &["-h", "-o", "%T"])
                 .is_some_and(|s| s.trim() == "idle")
         });
+        if !idle {
+            let tail = |name: &str| {
+                let text = std::fs::read_to_string(dir.join("log").join(name)).unwrap_or_default();
+                let lines: Vec<&str> = text.lines().collect();
+                lines[lines.len().saturating_sub(20)..].join("\n")
+            };
+            panic!(
+                "the node was not idle after {WAIT:?}; sinfo says {:?}\n\
+                 slurmctld.log:\n{}\nslurmd.log:\n{}",
+                cluster.slurm("sinfo", &["-h", "-o", "%T %E"]),
+                tail("slurmctld.log"),
+                tail("slurmd.log"),
+            );
+        }
         cluster
     }
 
@@ -232,12 +251,20 @@ fn set_mode(path: &Path, mode: u32) {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
 }
 
-fn wait_for(what: &str, ready: impl Fn() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(60);
+/// How long a daemon may take to come up: generous, since CI machines are busy.
+const WAIT: Duration = Duration::from_secs(180);
+
+/// Whether `ready` came true within [`WAIT`], polling it.
+fn wait_for(what: &str, ready: impl Fn() -> bool) -> bool {
+    let deadline = Instant::now() + WAIT;
     while !ready() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        if Instant::now() > deadline {
+            eprintln!("timed out waiting for {what}");
+            return false;
+        }
         std::thread::sleep(Duration::from_millis(250));
     }
+    true
 }
 
 /// Five sites of our own and the default corpus, one per line; `extra` lines after them.

@@ -177,34 +177,32 @@ fn find_lines(drafts: &mut [Draft], read: Reader) {
 /// The line (from 1) of the first occurrence of each of `needles` in `bytes`, ASCII case
 /// ignored: one Aho-Corasick pass over the bytes, then one count of the line breaks.
 pub fn lines_of(bytes: &[u8], needles: &[&str]) -> Vec<Option<u32>> {
-    let mut first: Vec<Option<usize>> = vec![None; needles.len()];
+    let mut lines = vec![None; needles.len()];
     let Ok(searcher) = aho_corasick::AhoCorasick::builder()
         .ascii_case_insensitive(true)
         .build(needles)
     else {
-        return first.iter().map(|_| None).collect();
+        return lines;
     };
-    let mut missing = needles.len();
+    // Where each needle first occurs, as (position, needle); the search stops once all have.
+    let mut seen = vec![false; needles.len()];
+    let mut first: Vec<(usize, usize)> = Vec::new();
     for m in searcher.find_overlapping_iter(bytes) {
-        let slot = &mut first[m.pattern().as_usize()];
-        if slot.is_none() {
-            *slot = Some(m.start());
-            missing -= 1;
-            if missing == 0 {
+        let k = m.pattern().as_usize();
+        if !std::mem::replace(&mut seen[k], true) {
+            first.push((m.start(), k));
+            if first.len() == needles.len() {
                 break;
             }
         }
     }
-    // Line numbers of the positions, found by walking the bytes once in position order.
-    let mut order: Vec<usize> = (0..needles.len()).filter(|&i| first[i].is_some()).collect();
-    order.sort_by_key(|&i| first[i]);
-    let mut lines = vec![None; needles.len()];
+    // Their lines, counted in one walk over the bytes in position order.
+    first.sort_unstable();
     let (mut line, mut from) = (1u32, 0usize);
-    for i in order {
-        let at = first[i].unwrap_or(0);
+    for (at, k) in first {
         line += bytes[from..at].iter().filter(|&&b| b == b'\n').count() as u32;
         from = at;
-        lines[i] = Some(line);
+        lines[k] = Some(line);
     }
     lines
 }
