@@ -256,7 +256,8 @@ fn assert_agrees(mode: &str, rows: &[Value], (cap_up, cap_down): (u64, u64), wha
     assert!(
         matches!((late_up, late_down), (Some(u), Some(d)) if u <= connections && d <= connections),
         "{mode}: {what}: kernel {up} up, {down} down; capture {cap_up} up, {cap_down} down \
-         ({connections} connections; only the late-ACK race may add to the capture)"
+         ({connections} connections; only a segment crossing the TCP_INFO read may add to the \
+         capture, at most one each way per connection)"
     );
 }
 
