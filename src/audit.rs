@@ -341,13 +341,20 @@ pub fn require_input_page(
     }
 }
 
-/// The rewritten site as a client sees it: `.gz` sidecars are an alternative representation
-/// of another file, not resources of their own.
+/// The rewritten site as a client sees it: `.gz`, `.br` and `.zst` sidecars are an alternative
+/// representation of another file, not resources of their own.
 fn without_sidecars(site: &Site) -> Site {
     let files = site
         .files
         .iter()
-        .filter(|f| !(f.path.ends_with(".gz") && site.file(&f.path[..f.path.len() - 3]).is_some()))
+        .filter(|f| {
+            !["gz", "br", "zst"].iter().any(|ext| {
+                f.path
+                    .strip_suffix(ext)
+                    .and_then(|p| p.strip_suffix('.'))
+                    .is_some_and(|source| site.file(source).is_some())
+            })
+        })
         .cloned()
         .collect();
     site.with_files(files)

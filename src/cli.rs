@@ -542,13 +542,22 @@ struct ImageArgs {
     /// Write interlaced PNGs (default: non-interlaced, which is smaller).
     #[arg(long)]
     interlace: bool,
-    /// Also write PATH.gz next to each text file where compressing saves at least a packet
-    /// and 10% (for nginx gzip_static).
+    /// Also write PATH.gz, PATH.br and PATH.zst next to each text file where each saves at
+    /// least a packet and 10% (for nginx gzip_static, brotli_static, zstd_static).
     #[arg(long)]
     precompress: bool,
     /// Keep presentational markup (<font>, <center>, bgcolor, align…) as it is.
     #[arg(long)]
     no_markup: bool,
+    /// Keep the site's own PNGs and JPEGs as they are (default: recompressed losslessly,
+    /// verified, kept only where smaller).
+    #[arg(long)]
+    no_recompress: bool,
+    /// Keep the site's style sheets and scripts as they are (default: style sheets minified by
+    /// lightningcss, scripts without comments and white space, where that cannot change the
+    /// rendering, kept only where smaller).
+    #[arg(long)]
+    no_minify: bool,
     /// Where the CSS from presentational markup goes; auto picks the fewest first-visit bytes.
     /// With classes, one per element or one per declaration is chosen the same way.
     #[arg(long, value_enum, default_value_t = CssArg::Auto)]

@@ -760,6 +760,13 @@ fn chromium_args(profile: &Path, opts: &RenderOptions) -> Vec<String> {
         Network::Loopback => args.extend([
             "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1".to_string(),
             "--proxy-server=http://127.0.0.1:9".to_string(),
+            // Renders that are compared pixel by pixel: a tile is always rastered whole. With
+            // partial raster, a tile invalidated while the page loads (an image decoded, a
+            // script's text) is rastered again only inside the invalidated rectangle, and
+            // anti-aliased edges across that rectangle's border (rounded corners) come out a
+            // level apart from a whole raster; which happens depends on timing, so under load
+            // the same page rendered twice differed (docs/markup.md).
+            "--disable-partial-raster".to_string(),
         ]),
         Network::Replay {
             host,

@@ -363,6 +363,10 @@ impl ImageArgs {
                 CssArg::PerPage => CssChoice::Fixed(CssMode::PerPage),
                 CssArg::InlineStyle => CssChoice::Fixed(CssMode::InlineStyle),
             }),
+            lossless: crate::rewrite::lossless::LosslessOptions {
+                images: !self.no_recompress,
+                text: !self.no_minify,
+            },
         }
     }
 

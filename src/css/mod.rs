@@ -8,6 +8,7 @@
 use cssparser::{Parser, ParserInput, Token};
 use serde::Serialize;
 
+pub mod minify;
 pub mod sheet;
 
 /// What kind of CSS reference it is.

@@ -13,6 +13,8 @@ mod decode;
 mod delta;
 mod effort;
 pub mod facts;
+mod jpeg;
+mod recompress;
 mod target;
 pub mod verify;
 pub mod webp;
@@ -22,6 +24,8 @@ use std::time::{Duration, Instant};
 /// The CPU clock the stage reports per image (the calling thread's), for benchmarks too.
 pub use crate::sys::thread_cpu_time;
 pub use effort::Effort;
+pub use jpeg::{plain_jpeg, recompress_jpeg};
+pub use recompress::{recompress_png, Recompressed, Recompression};
 pub use target::Target;
 
 use serde::Serialize;

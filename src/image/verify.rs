@@ -312,6 +312,36 @@ pub fn same_image(gif: &[u8], png: &[u8], limits: &Limits) -> Result<(), String>
     }
 }
 
+/// `Ok` when the APNG `after` shows the same frames for the same time, as often, as the APNG
+/// `before` (both composited as the APNG specification says, at 8 bits per channel); otherwise
+/// why not. For recompressed APNGs (`recompress.rs`).
+pub(crate) fn same_animation(before: &[u8], after: &[u8], limits: &Limits) -> Result<(), String> {
+    let mut a = Apng::open(before, limits).map_err(|e| format!("the original: {e}"))?;
+    let mut b = Apng::open(after, limits).map_err(|e| format!("the new APNG: {e}"))?;
+    let plays = |f: &Apng<'_>| f.reader.info().animation_control().map(|a| a.num_plays);
+    if plays(&a) != plays(&b) {
+        return Err(format!(
+            "plays {:?} before, {:?} after",
+            plays(&a),
+            plays(&b)
+        ));
+    }
+    let mut count = 0usize;
+    loop {
+        match (a.next()?, b.next()?) {
+            (None, None) => return Ok(()),
+            (Some(da), Some(db)) => {
+                if u64::from(da.0) * u64::from(db.1) != u64::from(db.0) * u64::from(da.1) {
+                    return Err(format!("frame {count}: shown {da:?} before, {db:?} after"));
+                }
+                compare(&a.canvas, &b.canvas).map_err(|e| format!("frame {count}: {e}"))?;
+            }
+            _ => return Err(format!("the frame counts differ after frame {count}")),
+        }
+        count += 1;
+    }
+}
+
 fn plays_text(plays: u32) -> String {
     if plays == 0 {
         "forever".to_string()

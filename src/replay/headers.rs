@@ -70,8 +70,9 @@ impl HeaderSet {
 pub struct RequestHeaders {
     pub set: HeaderSet,
     pub dest: Dest,
-    /// Send `Accept-Encoding` for compressed bodies (the deflate modes).
-    pub compressed: bool,
+    /// Send `Accept-Encoding` for compressed bodies (the deflate and brotli modes): the coding
+    /// the robot names (`deflate`, `br`); a browser names every coding it accepts.
+    pub compressed: Option<&'static str>,
     /// The page that referred to this resource, as an absolute URL (browser set only).
     pub referer: Option<String>,
     /// Send the RFC 9218 `priority` field (HTTP/2).
@@ -92,13 +93,14 @@ impl RequestHeaders {
     /// The header fields, name and value.
     pub fn fields(&self) -> Vec<(&'static str, String)> {
         let mut out: Vec<(&'static str, String)> = Vec::new();
-        let encoding = |compressed: bool, browser: bool| match (compressed, browser) {
-            (true, true) => Some("gzip, deflate, br, zstd"),
-            (true, false) => Some("deflate"),
+        let encoding = |compressed: Option<&'static str>, browser: bool| match (compressed, browser)
+        {
+            (Some(_), true) => Some("gzip, deflate, br, zstd"),
+            (Some(coding), false) => Some(coding),
             // A browser always says what it accepts; in a mode without compression the robot
             // says it wants the bytes as they are.
-            (false, true) => Some("identity"),
-            (false, false) => None,
+            (None, true) => Some("identity"),
+            (None, false) => None,
         };
         match self.set {
             HeaderSet::Libwww => {
@@ -178,7 +180,7 @@ mod tests {
         let robot = RequestHeaders {
             set: HeaderSet::Libwww,
             dest: Dest::Image,
-            compressed: false,
+            compressed: None,
             referer: None,
             priority: false,
         };
@@ -212,19 +214,25 @@ mod tests {
             f.into_iter().find(|(n, _)| *n == name).map(|(_, v)| v)
         };
         assert_eq!(
-            value(fields(HeaderSet::Libwww, false), "accept-encoding"),
+            value(fields(HeaderSet::Libwww, None), "accept-encoding"),
             None
         );
+        for coding in ["deflate", "br"] {
+            assert_eq!(
+                value(fields(HeaderSet::Libwww, Some(coding)), "accept-encoding").as_deref(),
+                Some(coding)
+            );
+        }
         assert_eq!(
-            value(fields(HeaderSet::Libwww, true), "accept-encoding").as_deref(),
-            Some("deflate")
-        );
-        assert_eq!(
-            value(fields(HeaderSet::Browser, false), "accept-encoding").as_deref(),
+            value(fields(HeaderSet::Browser, None), "accept-encoding").as_deref(),
             Some("identity")
         );
         assert_eq!(
-            value(fields(HeaderSet::Browser, true), "priority").as_deref(),
+            value(fields(HeaderSet::Browser, Some("br")), "accept-encoding").as_deref(),
+            Some("gzip, deflate, br, zstd")
+        );
+        assert_eq!(
+            value(fields(HeaderSet::Browser, Some("deflate")), "priority").as_deref(),
             Some("u=1")
         );
     }

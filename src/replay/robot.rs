@@ -16,6 +16,7 @@ use super::headers::{Dest, HeaderSet, RequestHeaders};
 use super::meter::Counters;
 use super::served::ServedSite;
 use super::transport::{Connector, TcpOptions};
+use crate::compression::Coding;
 use crate::deflate;
 use crate::html::RefKind;
 use crate::site::resolve::{Resolver, Target};
@@ -420,13 +421,13 @@ impl<'a> Robot<'a> {
     }
 
     /// The request headers for `fetch` (beyond method, target and host), as `host` names the
-    /// server; `compressed` in the deflate modes, `priority` where the protocol carries RFC
-    /// 9218 priorities (HTTP/2).
+    /// server; `compressed`, the coding the robot accepts, in the deflate and brotli modes,
+    /// `priority` where the protocol carries RFC 9218 priorities (HTTP/2).
     pub fn request_headers(
         &self,
         fetch: &Fetch,
         host: &str,
-        compressed: bool,
+        compressed: Option<&'static str>,
         priority: bool,
     ) -> Vec<(&'static str, String)> {
         RequestHeaders {
@@ -492,6 +493,16 @@ impl<'a> Robot<'a> {
                             source,
                         }
                     })?,
+                    Some(token) if Coding::from_token(token).is_some() => {
+                        let coding = Coding::from_token(token).expect("matched just above");
+                        coding
+                            .decode(&body, limit)
+                            .map_err(|source| VisitError::BadBody {
+                                target: fetch.target.clone(),
+                                coding: coding.token(),
+                                source,
+                            })?
+                    }
                     Some(other) => {
                         return Err(VisitError::UnknownCoding {
                             target: fetch.target.clone(),

@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use crate::compression::Coding;
 use crate::deflate;
 use crate::error::{Error, Problem, Result};
 use crate::site::{name, FileKind, Site, SiteFile};
@@ -26,6 +27,9 @@ pub struct Resource {
     pub deflated: Option<Vec<u8>>,
     /// The gzip-format body for `Content-Encoding: gzip`, when it is smaller.
     pub gzipped: Option<Vec<u8>>,
+    /// The brotli body (level 5, what a server compresses on the fly) for
+    /// `Content-Encoding: br`, when it is smaller; sent only by the modes that prefer it.
+    pub brotli: Option<Vec<u8>>,
     /// Webdiet's own (by the file's extension), or what a capture said.
     pub content_type: Cow<'static, str>,
     /// A response served as it was captured instead of as a file: its status and where it
@@ -289,6 +293,18 @@ impl Resource {
         (&self.body, None, self.etag.clone())
     }
 
+    /// The body in `coding`, its token and its entity tag, when the resource has that variant.
+    pub fn coded(&self, coding: Coding) -> Option<(&[u8], Option<&'static str>, String)> {
+        let body = match coding {
+            Coding::Brotli => self.brotli.as_ref()?,
+            // No mode offers zstd: it is estimated and pre-compressed, not replayed
+            // (docs/modern-sites.md says why).
+            Coding::Zstd => return None,
+        };
+        let etag = format!("{}-{}\"", self.etag.trim_end_matches('"'), coding.token());
+        Some((body, Some(coding.token()), etag))
+    }
+
     /// RFC 9110 §13.1: If-None-Match wins; If-Modified-Since only without it. `etag` is the
     /// chosen variant's.
     pub fn not_modified(
@@ -309,14 +325,15 @@ impl Resource {
 
     fn new(path: &str, body: Vec<u8>, mtime: SystemTime) -> Self {
         let content_type = Cow::Borrowed(crate::site::media_type(path));
-        let (deflated, gzipped) = if http::is_text(&content_type) {
+        let (deflated, gzipped, brotli) = if http::is_text(&content_type) {
             let smaller = |v: Vec<u8>| (v.len() < body.len()).then_some(v);
             (
                 smaller(deflate::zlib(&body, deflate::SERVER_LEVEL)),
                 smaller(deflate::gzip(&body, deflate::SERVER_LEVEL)),
+                smaller(Coding::Brotli.fast(&body)),
             )
         } else {
-            (None, None)
+            (None, None, None)
         };
         Resource {
             etag: format!("\"{:x}-{:016x}\"", body.len(), fnv1a(&body)),
@@ -325,6 +342,7 @@ impl Resource {
             body,
             deflated,
             gzipped,
+            brotli,
             content_type,
             captured: None,
         }

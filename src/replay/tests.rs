@@ -545,3 +545,39 @@ fn a_port_squatter_does_not_stop_a_replay_of_several_modes_and_runs() {
     let replay = outcome.expect("the replay completes");
     assert_eq!(replay.rows.len(), 2 * 4);
 }
+
+#[test]
+fn h2c_br_sends_brotli_that_the_robot_decodes_and_it_is_smaller_than_deflate() {
+    let site = site();
+    let opts = ReplayOptions {
+        runs: 1,
+        modes: vec![mode("h2c"), mode("h2c-deflate"), mode("h2c-br")],
+        netns: false,
+        ..ReplayOptions::default()
+    };
+    let method = Method {
+        name: "tcp-maxseg".into(),
+        detail: String::new(),
+        tcp_maxseg: Some(1460 + 12),
+    };
+    // The robot checks every decoded body against the site: a wrong coding fails the visit.
+    let replay = run_here(&site, &opts, method, &super::Link::Loopback, &|_| {})
+        .expect("every mode's visits succeed");
+    let down = |name: &str| {
+        replay
+            .rows
+            .iter()
+            .find(|r| r.mode.as_str() == name && r.test == Test::First)
+            .map(|r| r.bytes_down)
+            .unwrap()
+    };
+    assert!(down("h2c-br") < down("h2c-deflate"), "{replay:?}");
+    assert!(down("h2c-deflate") < down("h2c"));
+    let page = site.resource("index.html").unwrap();
+    let (body, coding, _) = page.coded(crate::compression::Coding::Brotli).unwrap();
+    assert_eq!(coding, Some("br"));
+    let decoded = crate::compression::Coding::Brotli
+        .decode(body, 1 << 20)
+        .unwrap();
+    assert_eq!(decoded, page.body);
+}

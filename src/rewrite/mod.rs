@@ -11,6 +11,7 @@
 
 mod leftovers;
 mod links;
+pub mod lossless;
 pub mod markup;
 mod output;
 pub mod pages;
@@ -26,7 +27,7 @@ use rayon::prelude::*;
 
 use crate::deflate::WorthRule;
 use crate::error::{Error, Problem, Result};
-use crate::image::{self, ImageOptions, Outcome};
+use crate::image::{self, ImageOptions, Outcome, Recompression};
 use crate::inventory::{self, AnalyzeOptions, BrokenReference, Inventory};
 use crate::report::{ImageFormat, ImageRow, ImagesTotal};
 use crate::site::resolve::{Resolver, Target};
@@ -46,12 +47,14 @@ pub struct RewriteOptions {
     pub keep_originals: bool,
     /// The analyze options the inventory was made with (site URL, parse limit).
     pub analyze: AnalyzeOptions,
-    /// Also write `.gz` files next to text files where compressing is worth it
+    /// Also write `.gz`, `.br` and `.zst` files next to text files where each is worth it
     /// (`--precompress`). Default: `false`.
     pub precompress: bool,
     /// Presentational markup → CSS, and where the CSS goes; `None` keeps the markup
     /// (`--no-markup`). Default: `Some(CssChoice::Auto)`.
     pub markup: Option<markup::CssChoice>,
+    /// The site's own PNGs, JPEGs and style sheets, optimised losslessly. Default: all on.
+    pub lossless: lossless::LosslessOptions,
 }
 
 /// What the rewrite did.
@@ -64,10 +67,12 @@ pub struct Rewrite {
     pub documents_copied: usize,
     /// References that resolved in the original and do not in the result.
     pub broken_by_rewrite: Vec<BrokenReference>,
-    /// `.gz` files written by `--precompress`, by site path.
+    /// `.gz`, `.br` and `.zst` files written by `--precompress`, by site path.
     pub precompressed: Vec<String>,
     /// What the markup pass did, when it ran.
     pub markup: Option<markup::MarkupReport>,
+    /// What the lossless pass did to the site's PNGs, JPEGs and style sheets.
+    pub lossless: lossless::LosslessReport,
     pub problems: Vec<Problem>,
 }
 
@@ -193,6 +198,15 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
         changed.extend(m.pages.iter().filter(|p| p.changed).map(|p| p.path.clone()));
     }
 
+    let lossless = lossless::run(site, &staging, &opts.lossless, &opts.image, &mut problems);
+    changed.extend(
+        lossless
+            .rows
+            .iter()
+            .filter(|r| r.kind == lossless::Kind::Css && r.outcome == Recompression::Optimized)
+            .map(|r| r.path.clone()),
+    );
+
     let precompressed = if opts.precompress {
         precompress::precompress(site, &staging, &WorthRule::default(), &mut problems)
     } else {
@@ -232,6 +246,7 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
         broken_by_rewrite,
         precompressed,
         markup,
+        lossless,
         problems,
     })
 }

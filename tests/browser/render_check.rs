@@ -475,3 +475,45 @@ fn pages_whose_scripts_set_presentational_attributes_render_pixel_identical() {
         }
     }
 }
+
+#[test]
+fn a_modern_site_renders_pixel_identical_after_its_images_and_style_sheet_are_optimised() {
+    if !chromium_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("docs");
+    common::modern::write(&site);
+    let report = rewrite_and_verify_with(&site, None, &[]);
+    // The check compared the optimised files, not copies: each one changed.
+    let rows = report["lossless"]["rows"].as_array().unwrap();
+    let optimized = rows.iter().filter(|r| r["outcome"] == "optimized").count();
+    assert_eq!(optimized, 4, "{rows:?}");
+    // And it would have seen a lost EXIF orientation or gamma: the same site with them
+    // stripped renders differently.
+    let stripped = tmp.path().join("stripped");
+    common::modern::write(&stripped);
+    let jpeg = std::fs::read(stripped.join("_images/photo.jpg")).unwrap();
+    let exif = common::modern::exif(6);
+    let at = jpeg
+        .windows(exif.len())
+        .position(|w| w == exif)
+        .expect("the EXIF block");
+    let mut upright = jpeg.clone();
+    upright[at + exif.len() - 7] = 1;
+    std::fs::write(stripped.join("_images/photo.jpg"), upright).unwrap();
+    let output = webdiet()
+        .arg("verify")
+        .arg(&site)
+        .arg(&stripped)
+        .arg("--out")
+        .arg(tmp.path().join("diff2"))
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "an upright photo must differ"
+    );
+}

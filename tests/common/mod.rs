@@ -5,6 +5,7 @@
 
 pub mod archives;
 pub mod encodings;
+pub mod modern;
 pub mod rawgif;
 
 use std::path::{Path, PathBuf};

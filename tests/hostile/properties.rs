@@ -214,6 +214,7 @@ proptest! {
             analyze: AnalyzeOptions::default(),
             precompress: false,
             markup: Some(CssChoice::Auto),
+            lossless: Default::default(),
         };
         let result = rewrite::rewrite(&site, &before, &opts).unwrap();
         prop_assert!(result.broken_by_rewrite.is_empty(), "{:?}", result.broken_by_rewrite);

@@ -14,6 +14,7 @@ mod corpus;
 mod encodings;
 mod links_command;
 mod markup_weight;
+mod modern;
 mod names;
 mod report_imports;
 mod report_schema;

@@ -98,6 +98,11 @@ fn run_rewrite(site_dir: &Path, out: &Path) -> rewrite::Rewrite {
         analyze: AnalyzeOptions::default(),
         precompress: false,
         markup: None,
+        // What these cases pin is the references; minifying the sheets is tested on its own.
+        lossless: rewrite::lossless::LosslessOptions {
+            text: false,
+            ..Default::default()
+        },
     };
     rewrite::rewrite(&site, &inv, &opts).unwrap()
 }
@@ -182,7 +187,13 @@ fn rewrite_to(case: &str, format: &str, tmp: &Path) -> (PathBuf, serde_json::Val
     let out = tmp.join("out");
     Command::cargo_bin("webdiet")
         .unwrap()
-        .args(["rewrite", "--no-markup", "--image-format", format])
+        .args([
+            "rewrite",
+            "--no-markup",
+            "--no-minify",
+            "--image-format",
+            format,
+        ])
         .arg(&input)
         .arg("--out")
         .arg(&out)
@@ -317,6 +328,7 @@ fn output_inside_the_input_is_refused_and_nothing_is_written() {
             analyze: AnalyzeOptions::default(),
             precompress: false,
             markup: None,
+            lossless: Default::default(),
         };
         assert!(rewrite::rewrite(&site, &inv, &opts).is_err());
     }
@@ -338,6 +350,11 @@ fn keep_originals_copies_converted_gifs() {
         analyze: AnalyzeOptions::default(),
         precompress: false,
         markup: None,
+        // What these cases pin is the references; minifying the sheets is tested on its own.
+        lossless: rewrite::lossless::LosslessOptions {
+            text: false,
+            ..Default::default()
+        },
     };
     rewrite::rewrite(&site, &inv, &opts).unwrap();
     assert!(out.join("Icons/WWW/w3c_home.gif").is_file());
@@ -547,6 +564,7 @@ fn a_missing_background_moved_into_the_shared_sheet_is_not_broken_by_the_rewrite
         markup: Some(rewrite::markup::CssChoice::Fixed(
             webdiet::markup::CssMode::SiteSheet,
         )),
+        lossless: Default::default(),
     };
     let done = rewrite::rewrite(&site, &inv, &opts).unwrap();
     let sheet = std::fs::read_to_string(tmp.path().join("out/webdiet.css")).unwrap();

@@ -317,10 +317,11 @@ fn a_link_named_like_the_new_style_sheet_is_never_written_through() {
         .arg(site.path())
         .arg("--out")
         .arg(out.path())
-        .args(["--css", "site-sheet"])
+        .args(["--css", "site-sheet", "--no-minify"])
         .output()
         .unwrap();
     assert!(run.status.success());
+    assert_eq!(std::fs::read(site.path().join("style.css")).unwrap(), sheet);
     let written = out.path().join("site");
     assert_eq!(std::fs::read(written.join("style.css")).unwrap(), sheet);
     assert_eq!(

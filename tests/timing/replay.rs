@@ -239,9 +239,9 @@ fn count_capture(pcap: &Path) -> (u64, u64) {
 /// They agree packet for packet but for one race the method has: the client reads TCP_INFO
 /// just before its FIN (the paper counts nothing after it), so a segment that crosses in
 /// between is in the capture and not in the count. That is the client's delayed ACK (one up),
-/// or a last server segment such as its FIN together with the client's ACK of it (one down,
-/// one up). So per connection at most one packet more up, never more down than up, never
-/// fewer: any other difference fails.
+/// or a last server segment such as its FIN (one down), which the client acknowledges either
+/// on its own (one more up) or in the FIN itself (nothing more: the capture stops there). So
+/// per connection at most one packet more each way, never fewer: any other difference fails.
 fn assert_agrees(mode: &str, rows: &[Value], (cap_up, cap_down): (u64, u64), what: &str) {
     let kernel = |key: &str| -> u64 {
         rows.iter()
@@ -254,9 +254,10 @@ fn assert_agrees(mode: &str, rows: &[Value], (cap_up, cap_down): (u64, u64), wha
     let late_up = cap_up.checked_sub(up);
     let late_down = cap_down.checked_sub(down);
     assert!(
-        matches!((late_up, late_down), (Some(u), Some(d)) if d <= u && u <= connections),
+        matches!((late_up, late_down), (Some(u), Some(d)) if u <= connections && d <= connections),
         "{mode}: {what}: kernel {up} up, {down} down; capture {cap_up} up, {cap_down} down \
-         ({connections} connections; only the late-ACK race may add to the capture)"
+         ({connections} connections; only a segment crossing the TCP_INFO read may add to the \
+         capture, at most one each way per connection)"
     );
 }
 

@@ -229,9 +229,22 @@ fn findings_section(report: &Report) -> String {
             esc(&c.rule)
         );
         out.push_str(&tables::compression(report).unwrap_or_default());
+        if c.original.totals.brotli11 > 0 {
+            let e = c.rewritten.as_ref().unwrap_or(&c.original);
+            let _ = write!(out, "<p>{}.</p>", esc(&e.totals.codings_line()));
+        }
     }
     out.push_str("<h3 id=\"images\">Images</h3>");
     out.push_str(&tables::images(report));
+    if let Some(lossless) = tables::lossless(report) {
+        out.push_str(
+            "<h4 id=\"lossless\">Lossless recompression and minification</h4><p class=\"note\">\
+             The site's own PNGs and JPEGs recompressed and checked pixel for pixel, style \
+             sheets and scripts minified, SVGs counted; a file is replaced only when it gets \
+             smaller.</p>",
+        );
+        out.push_str(&lossless);
+    }
     if let Some(constructs) = tables::constructs(report) {
         let _ = write!(
             out,

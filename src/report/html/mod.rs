@@ -313,6 +313,30 @@ mod tests {
     }
 
     #[test]
+    fn the_lossless_pass_has_a_table_per_kind_with_its_savings() {
+        use crate::rewrite::lossless::{Kind, KindTotal, LosslessReport};
+        let mut report = sample();
+        assert!(!render(&report).contains("id=\"lossless\""));
+        let mut lossless = LosslessReport::default();
+        lossless.totals.insert(
+            Kind::Png,
+            KindTotal {
+                files: 4,
+                optimized: 3,
+                from_bytes: 90_000,
+                to_bytes: 61_000,
+                cpu_millis: 0.0,
+            },
+        );
+        report.lossless = Some(lossless);
+        let html = render(&report);
+        let at = |what: &str| html.find(what).unwrap_or_else(|| panic!("{what}"));
+        assert!(at("id=\"images\"") < at("id=\"lossless\""));
+        assert!(html[at("id=\"lossless\"")..].contains("90,000"));
+        assert!(html[at("id=\"lossless\"")..].contains(">29,000<"));
+    }
+
+    #[test]
     fn an_empty_report_has_notes_instead_of_charts() {
         let html = render(&Report::default());
         assert!(html.contains("No replay was run"));

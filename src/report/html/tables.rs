@@ -749,6 +749,43 @@ pub fn compression(report: &Report) -> Option<String> {
     ))
 }
 
+/// The lossless pass per kind: files seen and optimised, bytes before and after.
+pub fn lossless(report: &Report) -> Option<String> {
+    let l = report.lossless.as_ref().filter(|l| !l.totals.is_empty())?;
+    let rows = l
+        .totals
+        .iter()
+        .map(|(kind, t)| {
+            vec![
+                Cell::text(kind.as_str()),
+                Cell::count(t.files as u64),
+                Cell::count(t.optimized as u64),
+                Cell::count(t.from_bytes),
+                Cell::count(t.to_bytes),
+                Cell::signed(t.from_bytes as i64 - t.to_bytes as i64),
+            ]
+        })
+        .collect();
+    Some(table(
+        "lossless-kinds",
+        &["Kind", "Files", "Optimized", "Before", "After", "Saved"],
+        rows,
+        vec![vec![
+            Cell::text("all"),
+            Cell::count(l.totals.values().map(|t| t.files as u64).sum()),
+            Cell::count(l.totals.values().map(|t| t.optimized as u64).sum()),
+            Cell::count(l.totals.values().map(|t| t.from_bytes).sum()),
+            Cell::count(l.totals.values().map(|t| t.to_bytes).sum()),
+            Cell::signed(
+                l.totals
+                    .values()
+                    .map(|t| t.from_bytes as i64 - t.to_bytes as i64)
+                    .sum(),
+            ),
+        ]],
+    ))
+}
+
 /// Files of the rewritten site of 100 KB or more.
 pub fn largest_files(report: &Report) -> Option<String> {
     let files = figures::oversized(report);

@@ -77,6 +77,28 @@ fn savings(out: &mut String, report: &Report) {
             cell(&c.rule)
         );
     }
+    if let Some(l) = &report.lossless {
+        for (kind, t) in &l.totals {
+            let _ = writeln!(
+                out,
+                "| {} (lossless) | {} | {} of {} files optimized, {} → {} bytes |",
+                kind.as_str(),
+                format::signed(t.from_bytes as i64 - t.to_bytes as i64),
+                t.optimized,
+                t.files,
+                thousands(t.from_bytes),
+                thousands(t.to_bytes)
+            );
+        }
+    }
+    if let Some(c) = report
+        .compression
+        .as_ref()
+        .filter(|c| c.original.totals.brotli11 > 0)
+    {
+        let e = c.rewritten.as_ref().unwrap_or(&c.original);
+        let _ = writeln!(out, "\n{}", upper_first(&e.totals.codings_line()));
+    }
     if let Some(line) = phrases::text_images_line(report) {
         let _ = writeln!(out, "\n{}", upper_first(&line));
     }

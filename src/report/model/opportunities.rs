@@ -17,6 +17,7 @@ use super::savings;
 use crate::image::Outcome;
 use crate::replay::{Mode, Test};
 use crate::report::format::thousands;
+use crate::rewrite::lossless::Kind;
 use crate::rewrite::markup::MarkupReport;
 
 /// Data segments and delayed ACKs of a response of `bytes` on a persistent connection.
@@ -39,10 +40,12 @@ pub fn rank(report: &Report) -> Vec<Opportunity> {
             .compression
             .as_ref()
             .and_then(|c| enable_deflate(report, c, mss)),
+        report.compression.as_ref().and_then(|c| brotli(c, mss)),
         oversized(report),
     ]
     .into_iter()
     .flatten()
+    .chain(lossless(report, mss))
     .map(|o| timed(report, o))
     .collect();
     // Whole microseconds, so that the order is a total one on figures read back from JSON.
@@ -324,6 +327,118 @@ fn enable_deflate(report: &Report, c: &CompressionReport, mss: u64) -> Option<Op
     })
 }
 
+/// The site's own PNGs, JPEGs and style sheets made smaller (done), one row per kind.
+fn lossless(report: &Report, mss: u64) -> Vec<Opportunity> {
+    let Some(l) = &report.lossless else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (kind, id, title) in [
+        (
+            Kind::Png,
+            "recompress-png",
+            "PNGs recompressed losslessly (oxipng), pixel-verified",
+        ),
+        (
+            Kind::Jpeg,
+            "recompress-jpeg",
+            "JPEGs optimised losslessly (Huffman tables, progressive), pixel-verified",
+        ),
+        (
+            Kind::Css,
+            "minify-css",
+            "style sheets minified (lightningcss, every fallback kept)",
+        ),
+        (
+            Kind::Js,
+            "minify-js",
+            "scripts without comments and white space (line breaks kept)",
+        ),
+    ] {
+        let rows: Vec<_> = l
+            .rows
+            .iter()
+            .filter(|r| r.kind == kind && r.to_bytes < r.from_bytes)
+            .collect();
+        if rows.is_empty() {
+            continue;
+        }
+        out.push(Opportunity {
+            id: id.into(),
+            title: title.into(),
+            status: "done".into(),
+            action: format!(
+                "done: {} file{} made smaller in place, verified",
+                rows.len(),
+                if rows.len() == 1 { "" } else { "s" }
+            ),
+            bytes: Some(
+                rows.iter()
+                    .map(|r| (r.from_bytes - r.to_bytes) as i64)
+                    .sum(),
+            ),
+            requests: Some(0),
+            packets: Some(
+                rows.iter()
+                    .map(|r| packets(r.from_bytes, mss) - packets(r.to_bytes, mss))
+                    .sum(),
+            ),
+            time_ms: None,
+            time_link: None,
+            time_basis: None,
+            basis: "file sizes before and after; packets by the model".into(),
+            files: rows.iter().map(|r| r.path.clone()).collect(),
+            evidence: "images".into(),
+        });
+    }
+    out
+}
+
+/// brotli beside deflate (reported): what `.br` files at brotli 11 save over deflate 6 on
+/// the text worth compressing.
+fn brotli(c: &CompressionReport, mss: u64) -> Option<Opportunity> {
+    let est = c.rewritten.as_ref().unwrap_or(&c.original);
+    let files: Vec<_> = est
+        .files
+        .iter()
+        .filter(|f| f.worth_it && f.sizes.brotli11 > 0 && f.sizes.brotli11 < f.sizes.deflate6)
+        .collect();
+    if files.is_empty() {
+        return None;
+    }
+    Some(Opportunity {
+        id: "serve-brotli".into(),
+        title: "serve brotli to browsers that accept it (`rewrite --precompress` writes .br \
+                files at level 11; the replay's h2-br mode measures it)"
+            .into(),
+        status: "reported".into(),
+        action: format!(
+            "to do: serve brotli for {} text file{} (`rewrite --precompress` writes .br files)",
+            files.len(),
+            if files.len() == 1 { "" } else { "s" }
+        ),
+        bytes: Some(
+            files
+                .iter()
+                .map(|f| f.sizes.deflate6 as i64 - f.sizes.brotli11 as i64)
+                .sum(),
+        ),
+        requests: Some(0),
+        packets: Some(
+            files
+                .iter()
+                .map(|f| packets(f.sizes.deflate6, mss) - packets(f.sizes.brotli11, mss))
+                .sum(),
+        ),
+        time_ms: None,
+        time_link: None,
+        time_basis: None,
+        basis: "brotli 11 against deflate 6 sizes; packets by the model".into(),
+        files: files.iter().map(|f| f.path.clone()).collect(),
+        evidence: "compression".into(),
+    })
+}
+
 /// Files large enough to be worth a look (reported, not estimated).
 fn oversized(report: &Report) -> Option<Opportunity> {
     let files = figures::oversized(report);
@@ -396,6 +511,43 @@ mod tests {
         assert_eq!(deflate.packets, Some(30));
         assert_eq!(deflate.bytes, Some(300));
         assert!(deflate.basis.contains("replay"));
+    }
+
+    #[test]
+    fn lossless_savings_are_rows_ranked_with_the_others_and_kept_files_are_not_listed() {
+        use crate::image::Recompression;
+        use crate::rewrite::lossless::{LosslessReport, LosslessRow};
+        let mut report = crate::report::model::sample::sample();
+        let row = |path: &str, kind, from, to| LosslessRow {
+            path: path.into(),
+            kind,
+            from_bytes: from,
+            to_bytes: to,
+            outcome: Recompression::Optimized,
+            reason: String::new(),
+            dropped: Vec::new(),
+            cpu_millis: 0.0,
+        };
+        report.lossless = Some(LosslessReport {
+            rows: vec![
+                row("big.png", Kind::Png, 90_000, 60_000),
+                row("same.png", Kind::Png, 500, 500),
+                row("photo.jpg", Kind::Jpeg, 40_000, 37_000),
+                row("site.css", Kind::Css, 9_000, 7_000),
+            ],
+            ..LosslessReport::default()
+        });
+        let ranked = rank(&report);
+        let find = |id: &str| ranked.iter().find(|o| o.id == id).cloned().unwrap();
+        let png = find("recompress-png");
+        assert_eq!(png.bytes, Some(30_000));
+        assert_eq!(png.files, vec!["big.png".to_string()]);
+        assert_eq!(find("recompress-jpeg").bytes, Some(3_000));
+        assert_eq!(find("minify-css").bytes, Some(2_000));
+        let position = |id: &str| ranked.iter().position(|o| o.id == id).unwrap();
+        assert!(position("recompress-png") < position("recompress-jpeg"));
+        let estimated: Vec<i64> = ranked.iter().filter_map(|o| o.packets).collect();
+        assert!(estimated.windows(2).all(|w| w[0] >= w[1]), "{ranked:?}");
     }
 
     #[test]

@@ -35,6 +35,10 @@ pub struct Report {
     pub rewrite: RewriteSummary,
     /// Presentational markup → CSS; `null` when that stage did not run.
     pub markup: Option<crate::rewrite::markup::MarkupReport>,
+    /// The site's own PNGs, JPEGs, style sheets and scripts optimised losslessly, SVGs
+    /// counted; `null` when the rewrite did not run (or in reports written before it existed).
+    #[serde(default)]
+    pub lossless: Option<crate::rewrite::lossless::LosslessReport>,
     /// Deflate estimates of the text resources, original and rewritten.
     pub compression: Option<CompressionReport>,
     /// Replay rows: site × mode × test, medians over the runs.
@@ -124,6 +128,7 @@ impl Report {
             precompressed: done.precompressed,
         };
         self.markup = done.markup;
+        self.lossless = Some(done.lossless);
         self.problems.extend(inventory.problems.iter().cloned());
         self.problems.extend(done.problems);
         self.problems.sort();
@@ -200,7 +205,8 @@ pub struct RewriteSummary {
     pub documents_copied: usize,
     /// References that resolved in the original and do not in the result (should be empty).
     pub broken_by_rewrite: Vec<BrokenReference>,
-    /// `.gz` files written next to text files (`--precompress`), by site path.
+    /// `.gz`, `.br` and `.zst` files written next to text files (`--precompress`), by site
+    /// path.
     pub precompressed: Vec<String>,
 }
 
@@ -370,7 +376,8 @@ pub struct VisitorSavings {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Opportunity {
     /// Stable name: `gif-to-png`, `markup-to-css`, `enable-deflate`, `images-of-text`,
-    /// `markup-left`, `oversized`.
+    /// `markup-left`, `oversized`, `recompress-png`, `recompress-jpeg`, `minify-css`,
+    /// `minify-js`, `serve-brotli`.
     pub id: String,
     /// What it is, for a person.
     pub title: String,

@@ -75,6 +75,7 @@ pub fn sample() -> Report {
             deflate9: d6,
             best: d6,
             gzip6: d6 + 12,
+            ..Sizes::default()
         };
         Estimate {
             rule: "saves at least 100 bytes".into(),

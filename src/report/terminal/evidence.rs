@@ -37,6 +37,9 @@ pub fn sources(report: &Report) -> String {
             let _ = writeln!(s, "  markup → CSS: not run");
         }
     }
+    for line in report.lossless.iter().flat_map(|l| l.lines()) {
+        let _ = writeln!(s, "  {line}");
+    }
     if let Some(line) = phrases::text_images_line(report) {
         let _ = writeln!(s, "  {line}");
     }
@@ -52,6 +55,9 @@ pub fn sources(report: &Report) -> String {
             format::change(est.totals.raw as f64, est.totals.deflate6 as f64),
             est.files.len() - est.not_worth_it.len()
         );
+        if est.totals.brotli11 > 0 {
+            let _ = writeln!(s, "  {}", est.totals.codings_line());
+        }
     }
     s
 }

@@ -41,8 +41,9 @@ const CONNECTION_WINDOW: u32 = 16 << 20;
 /// The HTTP/2 client half.
 #[derive(Debug)]
 pub struct H2Client {
-    /// Send `accept-encoding` for compressed text.
-    pub deflate: bool,
+    /// Send `accept-encoding` for compressed text: the coding the robot names (`deflate`,
+    /// `br`); with browser headers, every coding a browser names.
+    pub accept: Option<&'static str>,
     /// Accept server pushes (SETTINGS_ENABLE_PUSH 1).
     pub push: bool,
     /// Follow `link: rel=preload` on the page's response at once.
@@ -249,7 +250,7 @@ impl H2Client {
                         reason: e.to_string(),
                     })?;
                 let headers = request.headers_mut();
-                for (name, value) in robot.request_headers(&fetch, &host, self.deflate, true) {
+                for (name, value) in robot.request_headers(&fetch, &host, self.accept, true) {
                     let bad = |what: &str| VisitError::BadRequest {
                         target: fetch.target.clone(),
                         reason: format!("bad {what} value"),

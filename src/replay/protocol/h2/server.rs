@@ -32,9 +32,11 @@ use super::io::{HeldIo, Hold};
 use h2::server::{self, SendResponse};
 use http::{HeaderMap, Request, Response, StatusCode};
 
+use crate::compression::Coding;
 use crate::replay::headers::Dest;
 use crate::replay::protocol::ServerHalf;
 use crate::replay::robot::{self, Fetch};
+use crate::replay::served::Resource;
 use crate::replay::server::ServeContext;
 use crate::replay::transport::tcp::Wire;
 use crate::replay::transport::tls::Session;
@@ -51,6 +53,9 @@ pub struct H2Server {
     pub push: bool,
     /// Name what a page needs in `link: rel=preload` on its response.
     pub hints: bool,
+    /// Send this coding (pre-computed, see `served::Resource`) to a client that accepts it,
+    /// before deflate and gzip.
+    pub prefer: Option<Coding>,
 }
 
 impl ServerHalf for H2Server {
@@ -185,6 +190,20 @@ impl H2Server {
         Ok(early)
     }
 
+    /// The body to send for `res`, its coding and entity tag: the preferred coding when the
+    /// client accepts it, else deflate or gzip when accepted, else the bytes as they are.
+    fn variant<'r>(
+        &self,
+        res: &'r Resource,
+        accepts: &dyn Fn(&str) -> bool,
+    ) -> (&'r [u8], Option<&'static str>, String) {
+        let preferred = self.prefer.filter(|c| accepts(c.token()));
+        match preferred.and_then(|c| res.coded(c)) {
+            Some(found) => found,
+            None => res.variant(accepts("deflate"), accepts("gzip")),
+        }
+    }
+
     /// Answers one request: 404, 304 or 200 with the body, hinting on a page; pushing on a page
     /// promises what it needs and returns those responses, for the caller to send after it.
     fn answer(
@@ -231,7 +250,7 @@ impl H2Server {
             }
             return Ok(Vec::new());
         }
-        let (body, coding, etag) = res.variant(accepts("deflate"), accepts("gzip"));
+        let (body, coding, etag) = self.variant(res, &accepts);
         let first_visit = value("if-none-match").is_none() && value("if-modified-since").is_none();
         if res.not_modified(&etag, value("if-none-match"), value("if-modified-since")) {
             let response = Response::builder()
@@ -299,7 +318,7 @@ impl H2Server {
             let Some((_, res)) = cx.lookup(&need.target) else {
                 continue;
             };
-            let (body, coding, etag) = res.variant(accepts("deflate"), accepts("gzip"));
+            let (body, coding, etag) = self.variant(res, &accepts);
             pushes.push(Push {
                 sender,
                 response: ok_response(cx, res, coding, &etag, body.len()),
@@ -332,7 +351,7 @@ impl Push {
 /// A 200 response head for a resource.
 fn ok_response(
     cx: &ServeContext<'_>,
-    res: &crate::replay::served::Resource,
+    res: &Resource,
     coding: Option<&str>,
     etag: &str,
     length: usize,
@@ -356,7 +375,7 @@ fn ok_response(
     if let Some(coding) = coding {
         put("content-encoding", coding);
         put("vary", "accept-encoding");
-    } else if res.deflated.is_some() {
+    } else if res.deflated.is_some() || res.brotli.is_some() {
         put("vary", "accept-encoding");
     }
     response

@@ -93,7 +93,8 @@ impl Run<'_, '_> {
             fetch.target,
             u8::from(http11),
         );
-        for (name, value) in self.robot.request_headers(fetch, &host, deflate, false) {
+        let coding = deflate.then_some("deflate");
+        for (name, value) in self.robot.request_headers(fetch, &host, coding, false) {
             req.push_str(&title_case(name));
             req.push_str(": ");
             req.push_str(&value);

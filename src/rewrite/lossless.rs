@@ -1,0 +1,299 @@
+//! The rewrite's lossless pass over the files a site already ships in today's formats: each
+//! PNG and APNG recompressed by oxipng, each JPEG transcoded by mozjpeg (`crate::image`), each
+//! style sheet minified by lightningcss (`crate::css::minify`), each script stripped of its
+//! comments and white space (`crate::js`), each verified, and each kept
+//! only when smaller. Names never change, so no reference needs an edit. SVGs are counted (the
+//! compression estimates cover them) and left as they are. The pass works on the staged copy,
+//! after the GIF conversion, the reference edits and the markup pass, so a style sheet is
+//! minified with its references already edited; the `.gz`/`.br`/`.zst` files come after it.
+
+use std::collections::BTreeMap;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::output::Staging;
+use crate::css::minify::Kept;
+use crate::error::Problem;
+use crate::image::{self, Effort, Limits, Recompressed, Recompression};
+use crate::site::{FileKind, Site, SiteFile};
+
+/// Options for the lossless pass.
+#[derive(Debug, Clone)]
+pub struct LosslessOptions {
+    /// Recompress PNG, APNG and JPEG files. Default: `true` (`--no-recompress` turns it off).
+    pub images: bool,
+    /// Minify style sheets and scripts. Default: `true` (`--no-minify` turns it off).
+    pub text: bool,
+}
+
+impl Default for LosslessOptions {
+    fn default() -> Self {
+        LosslessOptions {
+            images: true,
+            text: true,
+        }
+    }
+}
+
+/// What kind of file a row is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    Png,
+    Jpeg,
+    Css,
+    Js,
+    Svg,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Png => "PNG",
+            Kind::Jpeg => "JPEG",
+            Kind::Css => "CSS",
+            Kind::Js => "JS",
+            Kind::Svg => "SVG",
+        }
+    }
+
+    fn of(file: &SiteFile) -> Option<Kind> {
+        match file.kind {
+            FileKind::Png => Some(Kind::Png),
+            FileKind::Jpeg => Some(Kind::Jpeg),
+            FileKind::Css => Some(Kind::Css),
+            FileKind::Js => Some(Kind::Js),
+            _ if file.path.to_ascii_lowercase().ends_with(".svg") => Some(Kind::Svg),
+            _ => None,
+        }
+    }
+}
+
+/// One file of the pass.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LosslessRow {
+    pub path: String,
+    pub kind: Kind,
+    pub from_bytes: u64,
+    /// The bytes served after the pass (`from_bytes` when kept).
+    pub to_bytes: u64,
+    pub outcome: Recompression,
+    /// The outcome with its detail: `optimized(-1234 B)`, `kept:larger(+3 B)`, …
+    pub reason: String,
+    /// Metadata dropped (PNG chunks, JPEG markers), when optimized.
+    #[serde(default)]
+    pub dropped: Vec<String>,
+    /// CPU time of the optimisation and its check (the working thread's).
+    pub cpu_millis: f64,
+}
+
+/// Sums per kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct KindTotal {
+    pub files: usize,
+    pub optimized: usize,
+    pub from_bytes: u64,
+    pub to_bytes: u64,
+    pub cpu_millis: f64,
+}
+
+/// The `lossless` section of the report.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LosslessReport {
+    /// The `--effort` level images were recompressed at.
+    pub effort: Effort,
+    /// One row per PNG, JPEG, style sheet and SVG of the site, by path.
+    pub rows: Vec<LosslessRow>,
+    pub totals: BTreeMap<Kind, KindTotal>,
+}
+
+impl LosslessReport {
+    /// Bytes saved over every kind.
+    pub fn saved(&self) -> u64 {
+        self.totals
+            .values()
+            .map(|t| t.from_bytes.saturating_sub(t.to_bytes))
+            .sum()
+    }
+}
+
+/// Runs the pass over the staged tree.
+pub(super) fn run(
+    site: &Site,
+    staging: &Staging,
+    opts: &LosslessOptions,
+    image: &image::ImageOptions,
+    problems: &mut Vec<Problem>,
+) -> LosslessReport {
+    let results: Vec<(LosslessRow, Option<Problem>)> = site
+        .files
+        .par_iter()
+        .filter_map(|f| Kind::of(f).map(|kind| (f, kind)))
+        .filter_map(|(f, kind)| one(f, kind, staging, opts, image))
+        .collect();
+    let mut report = LosslessReport {
+        effort: image.effort,
+        ..LosslessReport::default()
+    };
+    for (row, problem) in results {
+        let t = report.totals.entry(row.kind).or_default();
+        t.files += 1;
+        t.optimized += usize::from(row.outcome == Recompression::Optimized);
+        t.from_bytes += row.from_bytes;
+        t.to_bytes += row.to_bytes;
+        t.cpu_millis += row.cpu_millis;
+        report.rows.push(row);
+        problems.extend(problem);
+    }
+    report.rows.sort_by(|a, b| a.path.cmp(&b.path));
+    report
+}
+
+/// One file: its row, and a problem when its new bytes could not be written.
+fn one(
+    file: &SiteFile,
+    kind: Kind,
+    staging: &Staging,
+    opts: &LosslessOptions,
+    image: &image::ImageOptions,
+) -> Option<(LosslessRow, Option<Problem>)> {
+    let wanted = match kind {
+        Kind::Png | Kind::Jpeg => opts.images,
+        Kind::Css | Kind::Js => opts.text,
+        Kind::Svg => true,
+    };
+    if !wanted {
+        return None;
+    }
+    // The staged copy: a style sheet with its references edited. Not there: not served.
+    let bytes = std::fs::read(staging.path(&file.path)).ok()?;
+    let cpu = image::thread_cpu_time();
+    let result = optimize(&bytes, kind, image);
+    let mut row = LosslessRow {
+        path: file.path.clone(),
+        kind,
+        from_bytes: bytes.len() as u64,
+        to_bytes: bytes.len() as u64,
+        outcome: result.outcome,
+        reason: result.reason,
+        dropped: Vec::new(),
+        cpu_millis: image::thread_cpu_time().saturating_sub(cpu).as_secs_f64() * 1000.0,
+    };
+    let Some(new) = result.bytes else {
+        return Some((row, None));
+    };
+    if let Err(e) = staging.write(&file.path, &new) {
+        row.outcome = Recompression::VerifyFailed;
+        row.reason = format!("kept:verify-failed(not written: {e})");
+        return Some((
+            row,
+            Some(Problem::new(&file.path, "unwritable", e.to_string())),
+        ));
+    }
+    row.to_bytes = new.len() as u64;
+    row.dropped = result.dropped;
+    Some((row, None))
+}
+
+fn optimize(bytes: &[u8], kind: Kind, image: &image::ImageOptions) -> Recompressed {
+    let limits: &Limits = &image.limits;
+    match kind {
+        Kind::Png => image::recompress_png(bytes, image.effort, image.min_saving, limits),
+        Kind::Jpeg => image::recompress_jpeg(bytes, image.effort, image.min_saving, limits),
+        Kind::Css => match crate::css::minify::minify_sheet(bytes) {
+            Ok(out) => Recompressed::decide(bytes, out, Ok(()), Vec::new(), 1),
+            Err(why @ Kept::Unparsed(_)) => Recompressed::kept(Recompression::Unparsed, why),
+            Err(why @ Kept::Charset(_)) => Recompressed::kept(Recompression::Unsupported, why),
+            Err(why @ Kept::NotStable) => Recompressed::kept(Recompression::VerifyFailed, why),
+        },
+        Kind::Js => match crate::js::minify_script(bytes) {
+            Ok(out) => Recompressed::decide(bytes, out, Ok(()), Vec::new(), 1),
+            Err(why @ crate::js::Kept::Changed) => {
+                Recompressed::kept(Recompression::VerifyFailed, why)
+            }
+            Err(why) => Recompressed::kept(Recompression::Unparsed, why),
+        },
+        Kind::Svg => Recompressed::kept(
+            Recompression::Unsupported,
+            "SVG: counted and compressed, not rewritten",
+        ),
+    }
+}
+
+impl LosslessReport {
+    /// One line per kind for the terminal summary and the Markdown report:
+    /// `PNG (oxipng, lossless): 12 of 40 optimized, 400,000 → 350,000 bytes (-12.5%)`.
+    pub fn lines(&self) -> Vec<String> {
+        self.totals
+            .iter()
+            .map(|(kind, t)| {
+                let how = match kind {
+                    Kind::Png => "oxipng, lossless, pixel-verified",
+                    Kind::Jpeg => "mozjpeg transcoding, lossless, pixel-verified",
+                    Kind::Css => "lightningcss, every fallback kept",
+                    Kind::Js => "comments and white space, line breaks kept",
+                    Kind::Svg => "counted and compressed, not rewritten",
+                };
+                let change = if t.from_bytes == 0 {
+                    "±0.0%".to_string()
+                } else {
+                    let pct = (t.to_bytes as f64 - t.from_bytes as f64) / t.from_bytes as f64;
+                    format!("{:+.1}%", pct * 100.0)
+                };
+                format!(
+                    "{} ({how}): {} of {} optimized, {} → {} bytes ({change})",
+                    kind.as_str(),
+                    t.optimized,
+                    t.files,
+                    crate::report::format::thousands(t.from_bytes),
+                    crate::report::format::thousands(t.to_bytes),
+                )
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn totals_and_lines_add_up_per_kind() {
+        let row = |path: &str, kind, from, to| LosslessRow {
+            path: path.into(),
+            kind,
+            from_bytes: from,
+            to_bytes: to,
+            outcome: if to < from {
+                Recompression::Optimized
+            } else {
+                Recompression::Larger
+            },
+            reason: String::new(),
+            dropped: Vec::new(),
+            cpu_millis: 1.0,
+        };
+        let mut report = LosslessReport::default();
+        for r in [
+            row("a.png", Kind::Png, 1000, 800),
+            row("b.png", Kind::Png, 500, 500),
+            row("s.css", Kind::Css, 300, 200),
+        ] {
+            let t = report.totals.entry(r.kind).or_default();
+            t.files += 1;
+            t.optimized += usize::from(r.outcome == Recompression::Optimized);
+            t.from_bytes += r.from_bytes;
+            t.to_bytes += r.to_bytes;
+            report.rows.push(r);
+        }
+        assert_eq!(report.saved(), 300);
+        let lines = report.lines();
+        assert!(
+            lines[0].starts_with("PNG (")
+                && lines[0].contains("1 of 2 optimized, 1,500 → 1,300 bytes (-13.3%)"),
+            "{lines:?}"
+        );
+        assert!(lines[1].starts_with("CSS ("), "{lines:?}");
+    }
+}

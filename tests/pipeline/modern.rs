@@ -1,0 +1,165 @@
+//! A site as today's generators make it: the rewrite makes its PNG, JPEG and style sheet
+//! smaller without changing what a browser shows, says what it dropped, counts the SVG, and
+//! `--precompress` writes `.gz`, `.br` and `.zst` files that decode to the page. The render
+//! check of the same site is in `tests/browser/render_check.rs`.
+
+use crate::common::{modern, webdiet};
+
+fn rewrite(extra: &[&str]) -> (tempfile::TempDir, serde_json::Value) {
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("docs");
+    modern::write(&site);
+    webdiet()
+        .arg("rewrite")
+        .args(extra)
+        .arg(&site)
+        .arg("--out")
+        .arg(tmp.path().join("out"))
+        .assert()
+        .success();
+    let report =
+        serde_json::from_slice(&std::fs::read(tmp.path().join("out/report.json")).unwrap())
+            .unwrap();
+    (tmp, report)
+}
+
+fn row<'a>(report: &'a serde_json::Value, path: &str) -> &'a serde_json::Value {
+    report["lossless"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["path"] == path)
+        .unwrap_or_else(|| panic!("no row for {path}: {}", report["lossless"]))
+}
+
+#[test]
+fn a_modern_site_gets_smaller_images_and_style_sheets_and_keeps_what_browsers_read() {
+    let (tmp, report) = rewrite(&["--precompress"]);
+    let out = tmp.path().join("out/site");
+    for (path, kind) in [
+        ("_images/logo.png", "png"),
+        ("_images/photo.jpg", "jpeg"),
+        ("_static/style.css", "css"),
+        ("_static/app.js", "js"),
+    ] {
+        let r = row(&report, path);
+        assert_eq!(r["kind"], kind);
+        assert_eq!(r["outcome"], "optimized", "{r}");
+        let (from, to) = (
+            r["from_bytes"].as_u64().unwrap(),
+            r["to_bytes"].as_u64().unwrap(),
+        );
+        assert!(to < from, "{r}");
+        assert_eq!(std::fs::metadata(out.join(path)).unwrap().len(), to);
+    }
+    let png = row(&report, "_images/logo.png");
+    assert_eq!(png["dropped"], serde_json::json!(["tEXt", "tIME"]));
+    let written = std::fs::read(out.join("_images/logo.png")).unwrap();
+    assert!(written.windows(4).any(|w| w == b"gAMA"), "gamma kept");
+    let jpeg = row(&report, "_images/photo.jpg");
+    assert_eq!(jpeg["dropped"], serde_json::json!(["COM"]));
+    let written = std::fs::read(out.join("_images/photo.jpg")).unwrap();
+    let exif = modern::exif(6);
+    assert!(written.windows(exif.len()).any(|w| w == exif), "EXIF kept");
+    let svg = row(&report, "_images/diagram.svg");
+    assert_eq!(svg["outcome"], "kept:unsupported");
+    let css = std::fs::read_to_string(out.join("_static/style.css")).unwrap();
+    for fallback in ["#eee", "rgba(", "-webkit-border-radius"] {
+        assert!(css.contains(fallback), "{fallback} lost: {css}");
+    }
+    assert!(report["rewrite"]["broken_by_rewrite"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+    // The page is large enough to be worth compressing: all three files, each decoding to it.
+    let page = std::fs::read(out.join("index.html")).unwrap();
+    let precompressed = report["rewrite"]["precompressed"].as_array().unwrap();
+    for ext in ["gz", "br", "zst"] {
+        let name = format!("index.html.{ext}");
+        assert!(
+            precompressed.iter().any(|p| *p == *name),
+            "{precompressed:?}"
+        );
+        assert!(out.join(&name).is_file());
+    }
+    let br = std::fs::read(out.join("index.html.br")).unwrap();
+    let decoded = webdiet::compression::Coding::Brotli
+        .decode(&br, 1 << 20)
+        .unwrap();
+    assert_eq!(decoded, page);
+    let estimate = &report["lossless"]["totals"];
+    assert!(
+        estimate["png"]["optimized"] == 1 && estimate["css"]["files"] == 1,
+        "{estimate}"
+    );
+}
+
+#[test]
+fn no_recompress_and_no_minify_leave_every_file_as_it_was() {
+    let (tmp, report) = rewrite(&["--no-recompress", "--no-minify"]);
+    let site = tmp.path().join("docs");
+    let out = tmp.path().join("out/site");
+    for path in [
+        "_images/logo.png",
+        "_images/photo.jpg",
+        "_static/style.css",
+        "_static/app.js",
+    ] {
+        assert_eq!(
+            std::fs::read(site.join(path)).unwrap(),
+            std::fs::read(out.join(path)).unwrap(),
+            "{path}"
+        );
+    }
+    let rows = report["lossless"]["rows"].as_array().unwrap();
+    assert!(rows.iter().all(|r| r["kind"] == "svg"), "{rows:?}");
+}
+
+#[test]
+fn the_audit_ranks_the_lossless_savings_and_estimates_brotli_and_zstd() {
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("docs");
+    modern::write(&site);
+    webdiet()
+        .args([
+            "audit",
+            "--dry-run",
+            "--modes",
+            "pipelined",
+            "--runs",
+            "1",
+            "--link",
+            "loopback",
+        ])
+        .arg(&site)
+        .arg("--out")
+        .arg(tmp.path().join("out"))
+        .assert()
+        .success();
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(tmp.path().join("out/report.json")).unwrap())
+            .unwrap();
+    let ids: Vec<&str> = report["opportunities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["id"].as_str().unwrap())
+        .collect();
+    for id in [
+        "recompress-png",
+        "recompress-jpeg",
+        "minify-css",
+        "minify-js",
+        "serve-brotli",
+    ] {
+        assert!(ids.contains(&id), "{id} missing: {ids:?}");
+    }
+    let totals = &report["compression"]["rewritten"]["totals"];
+    let n = |k: &str| totals[k].as_u64().unwrap();
+    assert!(
+        n("brotli11") < n("deflate6") && n("zstd19") < n("raw"),
+        "{totals}"
+    );
+    let md = std::fs::read_to_string(tmp.path().join("out/report.md")).unwrap();
+    assert!(md.contains("| PNG (lossless) |"), "{md}");
+}
