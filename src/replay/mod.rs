@@ -443,4 +443,6 @@ pub(crate) fn pages(
 }
 
 #[cfg(test)]
+mod recording_tests;
+#[cfg(test)]
 pub(crate) mod tests;

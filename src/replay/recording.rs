@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use super::meter::{Flight, Framing, Handshake};
 use super::protocol::h2::io::{Frame, ACK, PREFACE_LEN, SETTINGS};
 use super::simulate::{Connection, Exchange, Message, Responder, Side, Trigger};
+use super::transport::tls::TLS13_TICKETS;
 
 /// What a connection waited for before the client opened it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -212,10 +213,12 @@ pub fn build(scripts: Vec<Script>, rule: &ServerRule) -> RecordedVisit {
         }
     }
     http1.sort_by_key(|c| c.seq);
+    canonical_handshakes(&mut http1);
     let mut b = Builder {
         out: RecordedVisit::default(),
         responses: BTreeMap::new(),
         pending_opens: Vec::new(),
+        sessions: Vec::new(),
     };
     if http1.iter().any(|c| c.pooled) {
         b.out.exchange.pools.push(rule.connections.max(1));
@@ -227,18 +230,54 @@ pub fn build(scripts: Vec<Script>, rule: &ServerRule) -> RecordedVisit {
         b.h2(c, rule);
     }
     // Opens that wait for a response: resolved now that every response has its message.
-    for (conn, target) in std::mem::take(&mut b.pending_opens) {
-        b.out.exchange.connections[conn].open = b.after(&target).unwrap_or(Trigger::Start);
+    for (conn, target, session) in std::mem::take(&mut b.pending_opens) {
+        let response = b.after(&target);
+        b.out.exchange.connections[conn].open = match (response, session) {
+            // A session from a connection opened after the one that carried the response
+            // arrives after that response too: the connection waits for the later.
+            (
+                Some(Trigger::Received { conn: r, .. }),
+                Some(s @ Trigger::Received { conn: from, .. }),
+            ) if from > r => s,
+            (Some(r), _) => r,
+            (None, s) => s.unwrap_or(Trigger::Start),
+        };
     }
     b.out
 }
 
+/// Gives the full TLS handshakes to the first connections, in the robot's queue order. The
+/// client lets one connection of a visit make the full handshake and makes the others wait
+/// for a session ([`super::transport::tls`]); when several connections open at once (HTTP/1.0's
+/// pool at a validation's start), which of them that is depends on which thread asked first,
+/// and the recording must not. Full handshakes have the same bytes on every connection, and
+/// so have resumed ones.
+fn canonical_handshakes(http1: &mut [ConnScript]) {
+    let mut with_tls: Vec<&mut ConnScript> = http1.iter_mut().filter(|c| c.tls.is_some()).collect();
+    let mut handshakes: Vec<Handshake> = with_tls.iter_mut().filter_map(|c| c.tls.take()).collect();
+    handshakes.sort_by_key(|h| h.resumed);
+    for (c, h) in with_tls.into_iter().zip(handshakes) {
+        c.tls = Some(h);
+    }
+}
+
+/// Where a resumed connection's session came from: when it is there, and how many more
+/// connections it can resume.
+struct SessionSource {
+    ready: Trigger,
+    left: usize,
+}
+
 struct Builder {
     out: RecordedVisit,
+    /// Sessions to resume, in the order they arrived in the recording (TLS 1.3: each
+    /// connection's tickets; TLS 1.2: the full handshake's session, any number of times).
+    sessions: Vec<SessionSource>,
     /// The last server message of each response, by target.
     responses: BTreeMap<String, (MessageRef, u64)>,
-    /// Connections whose opening waits for a response: (connection, target).
-    pending_opens: Vec<(usize, String)>,
+    /// Connections whose opening waits for a response: the connection, the response's target
+    /// and the session it also waited for, if any.
+    pending_opens: Vec<(usize, String, Option<Trigger>)>,
 }
 
 impl Builder {
@@ -306,6 +345,17 @@ impl Builder {
         if h.tickets > 0 {
             let m = self.push(conn, Side::Server, h.tickets, server_ready);
             self.count(conn, m);
+            self.sessions.push(SessionSource {
+                ready: self.received(conn, m),
+                left: TLS13_TICKETS,
+            });
+        } else if !h.resumed {
+            // TLS 1.2: the session is the client's once the handshake is done, for any number
+            // of connections.
+            self.sessions.push(SessionSource {
+                ready: client_ready,
+                left: usize::MAX,
+            });
         }
         if let Some(m) = last_down {
             self.count(conn, m);
@@ -325,8 +375,24 @@ impl Builder {
         if c.pooled {
             self.out.exchange.connections[conn].pool = Some(0);
         }
-        if let Opened::AfterResponse(target) = &c.opened {
-            self.pending_opens.push((conn, target.clone()));
+        // The client holds a connection that will resume back until it has a session to
+        // resume: the first source with a ticket left, in the robot's queue order.
+        let mut session = None;
+        if c.tls.as_ref().is_some_and(|h| h.resumed) {
+            if let Some(source) = self.sessions.iter_mut().find(|s| s.left > 0) {
+                source.left -= 1;
+                session = Some(source.ready);
+            }
+        }
+        match &c.opened {
+            Opened::AfterResponse(target) => {
+                self.pending_opens.push((conn, target.clone(), session));
+            }
+            Opened::Start => {
+                if let Some(ready) = session {
+                    self.out.exchange.connections[conn].open = ready;
+                }
+            }
         }
         let (ready, _) = self.tls(conn, c.tls.as_ref());
         // The writes first (a write that waits for a response gets its trigger once the

@@ -5,7 +5,7 @@
 //! every body received is the site's file byte for byte: a replay that does not reproduce the
 //! site is an error, not a result.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -412,12 +412,38 @@ impl<'a> Robot<'a> {
         match test {
             Test::First => Ok(vec![start]),
             Test::Validate if cache.entries.is_empty() => Err(VisitError::NoFirstVisit),
-            Test::Validate => {
-                let mut all = vec![start.clone()];
-                all.extend(cache.order.iter().filter(|f| **f != start).cloned());
-                Ok(all)
-            }
+            Test::Validate => Ok(self.validation_order(start, cache)),
         }
+    }
+
+    /// Everything the first visit fetched, in the order a robot fetching one thing at a time
+    /// would have found it: breadth first from the page, each body's references in document
+    /// order. The first visit's own order is when each response happened to complete, which
+    /// HTTP/1.0's parallel connections leave to the scheduler; a validation (and the
+    /// recording the simulator replays) must not depend on that.
+    fn validation_order(&self, start: Fetch, cache: &Cache) -> Vec<Fetch> {
+        let mut seen = BTreeSet::from([start.target.clone()]);
+        let mut queue = VecDeque::from([start]);
+        let mut all = Vec::with_capacity(cache.order.len() + 1);
+        while let Some(fetch) = queue.pop_front() {
+            let first = all.is_empty();
+            match cache.entries.get(&fetch.target) {
+                Some(entry) => queue.extend(self.discover(&fetch, &entry.body, &mut seen)),
+                // What the first visit did not keep (an error answer) is not asked again.
+                None if !first => continue,
+                None => {}
+            }
+            all.push(fetch);
+        }
+        // Anything cached that no cached body names now (never on a static site), by target.
+        let mut rest: Vec<&Fetch> = cache
+            .order
+            .iter()
+            .filter(|f| !seen.contains(&f.target))
+            .collect();
+        rest.sort_by(|a, b| a.target.cmp(&b.target));
+        all.extend(rest.into_iter().cloned());
+        all
     }
 
     /// The request headers for `fetch` (beyond method, target and host), as `host` names the

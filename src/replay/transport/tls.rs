@@ -174,6 +174,10 @@ pub struct TlsSetup {
     pub options: TlsOptions,
 }
 
+/// TLS 1.3 tickets the server sends after each handshake (rustls's default); each resumes
+/// one connection.
+pub const TLS13_TICKETS: usize = 2;
+
 /// The client's side: its config, the name it asks for, and its session cache.
 #[derive(Debug)]
 pub struct TlsClient {
@@ -257,8 +261,10 @@ impl TlsSetup {
         server.alpn_protocols = vec![ALPN_H2.to_vec(), b"http/1.1".to_vec()];
         if opts.resumption {
             // Stateful resumption (session IDs in 1.2, ticket IDs in 1.3): rustls's default
-            // store, and its default of two TLS 1.3 tickets per connection.
+            // store, and its default of two TLS 1.3 tickets per connection, named because the
+            // simulator's recording counts them.
             server.session_storage = rustls::server::ServerSessionMemoryCache::new(1024);
+            server.send_tls13_tickets = TLS13_TICKETS;
         } else {
             server.session_storage = Arc::new(rustls::server::NoServerSessionStorage {});
             server.send_tls13_tickets = 0;
