@@ -230,18 +230,8 @@ pub fn build(scripts: Vec<Script>, rule: &ServerRule) -> RecordedVisit {
         b.h2(c, rule);
     }
     // Opens that wait for a response: resolved now that every response has its message.
-    for (conn, target, session) in std::mem::take(&mut b.pending_opens) {
-        let response = b.after(&target);
-        b.out.exchange.connections[conn].open = match (response, session) {
-            // A session from a connection opened after the one that carried the response
-            // arrives after that response too: the connection waits for the later.
-            (
-                Some(Trigger::Received { conn: r, .. }),
-                Some(s @ Trigger::Received { conn: from, .. }),
-            ) if from > r => s,
-            (Some(r), _) => r,
-            (None, s) => s.unwrap_or(Trigger::Start),
-        };
+    for (conn, target) in std::mem::take(&mut b.pending_opens) {
+        b.out.exchange.connections[conn].open = b.after(&target).unwrap_or(Trigger::Start);
     }
     b.out
 }
@@ -275,9 +265,8 @@ struct Builder {
     sessions: Vec<SessionSource>,
     /// The last server message of each response, by target.
     responses: BTreeMap<String, (MessageRef, u64)>,
-    /// Connections whose opening waits for a response: the connection, the response's target
-    /// and the session it also waited for, if any.
-    pending_opens: Vec<(usize, String, Option<Trigger>)>,
+    /// Connections whose opening waits for a response: (connection, target).
+    pending_opens: Vec<(usize, String)>,
 }
 
 impl Builder {
@@ -320,9 +309,15 @@ impl Builder {
         }
     }
 
-    /// The TLS handshake's flights (and tickets) on `conn`; returns when the client and the
-    /// server may send application data ("ready"), each as a trigger.
-    fn tls(&mut self, conn: usize, tls: Option<&Handshake>) -> (Trigger, Trigger) {
+    /// The TLS handshake's flights (and tickets) on `conn`, the ClientHello once the
+    /// connection is established and `hello_after` (a session to resume) has fired; returns
+    /// when the client and the server may send application data ("ready"), each as a trigger.
+    fn tls(
+        &mut self,
+        conn: usize,
+        tls: Option<&Handshake>,
+        hello_after: Option<Trigger>,
+    ) -> (Trigger, Trigger) {
         let established = Trigger::Established { conn };
         let Some(h) = tls else {
             return (established, established);
@@ -331,7 +326,8 @@ impl Builder {
         for flight in &h.flights {
             match *flight {
                 Flight::Up(bytes) => {
-                    let trigger = last_down.map_or(established, |m| self.received(conn, m));
+                    let first = hello_after.unwrap_or(established);
+                    let trigger = last_down.map_or(first, |m| self.received(conn, m));
                     last_up = Some(self.push(conn, Side::Client, bytes, trigger));
                 }
                 Flight::Down(bytes) => {
@@ -375,8 +371,13 @@ impl Builder {
         if c.pooled {
             self.out.exchange.connections[conn].pool = Some(0);
         }
-        // The client holds a connection that will resume back until it has a session to
-        // resume: the first source with a ticket left, in the robot's queue order.
+        if let Opened::AfterResponse(target) = &c.opened {
+            self.pending_opens.push((conn, target.clone()));
+        }
+        // A connection that will resume connects at once, but the client holds its
+        // ClientHello back until it has a session to resume (`TlsClient::session`): the first
+        // source with a ticket left, in the robot's queue order. The engine keeps what is
+        // written before the connection is established until it is.
         let mut session = None;
         if c.tls.as_ref().is_some_and(|h| h.resumed) {
             if let Some(source) = self.sessions.iter_mut().find(|s| s.left > 0) {
@@ -384,17 +385,7 @@ impl Builder {
                 session = Some(source.ready);
             }
         }
-        match &c.opened {
-            Opened::AfterResponse(target) => {
-                self.pending_opens.push((conn, target.clone(), session));
-            }
-            Opened::Start => {
-                if let Some(ready) = session {
-                    self.out.exchange.connections[conn].open = ready;
-                }
-            }
-        }
-        let (ready, _) = self.tls(conn, c.tls.as_ref());
+        let (ready, _) = self.tls(conn, c.tls.as_ref(), session);
         // The writes first (a write that waits for a response gets its trigger once the
         // responses have messages), noting where each request ends.
         let mut writes = Vec::new();
@@ -461,7 +452,7 @@ impl Builder {
     /// through the server's buffer (it answers every request that has arrived at once).
     fn h2(&mut self, c: &H2Script, rule: &ServerRule) {
         let conn = self.connection();
-        let (client_ready, server_ready) = self.tls(conn, c.tls.as_ref());
+        let (client_ready, server_ready) = self.tls(conn, c.tls.as_ref(), None);
         let framed = |plain: u64| rule.framing.wire(plain);
         let n = c.batches.len().max(1);
         // The batch a client stream was opened in (pushed, even streams: the first).

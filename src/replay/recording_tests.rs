@@ -1,6 +1,6 @@
 //! The recording the simulator replays does not depend on how the loopback run was scheduled:
 //! which of several simultaneous connections made the full TLS handshake, and when a
-//! connection that resumes could open.
+//! connection that resumes could send its ClientHello.
 
 use super::meter::{Flight, Framing, Handshake};
 use super::recording::{build, ConnScript, Opened, RecordedVisit, Script, ServerRule};
@@ -47,9 +47,11 @@ fn rule() -> ServerRule {
     }
 }
 
-/// The trigger on which the client's first message goes out, for connection `conn`.
-fn open(visit: &RecordedVisit, conn: usize) -> Trigger {
-    visit.exchange.connections[conn].open
+/// The trigger of the client's first message (its ClientHello) on connection `conn`; every
+/// connection opens at the start.
+fn hello(visit: &RecordedVisit, conn: usize) -> Trigger {
+    assert_eq!(visit.exchange.connections[conn].open, Trigger::Start);
+    visit.exchange.connections[conn].messages[0].trigger
 }
 
 /// The connection's server message carrying `bytes` (its tickets).
@@ -82,7 +84,7 @@ fn the_same_visit_is_recorded_whichever_simultaneous_connection_made_the_full_ha
 }
 
 #[test]
-fn a_connection_that_resumes_opens_when_a_ticket_has_arrived_two_connections_per_ticket_write() {
+fn a_resumed_connection_says_hello_once_a_ticket_has_arrived_two_per_ticket_write() {
     assert_eq!(
         TLS13_TICKETS, 2,
         "this test is written for rustls's two tickets"
@@ -97,15 +99,15 @@ fn a_connection_that_resumes_opens_when_a_ticket_has_arrived_two_connections_per
         &rule(),
     );
     assert_eq!(
-        open(&visit, 0),
-        Trigger::Start,
-        "the full handshake waits for nothing"
+        hello(&visit, 0),
+        Trigger::Established { conn: 0 },
+        "the full handshake waits for nothing but its connection"
     );
     let first_tickets = tickets_arrived(&visit, 0, 460);
-    assert_eq!(open(&visit, 1), first_tickets);
-    assert_eq!(open(&visit, 2), first_tickets);
+    assert_eq!(hello(&visit, 1), first_tickets);
+    assert_eq!(hello(&visit, 2), first_tickets);
     assert_eq!(
-        open(&visit, 3),
+        hello(&visit, 3),
         tickets_arrived(&visit, 1, 460),
         "the page's two tickets are taken: the third waits for the next connection's"
     );
@@ -136,6 +138,6 @@ fn a_tls12_session_resumes_every_later_connection_once_the_full_handshake_is_don
     );
     let done = tickets_arrived(&visit, 0, 60);
     for conn in 1..4 {
-        assert_eq!(open(&visit, conn), done, "connection {conn}");
+        assert_eq!(hello(&visit, conn), done, "connection {conn}");
     }
 }

