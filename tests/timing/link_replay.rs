@@ -412,8 +412,9 @@ fn the_simulated_time_agrees_with_the_emulated_link_within_a_tolerance() {
     // The simulator's check, as a test: the same visits measured over the emulated Cable link
     // and simulated from the loopback recording. docs/simulation.md has the model's error over
     // every row at idle (a few percent on Cable); here, beside the other test binaries on a
-    // loaded runner, a measured median may be late by its scheduling, never early by much, so
-    // the simulated time must lie between 75% and 125% of the measured one (a model that
+    // loaded runner, a measured median may be late by its scheduling (a clean-clone CI run
+    // measured h2c's first visit at 546 ms against 395 at idle), never early by much, so
+    // the simulated time must lie between 50% and 125% of the measured one (a model that
     // forgot a round trip of the page's 43 requests, or the server's buffering, is far outside).
     // `pipelined`'s first visit is left out: its simulated queue overflows at the end of slow
     // start and a tail loss waits for the retransmission timer, which the kernel avoided
@@ -436,7 +437,7 @@ fn the_simulated_time_agrees_with_the_emulated_link_within_a_tolerance() {
         let simulated = median(r, &["simulated_time", "complete_ms"]);
         eprintln!("Cable {what}: measured {measured:.1} ms, simulated {simulated:.1} ms");
         assert!(
-            (0.75 * measured..=1.25 * measured).contains(&simulated),
+            (0.5 * measured..=1.25 * measured).contains(&simulated),
             "Cable {what}: simulated {simulated:.1} ms against {measured:.1} ms measured"
         );
     }
