@@ -560,6 +560,7 @@ impl Sim<'_> {
                     return;
                 }
                 c.client.established = true;
+                c.client.receiver.established(now);
                 self.timeline.connections[conn].established_ns = Some(now);
                 self.release_if_done(now, conn);
                 self.send_packet(now, conn, Side::Client, Kind::Segment { seq: 0, len: 0 });
@@ -574,6 +575,7 @@ impl Sim<'_> {
         };
         if to == Side::Server && !self.conns[conn].server.established {
             self.conns[conn].server.established = true;
+            self.conns[conn].server.receiver.established(now);
             self.fire(now, |t| *t == Trigger::Established { conn });
             self.pump(now, conn, Side::Server);
         }

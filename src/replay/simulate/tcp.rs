@@ -55,6 +55,15 @@ fn yes() -> bool {
     true
 }
 
+fn default_receive_clamp() -> u64 {
+    81_920
+}
+
+/// The largest receive buffer autotuning may reach (`tcp_rmem[2]`, 32 MiB), and the share
+/// of a buffer the window may use on the emulated link ([`TcpModel::receive_clamp`]).
+const MAX_RECEIVE_BUFFER: u64 = 33_554_432;
+const SCALING_RATIO: (u64, u64) = (160, 256);
+
 /// The TCP an end runs. Every time in ns, every size in bytes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TcpModel {
@@ -90,9 +99,23 @@ pub struct TcpModel {
     #[serde(default = "yes")]
     pub tail_loss_probe: bool,
     /// Receive window advertised in the SYN; it then grows by two segments for every segment
-    /// received (`tcp_grow_window`). Default: 64,240 bytes (44 segments of 1,460, what Linux
-    /// advertises with `tcp_rmem`'s default of 131,072).
+    /// received (`tcp_grow_window`), up to [`TcpModel::receive_clamp`]. Default: 64,240 bytes
+    /// (44 segments of 1,460, what Linux advertises with `tcp_rmem`'s default of 131,072).
     pub initial_receive_window: u64,
+    /// The receive window's ceiling (`window_clamp`) until receive-buffer autotuning first
+    /// raises it: the buffer (`tcp_rmem[1]`, 131,072) times the share of it a segment's
+    /// payload may count on (`scaling_ratio`, learnt from the first segment's length over its
+    /// buffer's true size: 160/256 on the emulated link's TUN device). Default: 81,920 bytes,
+    /// the ceiling a capture of the emulated Cable link shows (docs/simulation.md).
+    #[serde(default = "default_receive_clamp")]
+    pub receive_clamp: u64,
+    /// Receive-buffer autotuning (`tcp_moderate_rcvbuf = 1`, `tcp_rcv_space_adjust`): once a
+    /// receive round trip has been measured (the time one window of data takes to arrive,
+    /// `tcp_rcv_rtt_measure` without timestamps), each round trip in which more arrived than
+    /// in the last raises the ceiling to 2 × that + 16 segments, doubled for the sender's
+    /// growth. Default: `true`.
+    #[serde(default = "yes")]
+    pub receive_autotuning: bool,
     /// Bytes of a SYN or SYN-ACK on the wire: IP and TCP headers with the MSS, SACK-permitted
     /// and window-scale options. Default: 52.
     pub syn_bytes: u32,
@@ -115,6 +138,8 @@ impl TcpModel {
             hystart: true,
             tail_loss_probe: true,
             initial_receive_window: 64_240,
+            receive_clamp: default_receive_clamp(),
+            receive_autotuning: true,
             syn_bytes: 52,
             header_bytes: 40,
         }
@@ -519,6 +544,15 @@ impl Sender {
         if let Some(rtt) = rtt_oldest {
             self.rtt_sample(rtt);
         }
+        // The minimum RTT (`tcp_update_rtt_min`) takes the newest segment's RTT
+        // (`ca_rtt_us`), where the smoothed RTT takes the oldest's (`seq_rtt_us`): an ACK
+        // for two segments measures the second's, one segment's serialisation less.
+        if let Some(rtt) = rtt_newest {
+            self.min_rtt_ns = match self.min_rtt_ns {
+                0 => rtt.max(1),
+                m => m.min(rtt.max(1)),
+            };
+        }
         let una_advanced = self.una > una_before;
         if self.probe_out.is_some_and(|high| self.una >= high) {
             self.probe_out = None;
@@ -750,10 +784,6 @@ impl Sender {
     }
 
     fn rtt_sample(&mut self, rtt: u64) {
-        self.min_rtt_ns = match self.min_rtt_ns {
-            0 => rtt.max(1),
-            m => m.min(rtt.max(1)),
-        };
         match self.srtt_ns {
             None => {
                 self.srtt_ns = Some(rtt);
@@ -966,9 +996,32 @@ pub struct Receiver {
     /// Delayed ACKs even in quick-ACK mode (`icsk_ack.pingpong`).
     pingpong: bool,
     last_data_ns: Option<u64>,
-    segments: u64,
-    initial_window: u64,
+    /// The window offered (`rcv_ssthresh`): two segments more for every segment received,
+    /// never above `clamp`.
+    offered: u64,
+    /// Its ceiling (`window_clamp`).
+    clamp: u64,
+    /// Receive-buffer autotuning's state, `None` when it is off.
+    autotune: Option<Autotune>,
     delayed_ack_ns: u64,
+}
+
+/// `tcp_rcv_space_adjust`'s state (`rcvq_space`) and the receive round trip it waits for
+/// (`rcv_rtt_est`).
+#[derive(Debug, Clone)]
+struct Autotune {
+    /// Bytes read in the last round trip that raised the buffer (`rcvq_space.space`): at
+    /// first 10 segments (`tcp_init_buffer_space`).
+    space: u64,
+    /// Where and when the current round trip began (`rcvq_space.seq`, `.time`): at first
+    /// the connection's establishment.
+    since_seq: u64,
+    since_ns: Option<u64>,
+    /// The receive round trip measured so far (the least of the samples, as Linux keeps it
+    /// without timestamps), and the sample in progress: when `delivered` reaches the
+    /// sequence number, one window of data has arrived since the time.
+    rtt_ns: Option<u64>,
+    mark: Option<(u64, u64)>,
 }
 
 impl Receiver {
@@ -982,15 +1035,65 @@ impl Receiver {
             quick_acks: model.quick_acks,
             pingpong: model.delayed_from_start,
             last_data_ns: None,
-            segments: 0,
-            initial_window: model.initial_receive_window,
+            offered: model.initial_receive_window,
+            clamp: model.receive_clamp.max(model.initial_receive_window),
+            autotune: model.receive_autotuning.then(|| Autotune {
+                space: 10 * mss,
+                since_seq: 0,
+                since_ns: None,
+                rtt_ns: None,
+                mark: None,
+            }),
             delayed_ack_ns: model.delayed_ack_ns,
         }
     }
 
     /// The window this end advertises, bytes beyond what it has acknowledged.
     pub fn window(&self) -> u64 {
-        self.initial_window + 2 * self.mss * self.segments
+        self.offered
+    }
+
+    /// The connection is established at `now_ns`: autotuning's first round trip begins.
+    pub fn established(&mut self, now_ns: u64) {
+        if let Some(a) = &mut self.autotune {
+            a.since_ns.get_or_insert(now_ns);
+        }
+    }
+
+    /// In-order data arrived and was read at `now_ns`, with `window` the window last
+    /// advertised: the receive round trip is measured (`tcp_rcv_rtt_measure`, one window of
+    /// data from now) and, once a round trip has passed with more read than in the last, the
+    /// buffer and the window's ceiling grow (`tcp_rcv_space_adjust`).
+    fn autotune(&mut self, now_ns: u64, window: u64) {
+        let (delivered, mss) = (self.delivered, self.mss);
+        let Some(a) = &mut self.autotune else {
+            return;
+        };
+        match a.mark {
+            Some((seq, _)) if delivered < seq => {}
+            Some((_, start)) => {
+                let sample = (now_ns - start).max(1);
+                a.rtt_ns = Some(a.rtt_ns.map_or(sample, |r| r.min(sample)));
+                a.mark = Some((delivered + window, now_ns));
+            }
+            None => a.mark = Some((delivered + window, now_ns)),
+        }
+        let (Some(rtt), Some(since)) = (a.rtt_ns, a.since_ns) else {
+            return;
+        };
+        if now_ns - since < rtt {
+            return;
+        }
+        let copied = delivered - a.since_seq;
+        if copied > a.space {
+            let mut win = 2 * copied + 16 * mss;
+            win = win.saturating_add(2 * (win.saturating_mul(copied - a.space) / a.space));
+            let ceiling = MAX_RECEIVE_BUFFER * SCALING_RATIO.0 / SCALING_RATIO.1;
+            self.clamp = self.clamp.max(win.min(ceiling));
+            a.space = copied;
+        }
+        a.since_seq = delivered;
+        a.since_ns = Some(now_ns);
     }
 
     /// A data segment `[seq, seq + len)` arrived at `now_ns`; `idle_rto_ns` is this end's RTO
@@ -1003,7 +1106,8 @@ impl Receiver {
             self.quick = self.quick_acks;
         }
         self.last_data_ns = Some(now_ns);
-        self.segments += 1;
+        let advertised = self.offered;
+        self.offered = (self.offered + 2 * self.mss).min(self.clamp);
         let end = seq + len;
         if end <= self.delivered {
             return AckNow::Now;
@@ -1024,6 +1128,7 @@ impl Receiver {
             self.delivered = self.delivered.max(e);
         }
         self.unacked += self.delivered - before;
+        self.autotune(now_ns, advertised);
         if had_holes || self.unacked > self.mss {
             return AckNow::Now;
         }

@@ -387,40 +387,43 @@ fn a_pool_opens_a_connection_only_when_a_slot_is_free() {
     assert_eq!(t.complete_ns, 40 * MS);
 }
 
+/// Two 100-byte requests written on one connection, answered by `first_answer` and 500 bytes
+/// through a responder (64 KiB buffer) that waits up to `wait_ns` for the rest of a batch.
+fn two_requests_through_a_responder(first_answer: u64, wait_ns: u64) -> Exchange {
+    let received = |message| Trigger::Received {
+        conn: 0,
+        message,
+        bytes: 100,
+    };
+    let mut c = Connection::new(
+        Trigger::Start,
+        vec![
+            message(Side::Client, 100, Trigger::Established { conn: 0 }),
+            message(Side::Client, 100, Trigger::Established { conn: 0 }),
+            message(Side::Server, first_answer, received(0)),
+            message(Side::Server, 500, received(1)),
+        ],
+    );
+    c.responder = Some(Responder {
+        buffer_bytes: 64 << 10,
+        wait_ns,
+        answers: vec![2, 3],
+        boundaries: vec![1],
+    });
+    Exchange {
+        connections: vec![c],
+        pools: Vec::new(),
+    }
+}
+
 /// A request split over two client writes (the second 14 ms behind the first on an 80 kbit/s
 /// uplink): the server answers nothing until the split request is whole, then both answers
 /// in one write; with a wait shorter than the gap, the first answer goes out on its own when
 /// the wait ends.
 #[test]
 fn a_responder_waits_for_a_split_request_as_long_as_its_wait_allows() {
-    let exchange = |wait_ns: u64| {
-        let received = |message| Trigger::Received {
-            conn: 0,
-            message,
-            bytes: 100,
-        };
-        let mut c = Connection::new(
-            Trigger::Start,
-            vec![
-                message(Side::Client, 100, Trigger::Established { conn: 0 }),
-                message(Side::Client, 100, Trigger::Established { conn: 0 }),
-                message(Side::Server, 500, received(0)),
-                message(Side::Server, 500, received(1)),
-            ],
-        );
-        c.responder = Some(Responder {
-            buffer_bytes: 64 << 10,
-            wait_ns,
-            answers: vec![2, 3],
-            boundaries: vec![1],
-        });
-        Exchange {
-            connections: vec![c],
-            pools: Vec::new(),
-        }
-    };
     let link = "up=80kbit,down=100mbit,rtt=10ms";
-    let patient = run(&exchange(50 * MS), link);
+    let patient = run(&two_requests_through_a_responder(500, 50 * MS), link);
     let m = &patient.connections[0].messages;
     let (first, second) = (m[0].last_byte_ns.unwrap(), m[1].last_byte_ns.unwrap());
     assert!(second >= first + 14 * MS, "{first} {second}");
@@ -430,7 +433,7 @@ fn a_responder_waits_for_a_split_request_as_long_as_its_wait_allows() {
         "held until the request was whole"
     );
     assert_eq!(m[3].written_ns, Some(second));
-    let hasty = run(&exchange(5 * MS), link);
+    let hasty = run(&two_requests_through_a_responder(500, 5 * MS), link);
     let m = &hasty.connections[0].messages;
     assert_eq!(
         m[2].written_ns,
@@ -443,34 +446,57 @@ fn a_responder_waits_for_a_split_request_as_long_as_its_wait_allows() {
 /// Answers that fill the buffer go out at once, before the request that ends the batch.
 #[test]
 fn a_full_responder_buffer_goes_out_at_once() {
-    let received = |message| Trigger::Received {
-        conn: 0,
-        message,
-        bytes: 100,
-    };
-    let mut c = Connection::new(
-        Trigger::Start,
-        vec![
-            message(Side::Client, 100, Trigger::Established { conn: 0 }),
-            message(Side::Client, 100, Trigger::Established { conn: 0 }),
-            message(Side::Server, 70_000, received(0)),
-            message(Side::Server, 500, received(1)),
-        ],
-    );
-    c.responder = Some(Responder {
-        buffer_bytes: 64 << 10,
-        wait_ns: 50 * MS,
-        answers: vec![2, 3],
-        boundaries: vec![1],
-    });
     let t = run(
-        &Exchange {
-            connections: vec![c],
-            pools: Vec::new(),
-        },
+        &two_requests_through_a_responder(70_000, 50 * MS),
         "up=80kbit,down=100mbit,rtt=10ms",
     );
     let m = &t.connections[0].messages;
     assert_eq!(m[2].written_ns, m[0].last_byte_ns);
     assert_eq!(m[3].written_ns, m[1].last_byte_ns);
+}
+
+/// The receive window as a capture of the emulated Cable link shows Linux's (6.18, timestamps
+/// off): 64,240 bytes in the SYN, two segments more per segment received, held at 81,920 until
+/// one window of data has arrived and a receive round trip has passed since the connection
+/// was established; then autotuning lifts the ceiling and it grows on.
+#[test]
+fn the_receive_window_stops_at_its_ceiling_until_autotuning_lifts_it() {
+    use super::tcp::{Receiver, TcpModel};
+    let model = TcpModel::linux(Congestion::Cubic);
+    let mss = 1460;
+    let mut r = Receiver::new(&model, mss);
+    r.established(0);
+    assert_eq!(r.window(), 64_240);
+    // A segment every 2.4 ms from 30 ms on, as 5 Mbit/s delivers them.
+    let mut seq = 0;
+    let mut windows = Vec::new();
+    for i in 0..120u64 {
+        r.on_data(seq, mss, 30 * MS + i * 2_400_000, 1_000 * MS);
+        r.acked();
+        seq += mss;
+        windows.push(r.window());
+    }
+    assert_eq!(windows[0], 64_240 + 2 * mss);
+    // One window (64,240 bytes) beyond the first segment has arrived with segment 45, at
+    // 135.6 ms, 105.6 ms after the first and so more than that since the connection began:
+    // held at the ceiling until then (the capture: 81,920 from 73 ms, lifted at 234 ms).
+    assert!(windows[6..45].iter().all(|&w| w == 81_920), "{windows:?}");
+    assert_eq!(windows[45], 81_920 + 2 * mss);
+    // Then lifted: two segments more per segment again.
+    assert!(windows[60] > 81_920 + 10 * mss, "{windows:?}");
+    assert_eq!(windows[61] - windows[60], 2 * mss);
+    // Without autotuning it stays at the ceiling.
+    let mut fixed = Receiver::new(
+        &TcpModel {
+            receive_autotuning: false,
+            ..model
+        },
+        mss,
+    );
+    fixed.established(0);
+    for i in 0..120u64 {
+        fixed.on_data(i * mss, mss, 30 * MS + i * 2_400_000, 1_000 * MS);
+        fixed.acked();
+    }
+    assert_eq!(fixed.window(), 81_920);
 }
