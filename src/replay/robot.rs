@@ -6,7 +6,7 @@
 //! site is an error, not a result.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -74,6 +74,9 @@ pub struct Entry {
     pub etag: Option<String>,
     pub last_modified: Option<String>,
     body: Vec<u8>,
+    /// What the body names, in document order, found once for every validation of this
+    /// cache ([`Robot::validation_order`]).
+    children: OnceLock<Vec<Fetch>>,
 }
 
 impl Cache {
@@ -428,7 +431,17 @@ impl<'a> Robot<'a> {
         while let Some(fetch) = queue.pop_front() {
             let first = all.is_empty();
             match cache.entries.get(&fetch.target) {
-                Some(entry) => queue.extend(self.discover(&fetch, &entry.body, &mut seen)),
+                Some(entry) => {
+                    let children = entry
+                        .children
+                        .get_or_init(|| self.discover(&fetch, &entry.body, &mut BTreeSet::new()));
+                    queue.extend(
+                        children
+                            .iter()
+                            .filter(|c| seen.insert(c.target.clone()))
+                            .cloned(),
+                    );
+                }
                 // What the first visit did not keep (an error answer) is not asked again.
                 None if !first => continue,
                 None => {}
@@ -554,6 +567,7 @@ impl<'a> Robot<'a> {
                         etag: head.etag.clone(),
                         last_modified: head.last_modified.clone(),
                         body: decoded.clone(),
+                        children: OnceLock::new(),
                     },
                 );
                 Ok(decoded)
