@@ -12,6 +12,9 @@
 #                         [--pages LABEL,…] [--sites original,rewritten] [--links L,…]
 #                         [--lossy L,…] [--browser-links L,…]
 #
+# A link list may hold specs with commas of their own ("Cable,spdy-dsl,loss=0" is two links);
+# an unknown page label or site is refused with exit 2.
+#
 # The full validation replays 4 pages × 2 sites × 10 links: about 25 minutes per page and site
 # at 3 runs on this 2-core machine (wan-1997 and 3G are the slow links), so the options choose
 # a subset; the tables say what ran.
@@ -56,8 +59,6 @@ if [ ! -d "$SHARED/corpora/spacejam" ]; then
 fi
 LOCK="${TMPDIR:-/tmp}/webdiet-timing-tests.lock"
 
-cargo build --release --locked 2>&1 | tail -1
-BIN=$PWD/target/release/webdiet
 
 # label | site directory | page
 PAGES=(
@@ -77,15 +78,51 @@ if [ "$QUICK" = 1 ]; then
 fi
 if [ -n "$ONLY_PAGES" ]; then
     chosen=()
-    for entry in "${PAGES[@]}"; do
-        [[ ",$ONLY_PAGES," == *",${entry%%|*},"* ]] && chosen+=("$entry")
+    IFS=',' read -r -a wanted <<< "$ONLY_PAGES"
+    for label in "${wanted[@]}"; do
+        found=""
+        for entry in "${PAGES[@]}"; do
+            [ "${entry%%|*}" = "$label" ] && found=$entry
+        done
+        if [ -z "$found" ]; then
+            echo "unknown page label '$label'; known: $(printf '%s ' "${PAGES[@]%%|*}")" >&2
+            exit 2
+        fi
+        chosen+=("$found")
     done
     PAGES=("${chosen[@]}")
 fi
-[ -n "$ONLY_LINKS" ] && IFS=',' read -r -a LOSSLESS <<< "$ONLY_LINKS"
-[ -n "$ONLY_LOSSY" ] && IFS=',' read -r -a LOSSY <<< "$ONLY_LOSSY"
-[ -n "$ONLY_BROWSER" ] && IFS=',' read -r -a BROWSER_LINKS <<< "$ONLY_BROWSER"
+
+# A list of link specs, comma-separated, where a spec may hold commas of its own: a piece
+# with `=` (`loss=0`, `rtt=40ms`) belongs to the spec before it, as does a trace's second
+# file, so "Cable,spdy-dsl,loss=0,trace:UP,DOWN,rtt=40ms" is three specs.
+split_links() {
+    local -n into=$1
+    local piece
+    into=()
+    IFS=',' read -r -a pieces <<< "$2"
+    for piece in "${pieces[@]}"; do
+        if [ ${#into[@]} -gt 0 ] && { [[ "$piece" == *=* ]] \
+            || { [[ "${into[-1]}" == trace:* ]] && [[ "${into[-1]}" != *,* ]]; }; }; then
+            into[-1]="${into[-1]},$piece"
+        else
+            into+=("$piece")
+        fi
+    done
+}
+[ -n "$ONLY_LINKS" ] && split_links LOSSLESS "$ONLY_LINKS"
+[ -n "$ONLY_LOSSY" ] && split_links LOSSY "$ONLY_LOSSY"
+[ -n "$ONLY_BROWSER" ] && split_links BROWSER_LINKS "$ONLY_BROWSER"
 IFS=',' read -r -a SITE_LIST <<< "$SITES"
+for site in "${SITE_LIST[@]}"; do
+    case "$site" in
+        original|rewritten) ;;
+        *) echo "unknown site '$site'; known: original rewritten" >&2; exit 2 ;;
+    esac
+done
+
+cargo build --release --locked 2>&1 | tail -1
+BIN=$PWD/target/release/webdiet
 
 mkdir -p "$OUT"
 # Appended: a validation resumed or run in parts lists every invocation.
