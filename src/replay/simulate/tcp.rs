@@ -21,7 +21,10 @@
 //!   again after an idle RTO) unless the socket is in "pingpong" mode (the replay sets
 //!   `TCP_QUICKACK` off; a reply within 40 ms of data enters it again,
 //!   `tcp_pingpong_thresh = 1`), for a short segment when not in pingpong mode, else after
-//!   40 ms, whose expiry leaves pingpong mode.
+//!   40 ms, whose expiry leaves pingpong mode;
+//! - the receive window (`tcp_grow_window`: two segments more per segment, up to
+//!   `window_clamp`) and receive-buffer autotuning, which lifts the clamp once a receive
+//!   round trip is measured (`tcp_rcv_rtt_measure`, `tcp_rcv_space_adjust`).
 //!
 //! Not modelled: SACK compression, undo of spurious recoveries (F-RTO, DSACK), ECN, pacing
 //! (neither CUBIC nor Reno paces under the default qdisc).
