@@ -7,7 +7,7 @@
 # validation run the docs name.
 #
 #   benches/simulation-recheck.py [WEBDIET_BINARY …]   (default: target/release/webdiet)
-import json, subprocess, sys, os, re, statistics, tempfile
+import json, os, re, shutil, statistics, subprocess, sys, tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SH = os.path.join(os.environ.get('WEBDIET_SHARED', os.path.join(ROOT, '..', 'shared')), 'corpora')
 pages = [('microscape', os.path.join(ROOT, 'corpus/microscape'), 'index.html'),
@@ -26,11 +26,10 @@ for line in open(os.path.join(ROOT, 'docs/simulation-rows.md')):
     measured[(f[1], f[3], f[4], f[5], f[2])] = float(m.group(1).replace(',', ''))
 bins = sys.argv[1:] or [os.path.join(ROOT, 'target/release/webdiet')]
 work = tempfile.mkdtemp(prefix='simulation-recheck-')
-sims = {b: {} for b in bins}
+sims = [{} for _ in bins]
 for label, d, page in pages:
-    for b in bins:
-        out = os.path.join(work, f'{bins.index(b)}-{label}')
-        subprocess.run(['rm', '-rf', out])
+    for i, b in enumerate(bins):
+        out = os.path.join(work, f'{i}-{label}')
         subprocess.run([b, 'audit', d, '--page', page, '--out', out, '--link', links],
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
         rep = json.load(open(f'{out}/report.json'))
@@ -38,25 +37,25 @@ for label, d, page in pages:
             st = r.get('simulated_time')
             if not st:
                 continue
-            sims[b][(label, r['site'], r['mode'], r['test'], r['link']['name'])] = st['complete_ms']['median']
-for b in bins:
+            sims[i][(label, r['site'], r['mode'], r['test'], r['link']['name'])] = st['complete_ms']['median']
+for b, sim in zip(bins, sims):
     errs = []
     worst = []
     for k, m in measured.items():
-        if k in sims[b]:
-            e = (sims[b][k] - m) / m
+        if k in sim:
+            e = (sim[k] - m) / m
             errs.append(abs(e))
-            worst.append((abs(e), e, k, m, sims[b][k]))
+            worst.append((abs(e), e, k, m, sim[k]))
     worst.sort(reverse=True)
     nonlan = [w[0] for w in worst if w[2][4] != 'lan-1997']
     print(f'{b}: {len(errs)} lossless rows, MAPE {100*statistics.mean(errs):.2f}%, off lan-1997 MAPE {100*statistics.mean(nonlan):.2f}% over {len(nonlan)}; beyond 10%: {sum(e>0.1 for e in errs)}, {sum(e>0.1 for e in nonlan)} of them off lan-1997')
     for w in worst[:12]:
         print(f'   {100*w[1]:+7.1f}%  {w[2]}  measured {w[3]:.0f} sim {w[4]:.0f}')
 if len(bins) == 2:
-    a, b = bins
-    diff = [(k, sims[a][k], sims[b][k]) for k in sims[a] if k in sims[b] and abs(sims[a][k] - sims[b][k]) > 0.5]
+    a, b = sims
+    diff = [(k, a[k], b[k]) for k in a if k in b and abs(a[k] - b[k]) > 0.5]
     print(f'{len(diff)} rows differ between the binaries')
     for k, x, y in sorted(diff, key=lambda t: -abs(t[2]-t[1]))[:25]:
         m = measured.get(k)
         print(f'   {k}: {x:.0f} -> {y:.0f}  measured {m}')
-subprocess.run(['rm', '-rf', work])
+shutil.rmtree(work)

@@ -42,7 +42,7 @@ fn handshakes(opts: &TlsOptions, resumed: bool, n: u32) -> Duration {
         if !resumed {
             setup.client.new_visit();
         }
-        let mut client = setup.client.session(Duration::ZERO).expect("client");
+        let mut client = setup.client.session(Duration::ZERO, None).expect("client");
         let mut server = tls::server_session(&setup.server).expect("server");
         let t = handshake(&mut client, &mut server);
         assert_eq!(client.resumed(), resumed && i > 0, "{opts:?}");
@@ -56,7 +56,7 @@ fn handshakes(opts: &TlsOptions, resumed: bool, n: u32) -> Duration {
 
 fn per_megabyte(opts: &TlsOptions) -> (f64, f64) {
     let setup = TlsSetup::new(opts).expect("TLS setup");
-    let mut client = setup.client.session(Duration::ZERO).expect("client");
+    let mut client = setup.client.session(Duration::ZERO, None).expect("client");
     let mut server = tls::server_session(&setup.server).expect("server");
     handshake(&mut client, &mut server);
     let flush = vec![b'x'; 64 << 10];

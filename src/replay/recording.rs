@@ -213,7 +213,6 @@ pub fn build(scripts: Vec<Script>, rule: &ServerRule) -> RecordedVisit {
         }
     }
     http1.sort_by_key(|c| c.seq);
-    canonical_handshakes(&mut http1);
     let mut b = Builder {
         out: RecordedVisit::default(),
         responses: BTreeMap::new(),
@@ -234,21 +233,6 @@ pub fn build(scripts: Vec<Script>, rule: &ServerRule) -> RecordedVisit {
         b.out.exchange.connections[conn].open = b.after(&target).unwrap_or(Trigger::Start);
     }
     b.out
-}
-
-/// Gives the full TLS handshakes to the first connections, in the robot's queue order. The
-/// client lets one connection of a visit make the full handshake and makes the others wait
-/// for a session ([`super::transport::tls`]); when several connections open at once (HTTP/1.0's
-/// pool at a validation's start), which of them that is depends on which thread asked first,
-/// and the recording must not. Full handshakes have the same bytes on every connection, and
-/// so have resumed ones.
-fn canonical_handshakes(http1: &mut [ConnScript]) {
-    let mut with_tls: Vec<&mut ConnScript> = http1.iter_mut().filter(|c| c.tls.is_some()).collect();
-    let mut handshakes: Vec<Handshake> = with_tls.iter_mut().filter_map(|c| c.tls.take()).collect();
-    handshakes.sort_by_key(|h| h.resumed);
-    for (c, h) in with_tls.into_iter().zip(handshakes) {
-        c.tls = Some(h);
-    }
 }
 
 /// Where a resumed connection's session came from: when it is there, and how many more

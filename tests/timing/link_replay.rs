@@ -416,8 +416,9 @@ fn the_simulated_time_agrees_with_the_emulated_link_within_a_tolerance() {
     // measured h2c's first visit at 546 ms against 395 at idle), never early by much, so
     // the simulated time must lie between 50% and 125% of the measured one (a model that
     // forgot a round trip of the page's 43 requests, or the server's buffering, is far outside).
-    // `pipelined`'s first visit is left out: its simulated queue overflows at the end of slow
-    // start and a tail loss waits for the retransmission timer, which the kernel avoided
+    // `pipelined`'s first visit is left out: the link's queue overflows at the end of its
+    // burst of images, in the model three segments earlier than in the kernel, and the
+    // model's losses include the burst's tail, which waits for the retransmission timer
     // (docs/simulation.md lists it among the rows that miss).
     let _turn = timing_turn();
     let (rows, stderr) = replay(&[

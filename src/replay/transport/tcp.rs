@@ -176,6 +176,17 @@ pub fn is_timeout(e: &std::io::Error) -> bool {
 impl Connector<'_> {
     /// A new metered connection.
     pub fn connect(&self) -> std::io::Result<Conn<'_>> {
+        self.open(None)
+    }
+
+    /// A new metered connection, the `seq`-th in the robot's queue of a visit whose
+    /// connections open in parallel: over TLS the first in the queue makes the full
+    /// handshake ([`super::tls::TlsClient::session`]).
+    pub fn connect_queued(&self, seq: u64) -> std::io::Result<Conn<'_>> {
+        self.open(Some(seq))
+    }
+
+    fn open(&self, queued: Option<u64>) -> std::io::Result<Conn<'_>> {
         let socket = Socket::new(
             Domain::for_address(self.addr),
             Type::STREAM,
@@ -218,7 +229,7 @@ impl Connector<'_> {
             let tls = match self.tls {
                 None => None,
                 Some(client) => {
-                    let mut session = client.session(self.timeout)?;
+                    let mut session = client.session(self.timeout, queued)?;
                     let mut record = Handshake::default();
                     let mut read = 0;
                     let early =

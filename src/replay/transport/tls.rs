@@ -336,9 +336,12 @@ impl TlsClient {
 
     /// A client session for a new connection: the first of a visit goes ahead with a full
     /// handshake; later ones wait (at most `wait`) until there is a session to resume.
-    pub fn session(&self, wait: Duration) -> io::Result<Session> {
+    /// `queued` is the connection's place in the robot's queue where several open at once
+    /// (HTTP/1.0's pool): then the first in the queue is the one that goes ahead, whichever
+    /// thread asks first, so the same visit makes the same handshakes on every run.
+    pub fn session(&self, wait: Duration, queued: Option<u64>) -> io::Result<Session> {
         let claim = if self.resumption {
-            self.sessions.claim(wait)
+            self.sessions.claim(wait, queued)
         } else {
             Claim::default()
         };
@@ -393,12 +396,14 @@ impl Sessions {
 
     /// Whether a new connection can resume: the first connection of a visit goes ahead at
     /// once (it makes the full handshake); later ones wait for a session, at most `wait`
-    /// (a full handshake then), and reserve a TLS 1.3 ticket so that no other takes it.
-    fn claim(&self, wait: Duration) -> Claim {
+    /// (a full handshake then), and reserve a TLS 1.3 ticket so that no other takes it. The
+    /// first is the first to ask, or, for a connection `queued` in the robot's queue, the
+    /// first in the queue (0).
+    fn claim(&self, wait: Duration, queued: Option<u64>) -> Claim {
         let Ok(mut s) = self.state.lock() else {
             return Claim::default();
         };
-        if !s.started {
+        if !s.started && queued.is_none_or(|seq| seq == 0) {
             s.started = true;
             return Claim::default();
         }
@@ -734,4 +739,31 @@ pub fn server_handshake(
         opened?;
     }
     Ok(plain)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Which connection makes the full handshake does not depend on which thread asks first:
+    /// the second in the queue, asking before the first, waits (here it gives up at once);
+    /// the first in the queue goes ahead; a connection that gives no place goes ahead when
+    /// it is the first to ask.
+    #[test]
+    fn the_first_connection_in_the_queue_makes_the_full_handshake_whoever_asks_first() {
+        let started = |s: &Sessions| s.state.lock().unwrap().started;
+        let sessions = Sessions::default();
+        let before = Instant::now();
+        sessions.claim(Duration::from_millis(50), Some(1));
+        assert!(before.elapsed() >= Duration::from_millis(50), "it waited");
+        assert!(
+            !started(&sessions),
+            "the second in the queue did not go ahead"
+        );
+        sessions.claim(Duration::ZERO, Some(0));
+        assert!(started(&sessions), "the first in the queue did");
+        let unordered = Sessions::default();
+        unordered.claim(Duration::ZERO, None);
+        assert!(started(&unordered));
+    }
 }

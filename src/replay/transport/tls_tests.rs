@@ -63,7 +63,7 @@ fn is_refusal(reply: &[u8]) -> bool {
 /// The first flight of a real client with `opts`, for tests that send it (or part of it).
 fn client_hello(opts: &TlsOptions) -> Vec<u8> {
     let setup = TlsSetup::new(opts).unwrap();
-    let mut session = setup.client.session(Duration::ZERO).unwrap();
+    let mut session = setup.client.session(Duration::ZERO, None).unwrap();
     session.pending().unwrap()
 }
 
@@ -164,7 +164,7 @@ fn the_chosen_cipher_suite_is_the_one_negotiated() {
             };
             with_servers(&site(), ServerOptions::default(), &opts, |server| {
                 let mut stream = TcpStream::connect(server.tls_addr).unwrap();
-                let mut session = server.tls.client.session(Duration::ZERO).unwrap();
+                let mut session = server.tls.client.session(Duration::ZERO, None).unwrap();
                 let mut record = Handshake::default();
                 tls::client_handshake(&mut stream, &mut session, &mut record, &mut 0).unwrap();
                 let suite = session.suite().unwrap();
@@ -321,7 +321,7 @@ fn a_silent_tls_client_does_not_stall_the_others() {
         // One connects and says nothing; one completes the handshake and sends half a request.
         let _idle = TcpStream::connect(server.tls_addr).unwrap();
         let mut half = TcpStream::connect(server.tls_addr).unwrap();
-        let mut session = server.tls.client.session(Duration::ZERO).unwrap();
+        let mut session = server.tls.client.session(Duration::ZERO, None).unwrap();
         tls::client_handshake(&mut half, &mut session, &mut Handshake::default(), &mut 0).unwrap();
         half.write_all(&session.seal(b"GET /a.gif HTTP/1.1\r\nHo", false).unwrap())
             .unwrap();
@@ -362,7 +362,7 @@ fn http2_over_tls_is_agreed_by_alpn_and_the_http1_modes_agree_nothing() {
     let setup = TlsSetup::new(&TlsOptions::default()).unwrap();
     for (alpn, expected) in [(&[tls::ALPN_H2][..], Some(tls::ALPN_H2)), (&[][..], None)] {
         let client = setup.client.with_alpn(alpn);
-        let mut session = client.session(Duration::ZERO).unwrap();
+        let mut session = client.session(Duration::ZERO, None).unwrap();
         let mut server = tls::server_session(&setup.server).unwrap();
         // Both ends in memory: each flight handed to the other until neither has more.
         let mut plain = Vec::new();

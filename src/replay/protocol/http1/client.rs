@@ -113,12 +113,19 @@ impl Run<'_, '_> {
     }
 
     fn connect(&self) -> Result<Conn<'_>, VisitError> {
-        self.connector
-            .connect()
-            .map_err(|source| VisitError::Connect {
-                addr: self.connector.addr.to_string(),
-                source,
-            })
+        self.connected(self.connector.connect())
+    }
+
+    /// A connection of HTTP/1.0's pool, the `seq`-th queued.
+    fn connect_queued(&self, seq: u64) -> Result<Conn<'_>, VisitError> {
+        self.connected(self.connector.connect_queued(seq))
+    }
+
+    fn connected<'c>(&self, conn: std::io::Result<Conn<'c>>) -> Result<Conn<'c>, VisitError> {
+        conn.map_err(|source| VisitError::Connect {
+            addr: self.connector.addr.to_string(),
+            source,
+        })
     }
 
     /// Reads the next response of `fetch`, timing the page's first byte.
@@ -225,7 +232,7 @@ impl Run<'_, '_> {
         for _ in 0..self.robot.opts.max_failures.max(1) {
             let cached = self.robot.cached(fetch, self.test, cache);
             let request = self.request(fetch, false, false, cached.as_ref());
-            let mut conn = self.connect()?;
+            let mut conn = self.connect_queued(seq)?;
             conn.meter.script.seq = seq;
             conn.meter.script.pooled = true;
             conn.meter.script.opened = opened.clone();
