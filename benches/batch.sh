@@ -11,6 +11,7 @@
 #
 #   benches/batch.sh                          # SIZES="1 5 20", MODES="rewrite replay"
 #   SIZES="1 20" MODES=rewrite benches/batch.sh
+#   FLAGS="--effort fast" SIZES="1 5" MODES=rewrite benches/batch.sh   # more batch options
 #
 # Needs: GNU time (/usr/bin/time, Debian package `time`), a release build
 # (cargo build --release; WEBDIET=path overrides), ../shared/corpora (or WEBDIET_SHARED).
@@ -35,7 +36,7 @@ for i in $(seq 0 $((max - 1))); do
   cp -r "$SHARED/corpora/$corpus" "$WORK/unit-$i-$corpus"
 done
 
-echo "machine: $(nproc) cores, $(uname -sr); $("$WEBDIET" --version)"
+echo "machine: $(nproc) cores, $(uname -sr); $("$WEBDIET" --version)${FLAGS:+; batch options: $FLAGS}"
 echo "load before: $(uptime)"
 printf '%-8s %6s %10s %9s %9s %9s %11s %10s\n' mode units MB wall_s cpu_s 'MB/s' 'MB/cpu_s' 'peak_RSS'
 for mode in $MODES; do
@@ -51,7 +52,8 @@ for mode in $MODES; do
     (cd "$WORK" && ls -d unit-* | sort -t- -k2 -n | head -n "$n") > "$list"
     bytes=$(cd "$WORK" && du -sb --apparent-size $(cat "$list") | awk '{s += $1} END {print s}')
     out="$WORK/out-$mode-$n"
-    /usr/bin/time -v -o "$WORK/time" "$WEBDIET" --quiet batch "$list" --out "$out" "${flags[@]}"
+    # shellcheck disable=SC2086 # FLAGS is a list of options
+    /usr/bin/time -v -o "$WORK/time" "$WEBDIET" --quiet batch "$list" --out "$out" "${flags[@]}" ${FLAGS:-}
     wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; print s}' "$WORK/time")
     cpu=$(awk -F': ' '/User time/ {u = $2} /System time/ {s = $2} END {print u + s}' "$WORK/time")
     rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$WORK/time")

@@ -48,6 +48,9 @@ pub struct AuditOptions {
     pub replay: Option<ReplayOptions>,
     /// The "worth compressing" rule. Default: [`WorthRule::default`].
     pub worth: WorthRule,
+    /// Which files brotli 11 and zstd 19 are measured on. Default: every file; `batch`
+    /// samples (`--estimate-sample`).
+    pub top_levels: crate::deflate::TopLevels,
     /// Budgets and a baseline that make the run fail (exit code 1): `webdiet.toml`, the
     /// flags, `--budgets FILE`, `--baseline`. Default: none.
     pub gates: Gates,
@@ -99,6 +102,8 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
     progress.stage(2, steps, "rewriting (GIF → PNG/APNG, markup → CSS)");
     let mut rewrite_opts = opts.rewrite.clone();
     rewrite_opts.analyze = analyze;
+    // A dry run's tree is measured and discarded: not synced.
+    rewrite_opts.scratch |= opts.dry_run;
     let done = rewrite::rewrite(original, &inventory, &rewrite_opts)?;
     report.add_rewrite(done, &inventory);
     report.rewrite.dry_run = opts.dry_run;
@@ -126,7 +131,7 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
         served_original.text_files().collect(),
         served_rewritten.text_files().collect(),
     ];
-    let mut estimates = crate::deflate::estimates(&sets, &opts.worth).into_iter();
+    let mut estimates = crate::deflate::estimates(&sets, &opts.worth, opts.top_levels).into_iter();
     report.compression = Some(CompressionReport {
         rule: opts.worth.describe(),
         original: estimates.next().unwrap_or_default(),

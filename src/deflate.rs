@@ -160,6 +160,12 @@ impl Sizes {
     /// Measures `data` at every level. The gzip size is the zlib size plus the framing: both
     /// wrap the same deflate data (checked by a test), so it is not compressed twice.
     pub fn of(data: &[u8]) -> Self {
+        Self::measure(data, true)
+    }
+
+    /// As [`Sizes::of`], with brotli 11 and zstd 19 measured only when `top` (otherwise 0,
+    /// "not estimated"): they cost about 90 % of the estimate's CPU (`docs/scale.md`).
+    fn measure(data: &[u8], top: bool) -> Self {
         let deflate6 = zlib(data, SERVER_LEVEL).len() as u64;
         // Level 9 is not always smaller than 6 (zlib's lazy matching can lose).
         let deflate9 = zlib(data, 9).len() as u64;
@@ -170,9 +176,17 @@ impl Sizes {
             best: (zlib_best(data).len() as u64).min(deflate6).min(deflate9),
             gzip6: deflate6 + GZIP_OVER_ZLIB,
             brotli5: Coding::Brotli.fast(data).len() as u64,
-            brotli11: Coding::Brotli.best(data).len() as u64,
+            brotli11: if top {
+                Coding::Brotli.best(data).len() as u64
+            } else {
+                0
+            },
             zstd3: Coding::Zstd.fast(data).len() as u64,
-            zstd19: Coding::Zstd.best(data).len() as u64,
+            zstd19: if top {
+                Coding::Zstd.best(data).len() as u64
+            } else {
+                0
+            },
         }
     }
 
@@ -230,6 +244,10 @@ pub struct FileEstimate {
     pub sizes: Sizes,
     /// Whether level 6 meets the [`WorthRule`].
     pub worth_it: bool,
+    /// Whether `brotli11` and `zstd19` are estimated from this file's brotli 5 and zstd 3 by
+    /// the sample's ratio ([`TopLevels::Sample`]) rather than measured.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub estimated: bool,
 }
 
 /// The `compression` section of the report.
@@ -242,23 +260,104 @@ pub struct Estimate {
     pub totals: Sizes,
     /// Files below the rule: compressing them is not worth it.
     pub not_worth_it: Vec<String>,
+    /// How `brotli11` and `zstd19` were sampled, when some files' are estimated; absent when
+    /// every file was measured at every level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_levels: Option<LevelSample>,
 }
 
-/// Estimates every `(path, bytes)` text resource given.
+/// Which files the two costliest levels, brotli 11 and zstd 19, are measured on. Together
+/// they take about 90 % of the estimate's CPU: the pure-Rust brotli encoder manages about
+/// 0.5 MB/s a core at level 11 (`docs/scale.md`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TopLevels {
+    /// Every file: exact figures (`audit`, `rewrite`).
+    #[default]
+    Every,
+    /// A seeded sample (`batch`): the distinct contents in the order of the SHA-256 of the
+    /// seed and the content, measured until `bytes` of them and at least
+    /// [`MIN_SAMPLE_FILES`] are; every other file's brotli 11 and zstd 19 are its brotli 5
+    /// and zstd 3 times the sample's ratio, and the totals carry a 95 % interval. A site whose
+    /// text is no larger than `bytes` is measured whole.
+    Sample { bytes: u64, seed: u64 },
+}
+
+impl TopLevels {
+    /// In words, for reports and `batch`'s settings.
+    pub fn describe(&self) -> String {
+        match self {
+            TopLevels::Every => "brotli 11 and zstd 19 measured on every file".into(),
+            TopLevels::Sample { bytes, seed } => format!(
+                "brotli 11 and zstd 19 measured on a sample of {} bytes of text a site \
+                 (seed {seed}), the rest estimated by its ratio to brotli 5 and zstd 3",
+                crate::report::format::thousands(*bytes)
+            ),
+        }
+    }
+}
+
+/// The fewest contents a sample measures (when the site has more), so that the spread of the
+/// ratio, and so the interval, is itself measured on enough files.
+pub const MIN_SAMPLE_FILES: usize = 30;
+
+/// How a set's `brotli11` and `zstd19` were estimated ([`TopLevels::Sample`]).
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub struct LevelSample {
+    /// The seed that ordered the contents.
+    pub seed: u64,
+    /// The sample's size asked for, in bytes of text.
+    pub budget_bytes: u64,
+    /// This set's files measured at every level, and their raw bytes.
+    pub measured_files: usize,
+    pub measured_bytes: u64,
+    /// The sample's ratios (over every set's measured contents): brotli 11 to brotli 5 and
+    /// zstd 19 to zstd 3.
+    pub brotli_ratio: f64,
+    pub zstd_ratio: f64,
+    /// Half the width of the 95 % interval of `totals.brotli11` and `totals.zstd19`, in bytes:
+    /// the ratio's own uncertainty and each estimated file's spread about it.
+    pub brotli11_margin: u64,
+    pub zstd19_margin: u64,
+}
+
+impl Estimate {
+    /// brotli and zstd beside deflate in words ([`Sizes::codings_line`]), saying how the
+    /// highest levels were sampled when they were.
+    pub fn codings_line(&self) -> String {
+        let line = self.totals.codings_line();
+        match &self.top_levels {
+            None => line,
+            Some(s) => format!(
+                "{line}; brotli 11 and zstd 19 measured on {} of {} files ({} of {} bytes, \
+                 seed {}), the rest estimated by the sample's ratio: ±{} and ±{} bytes at 95 %",
+                s.measured_files,
+                self.files.len(),
+                crate::report::format::thousands(s.measured_bytes),
+                crate::report::format::thousands(self.totals.raw),
+                s.seed,
+                crate::report::format::thousands(s.brotli11_margin),
+                crate::report::format::thousands(s.zstd19_margin)
+            ),
+        }
+    }
+}
+
+/// Estimates every `(path, bytes)` text resource given, at every level.
 pub fn estimate<'a>(
     files: impl IntoIterator<Item = (&'a str, &'a [u8])>,
     rule: &WorthRule,
 ) -> Estimate {
     let files: Vec<(&str, &[u8])> = files.into_iter().collect();
-    estimates(&[files], rule).remove(0)
+    estimates(&[files], rule, TopLevels::Every).remove(0)
 }
 
 /// Estimates several sets of text resources (a site before and after its rewrite), one
 /// [`Estimate`] per set, in order. Each distinct content is compressed once, whichever sets
 /// and paths hold it (a file the rewrite left as it was is not measured again), and the
 /// contents are compressed in parallel: the estimate is the costliest step of a rewrite-only
-/// `batch` on HTML-heavy sites (`docs/scale.md`).
-pub fn estimates(sets: &[Vec<(&str, &[u8])>], rule: &WorthRule) -> Vec<Estimate> {
+/// `batch` on HTML-heavy sites (`docs/scale.md`). `top` says which contents brotli 11 and
+/// zstd 19 are measured on.
+pub fn estimates(sets: &[Vec<(&str, &[u8])>], rule: &WorthRule, top: TopLevels) -> Vec<Estimate> {
     use rayon::prelude::*;
     let mut distinct: Vec<&[u8]> = sets
         .iter()
@@ -267,16 +366,155 @@ pub fn estimates(sets: &[Vec<(&str, &[u8])>], rule: &WorthRule) -> Vec<Estimate>
         .collect::<std::collections::HashSet<&[u8]>>()
         .into_iter()
         .collect();
+    let sampled = sample(&distinct, top);
     // The largest first, so that no thread is left with one big file at the end.
     distinct.sort_by_key(|data| std::cmp::Reverse(data.len()));
-    let measured: std::collections::HashMap<&[u8], Sizes> = distinct
+    let mut measured: std::collections::HashMap<&[u8], Sizes> = distinct
         .par_iter()
         .with_max_len(1)
-        .map(|data| (*data, Sizes::of(data)))
+        .map(|data| {
+            let top = sampled.as_ref().is_none_or(|s| s.contains(data));
+            (*data, Sizes::measure(data, top))
+        })
         .collect();
+    let Some(sampled) = sampled else {
+        return sets
+            .iter()
+            .map(|files| sum(files, &measured, rule, None))
+            .collect();
+    };
+    let fit = Fit::of(sampled.iter().map(|data| measured[data]));
+    for (data, sizes) in measured.iter_mut() {
+        if !sampled.contains(data) {
+            sizes.brotli11 = fit.brotli.predict(sizes.brotli5);
+            sizes.zstd19 = fit.zstd.predict(sizes.zstd3);
+        }
+    }
+    let TopLevels::Sample { bytes, seed } = top else {
+        unreachable!("only a sample leaves contents unmeasured")
+    };
     sets.iter()
-        .map(|files| sum(files, &measured, rule))
+        .map(|files| {
+            let context = SampleContext {
+                sampled: &sampled,
+                fit: &fit,
+                seed,
+                budget: bytes,
+            };
+            sum(files, &measured, rule, Some(context))
+        })
         .collect()
+}
+
+/// The contents brotli 11 and zstd 19 are measured on: `None` for all of them.
+fn sample<'a>(
+    distinct: &[&'a [u8]],
+    top: TopLevels,
+) -> Option<std::collections::HashSet<&'a [u8]>> {
+    let TopLevels::Sample { bytes, seed } = top else {
+        return None;
+    };
+    let total: u64 = distinct.iter().map(|d| d.len() as u64).sum();
+    if total <= bytes || distinct.len() <= MIN_SAMPLE_FILES {
+        return None;
+    }
+    let seed = seed.to_le_bytes();
+    let mut keyed: Vec<([u8; 32], &[u8])> = distinct
+        .iter()
+        .map(|data| {
+            (
+                crate::batch::digest::sha256(&[b"top-levels", &seed, data]),
+                *data,
+            )
+        })
+        .collect();
+    keyed.sort();
+    let mut taken = 0u64;
+    let mut out = std::collections::HashSet::new();
+    for (_, data) in keyed {
+        if taken >= bytes && out.len() >= MIN_SAMPLE_FILES {
+            break;
+        }
+        taken += data.len() as u64;
+        out.insert(data);
+    }
+    Some(out)
+}
+
+/// The ratio of a high level's size to a fast level's over the sample, and the spread of the
+/// files about it.
+#[derive(Debug, Clone, Copy)]
+struct Ratio {
+    ratio: f64,
+    /// Σ of the fast level's sizes over the sample, and the sample's size.
+    fast_sum: f64,
+    n: f64,
+    /// The residuals' variance, s² = Σ (high − ratio × fast)² / (n − 1).
+    variance: f64,
+}
+
+impl Ratio {
+    fn of(pairs: &[(u64, u64)]) -> Self {
+        let n = pairs.len() as f64;
+        let fast_sum: f64 = pairs.iter().map(|p| p.0 as f64).sum();
+        let high_sum: f64 = pairs.iter().map(|p| p.1 as f64).sum();
+        let ratio = if fast_sum > 0.0 {
+            high_sum / fast_sum
+        } else {
+            1.0
+        };
+        let squares: f64 = pairs
+            .iter()
+            .map(|&(x, y)| (y as f64 - ratio * x as f64).powi(2))
+            .sum();
+        Ratio {
+            ratio,
+            fast_sum,
+            n,
+            variance: if n > 1.0 { squares / (n - 1.0) } else { 0.0 },
+        }
+    }
+
+    fn predict(&self, fast: u64) -> u64 {
+        (fast as f64 * self.ratio).round() as u64
+    }
+
+    /// Half the 95 % interval of Σ over `files` estimated files whose fast sizes sum to
+    /// `fast`: the ratio's error scaled to them, s² fast² / (n x̄²) = s² n (fast / Σx)², plus
+    /// each file's own spread, files × s² (the ratio estimator's prediction variance).
+    fn margin(&self, files: usize, fast: u64) -> u64 {
+        if files == 0 || self.fast_sum <= 0.0 {
+            return 0;
+        }
+        let share = fast as f64 / self.fast_sum;
+        let variance = self.variance * (self.n * share * share + files as f64);
+        (1.96 * variance.sqrt()).round() as u64
+    }
+}
+
+/// The two ratios of a sample.
+struct Fit {
+    brotli: Ratio,
+    zstd: Ratio,
+}
+
+impl Fit {
+    fn of(sample: impl Iterator<Item = Sizes>) -> Self {
+        let sizes: Vec<Sizes> = sample.collect();
+        let pairs = |f: fn(&Sizes) -> (u64, u64)| sizes.iter().map(f).collect::<Vec<_>>();
+        Fit {
+            brotli: Ratio::of(&pairs(|s| (s.brotli5, s.brotli11))),
+            zstd: Ratio::of(&pairs(|s| (s.zstd3, s.zstd19))),
+        }
+    }
+}
+
+/// What a set's sum needs of a sample.
+struct SampleContext<'a> {
+    sampled: &'a std::collections::HashSet<&'a [u8]>,
+    fit: &'a Fit,
+    seed: u64,
+    budget: u64,
 }
 
 /// One set's estimate from the measured sizes.
@@ -284,14 +522,26 @@ fn sum(
     files: &[(&str, &[u8])],
     measured: &std::collections::HashMap<&[u8], Sizes>,
     rule: &WorthRule,
+    sample: Option<SampleContext<'_>>,
 ) -> Estimate {
     let mut out = Estimate {
         rule: rule.describe(),
         ..Estimate::default()
     };
+    let (mut estimated_files, mut estimated_brotli5, mut estimated_zstd3) = (0, 0, 0);
+    let (mut measured_files, mut measured_bytes) = (0, 0);
     for (path, data) in files {
         let sizes = measured[data];
         let worth_it = rule.worth(sizes.raw, sizes.deflate6);
+        let estimated = sample.as_ref().is_some_and(|s| !s.sampled.contains(data));
+        if estimated {
+            estimated_files += 1;
+            estimated_brotli5 += sizes.brotli5;
+            estimated_zstd3 += sizes.zstd3;
+        } else {
+            measured_files += 1;
+            measured_bytes += sizes.raw;
+        }
         out.totals += sizes;
         if !worth_it {
             out.not_worth_it.push(path.to_string());
@@ -300,8 +550,19 @@ fn sum(
             path: path.to_string(),
             sizes,
             worth_it,
+            estimated,
         });
     }
+    out.top_levels = sample.filter(|_| estimated_files > 0).map(|s| LevelSample {
+        seed: s.seed,
+        budget_bytes: s.budget,
+        measured_files,
+        measured_bytes,
+        brotli_ratio: s.fit.brotli.ratio,
+        zstd_ratio: s.fit.zstd.ratio,
+        brotli11_margin: s.fit.brotli.margin(estimated_files, estimated_brotli5),
+        zstd19_margin: s.fit.zstd.margin(estimated_files, estimated_zstd3),
+    });
     out
 }
 
@@ -424,10 +685,121 @@ mod tests {
         let changed = [&page[..], b"<!-- changed -->"].concat();
         let before = vec![("a.html", &page[..]), ("b.css", &b"p{color:red}"[..])];
         let after = vec![("a.html", &changed[..]), ("b.css", &b"p{color:red}"[..])];
-        let both = estimates(&[before.clone(), after.clone()], &rule);
+        let both = estimates(&[before.clone(), after.clone()], &rule, TopLevels::Every);
         assert_eq!(both[0], estimate(before, &rule));
         assert_eq!(both[1], estimate(after, &rule));
         assert_ne!(both[0].totals, both[1].totals);
+    }
+
+    /// `n` distinct pages of varied sizes and vocabulary, the same on every run.
+    fn pages(n: usize) -> Vec<(String, Vec<u8>)> {
+        let words = [
+            "font", "table", "center", "webdiet", "gif", "jam", "space", "tr", "td",
+        ];
+        let mut x: u32 = 17;
+        (0..n)
+            .map(|i| {
+                let mut page = format!("<HTML><TITLE>page {i}</TITLE><BODY>").into_bytes();
+                for _ in 0..(20 + i % 7 * 30) {
+                    x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                    let w = words[(x >> 16) as usize % words.len()];
+                    page.extend_from_slice(format!("<P><B>{w}</B> {} {w}\n", x >> 20).as_bytes());
+                }
+                (format!("p{i}.html"), page)
+            })
+            .collect()
+    }
+
+    fn as_set(pages: &[(String, Vec<u8>)]) -> Vec<(&str, &[u8])> {
+        pages
+            .iter()
+            .map(|(p, d)| (p.as_str(), d.as_slice()))
+            .collect()
+    }
+
+    #[test]
+    fn a_sample_measures_brotli_11_and_zstd_19_on_part_of_the_text_and_the_truth_is_in_its_interval(
+    ) {
+        let rule = WorthRule::default();
+        let pages = pages(90);
+        let set = as_set(&pages);
+        let raw: u64 = pages.iter().map(|(_, d)| d.len() as u64).sum();
+        let exact = estimates(std::slice::from_ref(&set), &rule, TopLevels::Every).remove(0);
+        let top = TopLevels::Sample {
+            bytes: raw / 4,
+            seed: 7,
+        };
+        let sampled = estimates(std::slice::from_ref(&set), &rule, top).remove(0);
+        let s = sampled.top_levels.as_ref().expect("a sample was taken");
+        assert!(s.measured_bytes >= raw / 4 && s.measured_bytes < raw / 2);
+        assert!(s.measured_files >= MIN_SAMPLE_FILES && s.measured_files < pages.len());
+        for (e, f) in exact.files.iter().zip(&sampled.files) {
+            let fast = |z: &Sizes| (z.raw, z.deflate6, z.deflate9, z.best, z.brotli5, z.zstd3);
+            assert_eq!(
+                fast(&e.sizes),
+                fast(&f.sizes),
+                "{}: measured everywhere",
+                f.path
+            );
+            if !f.estimated {
+                assert_eq!(e.sizes, f.sizes, "{}: measured in the sample", f.path);
+            }
+        }
+        let estimated = sampled.files.iter().filter(|f| f.estimated).count();
+        assert_eq!(estimated + s.measured_files, pages.len());
+        for (level, estimate, truth, margin) in [
+            (
+                "brotli 11",
+                sampled.totals.brotli11,
+                exact.totals.brotli11,
+                s.brotli11_margin,
+            ),
+            (
+                "zstd 19",
+                sampled.totals.zstd19,
+                exact.totals.zstd19,
+                s.zstd19_margin,
+            ),
+        ] {
+            let off = estimate.abs_diff(truth);
+            assert!(
+                off <= margin,
+                "{level}: {estimate} ± {margin} against {truth}"
+            );
+        }
+        assert!(s.brotli11_margin > 0 && s.brotli11_margin < exact.totals.brotli11 / 20);
+        assert!(sampled.codings_line().contains("measured on"));
+        // The same seed takes the same sample; a text within the budget is measured whole.
+        assert_eq!(
+            sampled,
+            estimates(std::slice::from_ref(&set), &rule, top).remove(0)
+        );
+        let whole = TopLevels::Sample {
+            bytes: raw,
+            seed: 7,
+        };
+        assert_eq!(
+            exact,
+            estimates(std::slice::from_ref(&set), &rule, whole).remove(0)
+        );
+    }
+
+    #[test]
+    fn a_sample_is_drawn_once_for_every_set_and_each_set_says_what_it_measured() {
+        let rule = WorthRule::default();
+        let pages = pages(60);
+        let changed: Vec<(String, Vec<u8>)> = pages
+            .iter()
+            .map(|(p, d)| (p.clone(), [d.as_slice(), b"<!-- rewritten -->"].concat()))
+            .collect();
+        let top = TopLevels::Sample { bytes: 1, seed: 3 };
+        let both = estimates(&[as_set(&pages), as_set(&changed)], &rule, top);
+        let (a, b) = (
+            both[0].top_levels.as_ref().unwrap(),
+            both[1].top_levels.as_ref().unwrap(),
+        );
+        assert_eq!(a.measured_files + b.measured_files, MIN_SAMPLE_FILES);
+        assert_eq!((a.brotli_ratio, a.seed), (b.brotli_ratio, b.seed));
     }
 
     #[test]

@@ -367,6 +367,7 @@ impl ImageArgs {
                 images: !self.no_recompress,
                 text: !self.no_minify,
             },
+            scratch: false,
         }
     }
 
@@ -562,6 +563,7 @@ impl Cli {
                         },
                         max_runs: audit.max_runs as usize,
                         worth: crate::deflate::WorthRule::default(),
+                        top_levels: crate::deflate::TopLevels::Every,
                         gates,
                     },
                 }))

@@ -10,6 +10,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::OnceLock;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::compression::Coding;
@@ -23,13 +24,17 @@ use super::protocol::http1::message as http;
 #[derive(Debug, Clone)]
 pub struct Resource {
     pub body: Vec<u8>,
-    /// The zlib-format body for `Content-Encoding: deflate`, when it is smaller.
-    pub deflated: Option<Vec<u8>>,
+    /// The zlib-format body for `Content-Encoding: deflate`, when it is smaller; made on first
+    /// use ([`Resource::deflated`]).
+    pub(super) deflated: OnceLock<Option<Vec<u8>>>,
     /// The gzip-format body for `Content-Encoding: gzip`, when it is smaller.
-    pub gzipped: Option<Vec<u8>>,
+    pub(super) gzipped: OnceLock<Option<Vec<u8>>>,
     /// The brotli body (level 5, what a server compresses on the fly) for
     /// `Content-Encoding: br`, when it is smaller; sent only by the modes that prefer it.
-    pub brotli: Option<Vec<u8>>,
+    pub(super) brotli: OnceLock<Option<Vec<u8>>>,
+    /// Whether the body is text, which the server compresses (decided by the media type the
+    /// resource was made with).
+    text: bool,
     /// Webdiet's own (by the file's extension), or what a capture said.
     pub content_type: Cow<'static, str>,
     /// A response served as it was captured instead of as a file: its status and where it
@@ -149,8 +154,8 @@ impl ServedSite {
         }
         for r in responses {
             let mut res = Resource::new(&r.target, r.body, UNIX_EPOCH);
-            res.deflated = None;
-            res.gzipped = None;
+            res.deflated = OnceLock::from(None);
+            res.gzipped = OnceLock::from(None);
             res.content_type = Cow::Owned(r.content_type.unwrap_or_default());
             res.captured = Some(r.head);
             self.captured.insert(r.target, res);
@@ -170,6 +175,20 @@ impl ServedSite {
     /// Every site path with its bytes.
     pub fn files(&self) -> impl Iterator<Item = (&str, &Resource)> {
         self.resources.iter().map(|(p, r)| (p.as_str(), r))
+    }
+
+    /// Compresses every text body the server may send (deflate, gzip, brotli 5), in
+    /// parallel, once: a server does it before it serves ([`super::server::ServeContext::new`]),
+    /// so that no replay times a compression, and a run that never serves (`--no-replay`)
+    /// never pays for it.
+    pub fn encode_all(&self) {
+        use rayon::prelude::*;
+        let all: Vec<&Resource> = self
+            .resources
+            .values()
+            .chain(self.captured.values())
+            .collect();
+        all.par_iter().with_max_len(1).for_each(|r| r.encode());
     }
 
     /// The `Date` the replay's server sends: the newest `Last-Modified` of the site. A fixed,
@@ -281,12 +300,12 @@ impl Resource {
     ) -> (&[u8], Option<&'static str>, String) {
         let tagged = |suffix: &str| format!("{}-{suffix}\"", self.etag.trim_end_matches('"'));
         if accept_deflate {
-            if let Some(body) = &self.deflated {
+            if let Some(body) = self.deflated() {
                 return (body, Some("deflate"), tagged("deflate"));
             }
         }
         if accept_gzip {
-            if let Some(body) = &self.gzipped {
+            if let Some(body) = self.gzipped() {
                 return (body, Some("gzip"), tagged("gzip"));
             }
         }
@@ -296,7 +315,7 @@ impl Resource {
     /// The body in `coding`, its token and its entity tag, when the resource has that variant.
     pub fn coded(&self, coding: Coding) -> Option<(&[u8], Option<&'static str>, String)> {
         let body = match coding {
-            Coding::Brotli => self.brotli.as_ref()?,
+            Coding::Brotli => self.brotli()?,
             // No mode offers zstd: it is estimated and pre-compressed, not replayed
             // (docs/modern-sites.md says why).
             Coding::Zstd => return None,
@@ -325,27 +344,54 @@ impl Resource {
 
     fn new(path: &str, body: Vec<u8>, mtime: SystemTime) -> Self {
         let content_type = Cow::Borrowed(crate::site::media_type(path));
-        let (deflated, gzipped, brotli) = if http::is_text(&content_type) {
-            let smaller = |v: Vec<u8>| (v.len() < body.len()).then_some(v);
-            (
-                smaller(deflate::zlib(&body, deflate::SERVER_LEVEL)),
-                smaller(deflate::gzip(&body, deflate::SERVER_LEVEL)),
-                smaller(Coding::Brotli.fast(&body)),
-            )
-        } else {
-            (None, None, None)
-        };
         Resource {
             etag: format!("\"{:x}-{:016x}\"", body.len(), fnv1a(&body)),
             last_modified: http::http_date(mtime),
             modified: mtime,
+            text: http::is_text(&content_type),
             body,
-            deflated,
-            gzipped,
-            brotli,
+            deflated: OnceLock::new(),
+            gzipped: OnceLock::new(),
+            brotli: OnceLock::new(),
             content_type,
             captured: None,
         }
+    }
+
+    /// `coder(body)` when the body is text and the result is smaller.
+    fn encoded<'a>(
+        &self,
+        cell: &'a OnceLock<Option<Vec<u8>>>,
+        coder: impl FnOnce(&[u8]) -> Vec<u8>,
+    ) -> Option<&'a [u8]> {
+        cell.get_or_init(|| {
+            self.text
+                .then(|| coder(&self.body))
+                .filter(|v| v.len() < self.body.len())
+        })
+        .as_deref()
+    }
+
+    /// The zlib-format body for `Content-Encoding: deflate` (level 6), when it is smaller.
+    pub fn deflated(&self) -> Option<&[u8]> {
+        self.encoded(&self.deflated, |b| deflate::zlib(b, deflate::SERVER_LEVEL))
+    }
+
+    /// The gzip-format body for `Content-Encoding: gzip` (level 6), when it is smaller.
+    pub fn gzipped(&self) -> Option<&[u8]> {
+        self.encoded(&self.gzipped, |b| deflate::gzip(b, deflate::SERVER_LEVEL))
+    }
+
+    /// The brotli body (level 5), when it is smaller.
+    pub fn brotli(&self) -> Option<&[u8]> {
+        self.encoded(&self.brotli, |b| Coding::Brotli.fast(b))
+    }
+
+    /// Makes every encoded body now, so that none is compressed while a replay is timed.
+    fn encode(&self) {
+        self.deflated();
+        self.gzipped();
+        self.brotli();
     }
 }
 

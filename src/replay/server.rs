@@ -89,8 +89,9 @@ pub struct ServeContext<'a> {
 }
 
 impl<'a> ServeContext<'a> {
-    /// A context dated by the site.
+    /// A context dated by the site, its bodies compressed ([`ServedSite::encode_all`]).
     pub fn new(site: &'a ServedSite, resolver: &'a Resolver<'a>, opts: &'a ServerOptions) -> Self {
+        site.encode_all();
         ServeContext {
             site,
             resolver,

@@ -185,6 +185,32 @@ pub(super) fn exchange(addr: SocketAddr, request: &[u8]) -> String {
 }
 
 #[test]
+fn text_is_compressed_once_when_a_server_starts_and_never_for_a_site_only_estimated() {
+    let site = site();
+    let page = site.resource("index.html").unwrap();
+    let image = site.resource("a.gif").unwrap();
+    // Read for the estimate only (`--no-replay`): nothing is compressed yet.
+    assert!(page.deflated.get().is_none() && page.brotli.get().is_none());
+    let resolver = Resolver::new(&site.site, None);
+    let opts = ServerOptions::default();
+    let _cx = ServeContext::new(&site, &resolver, &opts);
+    // A server about to serve: every variant is made before the first request is timed.
+    for cell in [&page.deflated, &page.gzipped, &page.brotli] {
+        let body = cell.get().expect("made when the server starts");
+        assert!(body.as_ref().is_some_and(|b| b.len() < page.body.len()));
+    }
+    assert_eq!(
+        image.deflated.get(),
+        Some(&None),
+        "images are sent as they are"
+    );
+    assert_eq!(
+        page.deflated().map(<[u8]>::len),
+        Some(page.deflated.get().unwrap().as_ref().unwrap().len())
+    );
+}
+
+#[test]
 fn http10_request_gets_the_file_and_a_close() {
     let site = site();
     with_server(&site, ServerOptions::default(), |server| {

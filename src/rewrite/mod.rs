@@ -55,6 +55,11 @@ pub struct RewriteOptions {
     pub markup: Option<markup::CssChoice>,
     /// The site's own PNGs, JPEGs and style sheets, optimised losslessly. Default: all on.
     pub lossless: lossless::LosslessOptions,
+    /// The tree is measured and thrown away (`audit --dry-run`, every unit of `batch`): each
+    /// file is still written completely (a short or failed write is an error), but not synced
+    /// to disk, since nothing of it is kept and a sync per file makes a thread wait on the
+    /// disk (`docs/scale.md`). Default: `false`.
+    pub scratch: bool,
 }
 
 /// What the rewrite did.
@@ -78,7 +83,7 @@ pub struct Rewrite {
 
 /// Rewrites the site into `opts.out_site`.
 pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Rewrite> {
-    let staging = output::Staging::create(&site.root, &opts.out_site)?;
+    let staging = output::Staging::create(&site.root, &opts.out_site, !opts.scratch)?;
     let resolver = Resolver::new(site, opts.analyze.site_url.clone());
 
     // Plan: which GIFs are referenced, and what each would be called.

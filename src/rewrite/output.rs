@@ -36,11 +36,14 @@ impl CopyError {
 pub(super) struct Staging {
     pub dir: PathBuf,
     done: bool,
+    /// Whether each file is synced once written (not for a scratch tree).
+    durable: bool,
 }
 
 impl Staging {
-    /// Creates an empty staging directory next to `out_site`.
-    pub fn create(site_root: &Path, out_site: &Path) -> Result<Self> {
+    /// Creates an empty staging directory next to `out_site`; with `durable`, every file
+    /// written into it is synced.
+    pub fn create(site_root: &Path, out_site: &Path, durable: bool) -> Result<Self> {
         let site = fs::canonicalize(site_root).map_err(|e| Error::io(site_root, e))?;
         let parent = match out_site.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -64,7 +67,11 @@ impl Staging {
             fs::remove_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
         }
         fs::create_dir(&dir).map_err(|e| Error::io(&dir, e))?;
-        Ok(Staging { dir, done: false })
+        Ok(Staging {
+            dir,
+            done: false,
+            durable,
+        })
     }
 
     /// Where a site path of the staged tree is on disk (through [`name::to_path`], so that a
@@ -89,9 +96,13 @@ impl Staging {
     }
 
     /// Writes a new file at a site-relative path.
-    /// Every byte is written and synced, or it is an error.
+    /// Every byte is written (and synced, when durable), or it is an error.
     pub fn write(&self, path: &str, bytes: &[u8]) -> std::io::Result<()> {
-        crate::output::write_whole(&self.dest(path)?, bytes)
+        let dest = self.dest(path)?;
+        match self.durable {
+            true => crate::output::write_whole(&dest, bytes),
+            false => fs::File::create(&dest).and_then(|mut f| f.write_all(bytes)),
+        }
     }
 
     /// Copies a file of the input site unchanged, with its permission bits.
@@ -111,7 +122,9 @@ impl Staging {
             };
             to.write_all(&buf[..n]).map_err(CopyError::Write)?;
         }
-        to.sync_data().map_err(CopyError::Write)?;
+        if self.durable {
+            to.sync_data().map_err(CopyError::Write)?;
+        }
         to.set_permissions(permissions).map_err(CopyError::Write)
     }
 

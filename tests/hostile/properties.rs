@@ -215,6 +215,7 @@ proptest! {
             precompress: false,
             markup: Some(CssChoice::Auto),
             lossless: Default::default(),
+            scratch: false,
         };
         let result = rewrite::rewrite(&site, &before, &opts).unwrap();
         prop_assert!(result.broken_by_rewrite.is_empty(), "{:?}", result.broken_by_rewrite);

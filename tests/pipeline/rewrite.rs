@@ -103,6 +103,7 @@ fn run_rewrite(site_dir: &Path, out: &Path) -> rewrite::Rewrite {
             text: false,
             ..Default::default()
         },
+        scratch: false,
     };
     rewrite::rewrite(&site, &inv, &opts).unwrap()
 }
@@ -329,6 +330,7 @@ fn output_inside_the_input_is_refused_and_nothing_is_written() {
             precompress: false,
             markup: None,
             lossless: Default::default(),
+            scratch: false,
         };
         assert!(rewrite::rewrite(&site, &inv, &opts).is_err());
     }
@@ -355,6 +357,7 @@ fn keep_originals_copies_converted_gifs() {
             text: false,
             ..Default::default()
         },
+        scratch: false,
     };
     rewrite::rewrite(&site, &inv, &opts).unwrap();
     assert!(out.join("Icons/WWW/w3c_home.gif").is_file());
@@ -565,6 +568,7 @@ fn a_missing_background_moved_into_the_shared_sheet_is_not_broken_by_the_rewrite
             webdiet::markup::CssMode::SiteSheet,
         )),
         lossless: Default::default(),
+        scratch: false,
     };
     let done = rewrite::rewrite(&site, &inv, &opts).unwrap();
     let sheet = std::fs::read_to_string(tmp.path().join("out/webdiet.css")).unwrap();

@@ -231,7 +231,7 @@ fn findings_section(report: &Report) -> String {
         out.push_str(&tables::compression(report).unwrap_or_default());
         if c.original.totals.brotli11 > 0 {
             let e = c.rewritten.as_ref().unwrap_or(&c.original);
-            let _ = write!(out, "<p>{}.</p>", esc(&e.totals.codings_line()));
+            let _ = write!(out, "<p>{}.</p>", esc(&e.codings_line()));
         }
     }
     out.push_str("<h3 id=\"images\">Images</h3>");

@@ -97,7 +97,7 @@ fn savings(out: &mut String, report: &Report) {
         .filter(|c| c.original.totals.brotli11 > 0)
     {
         let e = c.rewritten.as_ref().unwrap_or(&c.original);
-        let _ = writeln!(out, "\n{}", upper_first(&e.totals.codings_line()));
+        let _ = writeln!(out, "\n{}", upper_first(&e.codings_line()));
     }
     if let Some(line) = phrases::text_images_line(report) {
         let _ = writeln!(out, "\n{}", upper_first(&line));

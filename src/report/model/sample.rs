@@ -83,6 +83,7 @@ pub fn sample() -> Report {
                 path: "index.html".into(),
                 sizes,
                 worth_it: true,
+                estimated: false,
             }],
             totals: sizes,
             ..Estimate::default()

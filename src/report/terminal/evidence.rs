@@ -56,7 +56,7 @@ pub fn sources(report: &Report) -> String {
             est.files.len() - est.not_worth_it.len()
         );
         if est.totals.brotli11 > 0 {
-            let _ = writeln!(s, "  {}", est.totals.codings_line());
+            let _ = writeln!(s, "  {}", est.codings_line());
         }
     }
     s

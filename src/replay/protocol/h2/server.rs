@@ -375,7 +375,7 @@ fn ok_response(
     if let Some(coding) = coding {
         put("content-encoding", coding);
         put("vary", "accept-encoding");
-    } else if res.deflated.is_some() || res.brotli.is_some() {
+    } else if res.deflated().is_some() || res.brotli().is_some() {
         put("vary", "accept-encoding");
     }
     response

@@ -236,7 +236,7 @@ impl<'a> Connection<'a> {
                 head.push_str(&format!(
                     "Content-Encoding: {coding}\r\nVary: Accept-Encoding\r\n"
                 ));
-            } else if res.deflated.is_some() {
+            } else if res.deflated().is_some() {
                 head.push_str("Vary: Accept-Encoding\r\n");
             }
             head.push_str("\r\n");
