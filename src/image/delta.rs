@@ -305,20 +305,20 @@ fn write((width, height): (u32, u32), plays: u32, format: &Format, frames: &[Pla
     ihdr.extend_from_slice(&height.to_be_bytes());
     let color_type = if format.palette.is_some() { 3 } else { 6 };
     ihdr.extend_from_slice(&[format.depth, color_type, 0, 0, 0]);
-    chunk(&mut out, b"IHDR", &ihdr);
+    super::chunks::write(&mut out, b"IHDR", &ihdr);
     let mut actl = (frames.len() as u32).to_be_bytes().to_vec();
     actl.extend_from_slice(&plays.to_be_bytes());
-    chunk(&mut out, b"acTL", &actl);
+    super::chunks::write(&mut out, b"acTL", &actl);
     if let Some(palette) = &format.palette {
         let plte: Vec<u8> = palette.iter().flat_map(|c| [c[0], c[1], c[2]]).collect();
-        chunk(&mut out, b"PLTE", &plte);
+        super::chunks::write(&mut out, b"PLTE", &plte);
         let trns: Vec<u8> = palette
             .iter()
             .map(|c| c[3])
             .take_while(|a| *a < 255)
             .collect();
         if !trns.is_empty() {
-            chunk(&mut out, b"tRNS", &trns);
+            super::chunks::write(&mut out, b"tRNS", &trns);
         }
     }
     let mut sequence = 0u32;
@@ -334,26 +334,16 @@ fn write((width, height): (u32, u32), plays: u32, format: &Format, frames: &[Pla
         fctl.extend_from_slice(&100u16.to_be_bytes());
         fctl.push(frame.dispose as u8);
         fctl.push(frame.blend as u8);
-        chunk(&mut out, b"fcTL", &fctl);
+        super::chunks::write(&mut out, b"fcTL", &fctl);
         if n == 0 {
-            chunk(&mut out, b"IDAT", data);
+            super::chunks::write(&mut out, b"IDAT", data);
         } else {
             let mut fdat = sequence.to_be_bytes().to_vec();
             sequence += 1;
             fdat.extend_from_slice(data);
-            chunk(&mut out, b"fdAT", &fdat);
+            super::chunks::write(&mut out, b"fdAT", &fdat);
         }
     }
-    chunk(&mut out, b"IEND", &[]);
+    super::chunks::write(&mut out, b"IEND", &[]);
     out
-}
-
-fn chunk(out: &mut Vec<u8>, name: &[u8; 4], data: &[u8]) {
-    out.extend_from_slice(&(data.len() as u32).to_be_bytes());
-    out.extend_from_slice(name);
-    out.extend_from_slice(data);
-    let mut crc = crc32fast::Hasher::new();
-    crc.update(name);
-    crc.update(data);
-    out.extend_from_slice(&crc.finalize().to_be_bytes());
 }

@@ -9,10 +9,12 @@
 //! by pixel (and frame by frame, timing included) with the decoded GIF (see [`verify`]).
 
 mod apng;
+mod chunks;
 mod decode;
 mod delta;
 mod effort;
 pub mod facts;
+mod grey;
 mod jpeg;
 mod recompress;
 mod target;
@@ -286,6 +288,11 @@ fn optimize(png: &[u8], scan: &apng::Scan, opts: &ImageOptions) -> Option<Vec<u8
             if out.len() < best.len() {
                 best = out;
             }
+        }
+    }
+    if scan.frames == 1 {
+        if let Some(grey) = grey::from_grey_palette(&best) {
+            best = grey;
         }
     }
     (best.len() < png.len()).then_some(best)

@@ -23,6 +23,7 @@
 
 use std::io::Cursor;
 
+use super::chunks::Chunk;
 use super::decode::Limits;
 use super::effort::{self, Effort};
 
@@ -129,61 +130,13 @@ impl Recompressed {
     }
 }
 
-/// One chunk of a PNG: its name and data.
-struct Chunk<'a> {
-    name: [u8; 4],
-    data: &'a [u8],
-}
-
-/// The chunks of a PNG, or why it is not one.
-fn chunks(png: &[u8]) -> Result<Vec<Chunk<'_>>, String> {
-    const SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
-    if !png.starts_with(SIGNATURE) {
-        return Err("not a PNG".to_string());
-    }
-    let mut out = Vec::new();
-    let mut at = SIGNATURE.len();
-    loop {
-        let head = png
-            .get(at..at + 8)
-            .ok_or_else(|| "truncated: no IEND chunk".to_string())?;
-        let len = u32::from_be_bytes([head[0], head[1], head[2], head[3]]) as usize;
-        let name = [head[4], head[5], head[6], head[7]];
-        let data = at
-            .checked_add(8 + len + 4)
-            .and_then(|end| png.get(at + 8..end - 4))
-            .ok_or_else(|| format!("truncated in chunk {}", String::from_utf8_lossy(&name)))?;
-        let crc = &png[at + 8 + len..at + 12 + len];
-        let mut hasher = crc32fast::Hasher::new();
-        hasher.update(&name);
-        hasher.update(data);
-        if hasher.finalize().to_be_bytes() != crc {
-            return Err(format!(
-                "chunk {} has a bad CRC",
-                String::from_utf8_lossy(&name)
-            ));
-        }
-        out.push(Chunk { name, data });
-        at += 12 + len;
-        if &name == b"IEND" {
-            return Ok(out);
-        }
-    }
-}
-
 /// The PNG with only the chunks browsers use, and the names of those dropped (each once).
 fn strip(png: &[u8], chunks: &[Chunk<'_>]) -> (Vec<u8>, Vec<String>) {
     let mut out = png[..8].to_vec();
     let mut dropped: Vec<String> = Vec::new();
     for c in chunks {
         if IMAGE_DATA.contains(&&c.name) || KEPT.contains(&&c.name) {
-            out.extend_from_slice(&(c.data.len() as u32).to_be_bytes());
-            out.extend_from_slice(&c.name);
-            out.extend_from_slice(c.data);
-            let mut hasher = crc32fast::Hasher::new();
-            hasher.update(&c.name);
-            hasher.update(c.data);
-            out.extend_from_slice(&hasher.finalize().to_be_bytes());
+            super::chunks::write(&mut out, &c.name, c.data);
         } else {
             let name = String::from_utf8_lossy(&c.name).into_owned();
             if !dropped.contains(&name) {
@@ -215,7 +168,7 @@ pub fn recompress_png(
     min_saving: u64,
     limits: &Limits,
 ) -> Recompressed {
-    let parsed = match chunks(png) {
+    let parsed = match super::chunks::parse(png) {
         Ok(parsed) => parsed,
         Err(why) => return Recompressed::kept(Recompression::Corrupt, why),
     };
@@ -271,6 +224,11 @@ pub fn recompress_png(
             if out.len() < best.len() {
                 best = out;
             }
+        }
+    }
+    if !animated {
+        if let Some(grey) = super::grey::from_grey_palette(&best) {
+            best = grey;
         }
     }
     let verified = same_png(png, &best, animated, limits);

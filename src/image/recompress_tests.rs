@@ -1,4 +1,5 @@
 use super::*;
+use crate::image::chunks::parse as chunks;
 
 /// A gradient that compresses much better with filters than without.
 fn pixels(width: u32, height: u32, channels: usize) -> Vec<u8> {
