@@ -336,3 +336,67 @@ fn a_unit_may_be_a_web_archive_or_several_of_one_site() {
         assert_eq!(row.name, "microscape", "{}", row.unit);
     }
 }
+
+#[test]
+fn brotli_11_and_zstd_19_are_measured_on_a_sample_and_the_report_says_which_files_were_estimated() {
+    let tmp = tempfile::tempdir().unwrap();
+    // One site of 40 distinct pages: more than a sample's fewest (30) contents.
+    let pages: Vec<(String, Vec<u8>)> = (0..40)
+        .map(|i| {
+            let body = format!("<p>page {i}: {}</p>\n", "old news ".repeat(20 + i * 7));
+            (
+                format!("p{i}.html"),
+                format!("<html><body>{body}</body></html>").into_bytes(),
+            )
+        })
+        .collect();
+    let files: Vec<(&str, &[u8])> = pages
+        .iter()
+        .map(|(p, b)| (p.as_str(), b.as_slice()))
+        .collect();
+    write_site(&tmp.path().join("site"), &files);
+    let list = tmp.path().join("list.txt");
+    std::fs::write(&list, "site\n").unwrap();
+    let unit = |out: &Path| -> serde_json::Value {
+        let dir = out.join("units");
+        let file = std::fs::read_dir(&dir)
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
+        serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap()
+    };
+    let (sampled, every) = (tmp.path().join("sampled"), tmp.path().join("every"));
+    for (out, bytes) in [(&sampled, "1"), (&every, "0")] {
+        batch(&list, out)
+            .args(["--no-replay", "--estimate-sample", bytes])
+            .assert()
+            .success();
+    }
+    let (s, e) = (unit(&sampled), unit(&every));
+    let estimate = &s["report"]["compression"]["original"];
+    let top = &estimate["top_levels"];
+    assert_eq!(top["measured_files"], 30, "the fewest a sample measures");
+    assert_eq!(top["seed"], 0);
+    let files = estimate["files"].as_array().unwrap();
+    let estimated = files.iter().filter(|f| f["estimated"] == true).count();
+    assert_eq!(estimated, 10);
+    let sum: u64 = files.iter().map(|f| f["brotli11"].as_u64().unwrap()).sum();
+    assert_eq!(estimate["totals"]["brotli11"].as_u64().unwrap(), sum);
+    // Measured whole: no sample, no file estimated, and the truth within the sample's interval.
+    let exact = &e["report"]["compression"]["original"];
+    assert!(exact.get("top_levels").is_none());
+    assert!(exact["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|f| f.get("estimated").is_none()));
+    let truth = exact["totals"]["brotli11"].as_u64().unwrap();
+    let margin = top["brotli11_margin"].as_u64().unwrap();
+    assert!(
+        sum.abs_diff(truth) <= margin,
+        "{sum} ± {margin} against {truth}"
+    );
+    assert_eq!(exact["totals"]["deflate6"], estimate["totals"]["deflate6"]);
+}
