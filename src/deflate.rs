@@ -383,34 +383,27 @@ pub fn estimates(sets: &[Vec<(&str, &[u8])>], rule: &WorthRule, top: TopLevels) 
             .map(|files| sum(files, &measured, rule, None))
             .collect();
     };
-    let fit = Fit::of(sampled.iter().map(|data| measured[data]));
+    let fit = Fit::of(sampled.contents.iter().map(|data| measured[data]));
     for (data, sizes) in measured.iter_mut() {
         if !sampled.contains(data) {
             sizes.brotli11 = fit.brotli.predict(sizes.brotli5);
             sizes.zstd19 = fit.zstd.predict(sizes.zstd3);
         }
     }
-    let TopLevels::Sample { bytes, seed } = top else {
-        unreachable!("only a sample leaves contents unmeasured")
-    };
     sets.iter()
         .map(|files| {
             let context = SampleContext {
                 sampled: &sampled,
                 fit: &fit,
-                seed,
-                budget: bytes,
             };
             sum(files, &measured, rule, Some(context))
         })
         .collect()
 }
 
-/// The contents brotli 11 and zstd 19 are measured on: `None` for all of them.
-fn sample<'a>(
-    distinct: &[&'a [u8]],
-    top: TopLevels,
-) -> Option<std::collections::HashSet<&'a [u8]>> {
+/// The contents brotli 11 and zstd 19 are measured on, with the seed and budget that chose
+/// them: `None` for all of them.
+fn sample<'a>(distinct: &[&'a [u8]], top: TopLevels) -> Option<Sampled<'a>> {
     let TopLevels::Sample { bytes, seed } = top else {
         return None;
     };
@@ -418,27 +411,44 @@ fn sample<'a>(
     if total <= bytes || distinct.len() <= MIN_SAMPLE_FILES {
         return None;
     }
-    let seed = seed.to_le_bytes();
+    let key = seed.to_le_bytes();
     let mut keyed: Vec<([u8; 32], &[u8])> = distinct
         .iter()
         .map(|data| {
             (
-                crate::batch::digest::sha256(&[b"top-levels", &seed, data]),
+                crate::batch::digest::sha256(&[b"top-levels", &key, data]),
                 *data,
             )
         })
         .collect();
     keyed.sort();
     let mut taken = 0u64;
-    let mut out = std::collections::HashSet::new();
+    let mut contents = std::collections::HashSet::new();
     for (_, data) in keyed {
-        if taken >= bytes && out.len() >= MIN_SAMPLE_FILES {
+        if taken >= bytes && contents.len() >= MIN_SAMPLE_FILES {
             break;
         }
         taken += data.len() as u64;
-        out.insert(data);
+        contents.insert(data);
     }
-    Some(out)
+    Some(Sampled {
+        contents,
+        seed,
+        budget: bytes,
+    })
+}
+
+/// The contents a sample measures at every level.
+struct Sampled<'a> {
+    contents: std::collections::HashSet<&'a [u8]>,
+    seed: u64,
+    budget: u64,
+}
+
+impl Sampled<'_> {
+    fn contains(&self, data: &[u8]) -> bool {
+        self.contents.contains(data)
+    }
 }
 
 /// The ratio of a high level's size to a fast level's over the sample, and the spread of the
@@ -479,15 +489,17 @@ impl Ratio {
         (fast as f64 * self.ratio).round() as u64
     }
 
-    /// Half the 95 % interval of Σ over `files` estimated files whose fast sizes sum to
-    /// `fast`: the ratio's error scaled to them, s² fast² / (n x̄²) = s² n (fast / Σx)², plus
-    /// each file's own spread, files × s² (the ratio estimator's prediction variance).
-    fn margin(&self, files: usize, fast: u64) -> u64 {
-        if files == 0 || self.fast_sum <= 0.0 {
+    /// Half the 95 % interval of Σ over the estimated files whose fast sizes sum to `fast`:
+    /// the ratio's error scaled to them, s² fast² / (n x̄²) = s² n (fast / Σx)², plus each
+    /// content's own spread, s² per path, or s² k² for a content at k paths (its error
+    /// repeats): `alike` is Σ k² over the estimated contents (the ratio estimator's
+    /// prediction variance).
+    fn margin(&self, alike: usize, fast: u64) -> u64 {
+        if alike == 0 || self.fast_sum <= 0.0 {
             return 0;
         }
         let share = fast as f64 / self.fast_sum;
-        let variance = self.variance * (self.n * share * share + files as f64);
+        let variance = self.variance * (self.n * share * share + alike as f64);
         (1.96 * variance.sqrt()).round() as u64
     }
 }
@@ -511,10 +523,8 @@ impl Fit {
 
 /// What a set's sum needs of a sample.
 struct SampleContext<'a> {
-    sampled: &'a std::collections::HashSet<&'a [u8]>,
+    sampled: &'a Sampled<'a>,
     fit: &'a Fit,
-    seed: u64,
-    budget: u64,
 }
 
 /// One set's estimate from the measured sizes.
@@ -529,12 +539,15 @@ fn sum(
         ..Estimate::default()
     };
     let (mut estimated_files, mut estimated_brotli5, mut estimated_zstd3) = (0, 0, 0);
+    // How often each estimated content occurs: its error counts once per path, all alike.
+    let mut repeats: std::collections::HashMap<&[u8], usize> = std::collections::HashMap::new();
     let (mut measured_files, mut measured_bytes) = (0, 0);
     for (path, data) in files {
         let sizes = measured[data];
         let worth_it = rule.worth(sizes.raw, sizes.deflate6);
         let estimated = sample.as_ref().is_some_and(|s| !s.sampled.contains(data));
         if estimated {
+            *repeats.entry(data).or_default() += 1;
             estimated_files += 1;
             estimated_brotli5 += sizes.brotli5;
             estimated_zstd3 += sizes.zstd3;
@@ -553,15 +566,16 @@ fn sum(
             estimated,
         });
     }
+    let alike: usize = repeats.values().map(|k| k * k).sum();
     out.top_levels = sample.filter(|_| estimated_files > 0).map(|s| LevelSample {
-        seed: s.seed,
-        budget_bytes: s.budget,
+        seed: s.sampled.seed,
+        budget_bytes: s.sampled.budget,
         measured_files,
         measured_bytes,
         brotli_ratio: s.fit.brotli.ratio,
         zstd_ratio: s.fit.zstd.ratio,
-        brotli11_margin: s.fit.brotli.margin(estimated_files, estimated_brotli5),
-        zstd19_margin: s.fit.zstd.margin(estimated_files, estimated_zstd3),
+        brotli11_margin: s.fit.brotli.margin(alike, estimated_brotli5),
+        zstd19_margin: s.fit.zstd.margin(alike, estimated_zstd3),
     });
     out
 }
