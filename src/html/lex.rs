@@ -310,6 +310,24 @@ pub fn memchr(needle: u8, hay: &[u8], from: usize) -> Option<usize> {
         .map(|p| p + from)
 }
 
+/// Whether `<` followed by `name` (ASCII, any case) occurs anywhere in `text`: false means no
+/// start tag whose name begins with `name` exists, so no element made from one can either (a
+/// cheap test before a whole parse).
+pub fn may_have_tag(text: &[u8], name: &[u8]) -> bool {
+    let mut at = 0;
+    while let Some(lt) = memchr(b'<', text, at) {
+        let after = lt + 1;
+        if text
+            .get(after..after + name.len())
+            .is_some_and(|n| n.eq_ignore_ascii_case(name))
+        {
+            return true;
+        }
+        at = after;
+    }
+    false
+}
+
 /// The offset of the next `needle` sequence at or after `from`.
 pub fn find_seq(hay: &[u8], needle: &[u8], from: usize) -> Option<usize> {
     hay.get(from..)?

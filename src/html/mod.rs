@@ -147,6 +147,15 @@ pub fn is_quirks(dom: &RcDom) -> bool {
     dom.quirks_mode.get() == html5ever::tree_builder::QuirksMode::Quirks
 }
 
+/// The page's first `<base href>`, as [`references`] finds it, without parsing a page that
+/// has no `<base` anywhere: a `base` element is only ever made from such a start tag.
+pub fn base_href(text: &str) -> Option<String> {
+    if !lex::may_have_tag(text.as_bytes(), b"base") {
+        return None;
+    }
+    references(text).base_href
+}
+
 /// Parses a page and lists its references.
 pub fn references(text: &str) -> PageRefs {
     let Ok(dom) = parse(text) else {

@@ -231,3 +231,25 @@ fn the_source_map_of_a_large_page_holds_less_than_a_chunk_of_slack() {
         );
     }
 }
+
+#[test]
+fn the_base_href_shortcut_agrees_with_the_parse_and_parses_only_pages_with_a_base_tag() {
+    for page in [
+        "<p>no base here</p>",
+        "<HEAD><BASE HREF=/root/></HEAD>",
+        "<base target=_top><base href=second/>",
+        "<!-- <base href=in-a-comment/> --><p>x",
+        "<script>document.write('<base href=scripted/>')</script>",
+        "<template><base href=in-a-template/></template>",
+        "<svg><base href=in-svg/></svg>",
+        "<basefont size=3><p>a basefont is no base",
+    ] {
+        assert_eq!(base_href(page), references(page).base_href, "{page}");
+    }
+    assert!(!lex::may_have_tag(b"<p>no base</p>", b"base"));
+    assert!(lex::may_have_tag(b"x <BaSe href=a>", b"base"));
+    assert!(
+        !lex::may_have_tag(b"a < base", b"base"),
+        "`< base` is text, not a tag"
+    );
+}

@@ -46,6 +46,10 @@ impl Default for TextImageOptions {
 /// letters, declared `width`/`height`, no taller than `max_height` and at least `min_aspect`
 /// times as wide as tall.
 pub fn text_images(text: &str, opts: &TextImageOptions) -> Vec<TextImage> {
+    // No `<img` (nor `<image`, which the parser makes an `img`): nothing to parse for.
+    if !html::lex::may_have_tag(text.as_bytes(), b"im") {
+        return Vec::new();
+    }
     // A page too deep to parse is not audited.
     let Ok(dom) = html::parse(text) else {
         return Vec::new();
@@ -105,5 +109,14 @@ mod tests {
         let found = text_images(page, &TextImageOptions::default());
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].alt, "News");
+    }
+
+    #[test]
+    fn an_image_tag_is_an_img_and_a_page_without_either_has_none() {
+        let page =
+            r#"<A HREF="n.html"><IMAGE SRC="b/news.gif" WIDTH=128 HEIGHT=20 ALT="News"></A>"#;
+        let found = text_images(page, &TextImageOptions::default());
+        assert_eq!(found.len(), 1, "the parser makes <image> an img");
+        assert!(text_images("<a href=x>News</a>", &TextImageOptions::default()).is_empty());
     }
 }

@@ -479,13 +479,13 @@ fn rewrite_document<'f>(
             if !encoding.is_ascii_compatible() {
                 // UTF-16: not edited in place here; whatever GIF it names stays.
                 let text = charset::decode(&bytes).text;
-                let base_href = crate::html::references(&text).base_href;
+                let base_href = crate::html::base_href(&text);
                 let base = resolver.base_url(&file.path, base_href.as_deref());
                 return copy(leftovers::still_referenced(
                     &bytes, kind, resolver, &base, converted,
                 ));
             }
-            let base_href = crate::html::references(&text).base_href;
+            let base_href = crate::html::base_href(&text);
             (
                 spans::find(&text),
                 resolver.base_url(&file.path, base_href.as_deref()),
