@@ -391,13 +391,7 @@ pub fn estimates(sets: &[Vec<(&str, &[u8])>], rule: &WorthRule, top: TopLevels) 
         }
     }
     sets.iter()
-        .map(|files| {
-            let context = SampleContext {
-                sampled: &sampled,
-                fit: &fit,
-            };
-            sum(files, &measured, rule, Some(context))
-        })
+        .map(|files| sum(files, &measured, rule, Some((&sampled, &fit))))
         .collect()
 }
 
@@ -521,18 +515,12 @@ impl Fit {
     }
 }
 
-/// What a set's sum needs of a sample.
-struct SampleContext<'a> {
-    sampled: &'a Sampled<'a>,
-    fit: &'a Fit,
-}
-
 /// One set's estimate from the measured sizes.
 fn sum(
     files: &[(&str, &[u8])],
     measured: &std::collections::HashMap<&[u8], Sizes>,
     rule: &WorthRule,
-    sample: Option<SampleContext<'_>>,
+    sample: Option<(&Sampled<'_>, &Fit)>,
 ) -> Estimate {
     let mut out = Estimate {
         rule: rule.describe(),
@@ -545,7 +533,7 @@ fn sum(
     for (path, data) in files {
         let sizes = measured[data];
         let worth_it = rule.worth(sizes.raw, sizes.deflate6);
-        let estimated = sample.as_ref().is_some_and(|s| !s.sampled.contains(data));
+        let estimated = sample.is_some_and(|(s, _)| !s.contains(data));
         if estimated {
             *repeats.entry(data).or_default() += 1;
             estimated_files += 1;
@@ -567,16 +555,18 @@ fn sum(
         });
     }
     let alike: usize = repeats.values().map(|k| k * k).sum();
-    out.top_levels = sample.filter(|_| estimated_files > 0).map(|s| LevelSample {
-        seed: s.sampled.seed,
-        budget_bytes: s.sampled.budget,
-        measured_files,
-        measured_bytes,
-        brotli_ratio: s.fit.brotli.ratio,
-        zstd_ratio: s.fit.zstd.ratio,
-        brotli11_margin: s.fit.brotli.margin(alike, estimated_brotli5),
-        zstd19_margin: s.fit.zstd.margin(alike, estimated_zstd3),
-    });
+    out.top_levels = sample
+        .filter(|_| estimated_files > 0)
+        .map(|(s, fit)| LevelSample {
+            seed: s.seed,
+            budget_bytes: s.budget,
+            measured_files,
+            measured_bytes,
+            brotli_ratio: fit.brotli.ratio,
+            zstd_ratio: fit.zstd.ratio,
+            brotli11_margin: fit.brotli.margin(alike, estimated_brotli5),
+            zstd19_margin: fit.zstd.margin(alike, estimated_zstd3),
+        });
     out
 }
 

@@ -42,8 +42,9 @@ pub(super) struct BatchArgs {
     #[arg(long, value_name = "N", requires = "seed",
           value_parser = clap::value_parser!(u64).range(1..))]
     measure_sample: Option<u64>,
-    /// The seed of the sample (recorded in batch.json and the merged report).
-    #[arg(long, value_name = "S", requires = "measure_sample")]
+    /// The seed of the sample (recorded in batch.json and the merged report), and of
+    /// --estimate-sample's (recorded in each unit's report) [default for the latter: 0].
+    #[arg(long, value_name = "S")]
     seed: Option<u64>,
     /// The emulated link the sample is replayed over (a profile of `webdiet links`, or a
     /// custom link).

@@ -101,7 +101,7 @@ impl Staging {
         let dest = self.dest(path)?;
         match self.durable {
             true => crate::output::write_whole(&dest, bytes),
-            false => fs::File::create(&dest).and_then(|mut f| f.write_all(bytes)),
+            false => fs::write(&dest, bytes),
         }
     }
 

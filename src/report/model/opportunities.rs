@@ -437,7 +437,8 @@ fn brotli(c: &CompressionReport, mss: u64) -> Option<Opportunity> {
             None => "brotli 11 against deflate 6 sizes; packets by the model".into(),
             Some(s) => format!(
                 "brotli 11 against deflate 6 sizes, brotli 11 measured on {} files and \
-                 estimated from brotli 5 for the rest (±{} bytes on the whole text at 95%); packets by the model",
+                 estimated from brotli 5 for the rest (±{} bytes on the whole text at 95%); \
+                 packets by the model",
                 s.measured_files, s.brotli11_margin
             ),
         },
