@@ -527,7 +527,9 @@ struct ImageArgs {
     effort: crate::image::Effort,
     /// What GIFs become: png (PNG/APNG, shown by every browser since the late 1990s), webp
     /// (lossless WebP, still or animated: every current browser, none from 1997) or best (both
-    /// made and verified, the smallest used). See docs/images.md, "WebP".
+    /// made and verified, the smallest used). With webp or best, the site's own still PNGs
+    /// also become lossless WebPs where smaller than their recompressed PNG. See
+    /// docs/images.md, "WebP" and "PNG to WebP".
     #[arg(long, value_name = "FORMAT", default_value = "png")]
     image_format: crate::image::Target,
     /// Keep animated GIFs as GIF instead of converting them (to APNG or animated WebP).

@@ -16,6 +16,7 @@ mod effort;
 pub mod facts;
 mod grey;
 mod jpeg;
+mod png_webp;
 mod recompress;
 mod target;
 pub mod verify;
@@ -27,6 +28,7 @@ use std::time::{Duration, Instant};
 pub use crate::sys::thread_cpu_time;
 pub use effort::Effort;
 pub use jpeg::{plain_jpeg, recompress_jpeg};
+pub use png_webp::png_to_webp;
 pub use recompress::{recompress_png, Recompressed, Recompression};
 pub use target::Target;
 

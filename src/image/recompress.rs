@@ -295,7 +295,7 @@ fn decoder<'a>(
 }
 
 /// A still image's samples as RGBA at 16 bits per channel.
-fn rgba16(png: &[u8], limits: &Limits) -> Result<(u32, u32, Vec<[u16; 4]>), String> {
+pub(super) fn rgba16(png: &[u8], limits: &Limits) -> Result<(u32, u32, Vec<[u16; 4]>), String> {
     let mut reader = decoder(png, limits, png::Transformations::EXPAND)?
         .read_info()
         .map_err(|e| format!("does not decode: {e}"))?;

@@ -1,10 +1,10 @@
-//! Which converted GIFs must still be copied: those that something in the rewritten site still
-//! names. Two nets, so that no reference that worked in the original breaks:
+//! Which converted GIFs (and PNGs made WebPs) must still be copied: those that something in the
+//! rewritten site still names. Two nets, so that no reference that worked in the original breaks:
 //!
 //! 1. every rewritten page and style sheet is parsed again (html5ever / the CSS tokenizer) and
 //!    its references resolved as in the original: one that still reaches a converted GIF (the
 //!    span scanner missed it, or could not edit it) keeps that GIF;
-//! 2. a textual scan for `name.gif` keeps GIFs that rollovers (`new Image().src = "…"`) and
+//! 2. a textual scan for `name.gif` (and `name.png`) keeps GIFs (and PNGs) that rollovers (`new Image().src = "…"`) and
 //!    such name: of scripts (`.js` files, `<script>` blocks, `on…` attributes, `javascript:`
 //!    URLs), of pages too large to parse, and of every other file that is text: templates
 //!    (JSP, PHP, ASP…, code blocks included), XML, plain text, anything not binary by the
@@ -103,10 +103,10 @@ pub(super) fn named_in_text(
             spans::scan(&text)
                 .scripts
                 .into_iter()
-                .flat_map(|r| gif_names(&bytes[r]))
+                .flat_map(|r| image_names(&bytes[r]))
                 .collect()
         } else {
-            gif_names(&bytes)
+            image_names(&bytes)
         };
         for name in names {
             if let Some(paths) = by_name.get(&name) {
@@ -117,13 +117,17 @@ pub(super) fn named_in_text(
     found
 }
 
-/// Every `something.gif` in a text, without its directory, as a lower-cased site path
-/// (percent-escapes decoded, bytes that are not UTF-8 escaped as in [`name`]).
-fn gif_names(bytes: &[u8]) -> Vec<String> {
+/// Every `something.gif` and `something.png` (the names a converted file may have had) in a
+/// text, without its directory, as a lower-cased site path (percent-escapes decoded, bytes
+/// that are not UTF-8 escaped as in [`name`]).
+fn image_names(bytes: &[u8]) -> Vec<String> {
     let mut names = Vec::new();
     let mut i = 0;
     while i + 4 <= bytes.len() {
-        if bytes[i] == b'.' && bytes[i + 1..i + 4].eq_ignore_ascii_case(b"gif") {
+        if bytes[i] == b'.'
+            && (bytes[i + 1..i + 4].eq_ignore_ascii_case(b"gif")
+                || bytes[i + 1..i + 4].eq_ignore_ascii_case(b"png"))
+        {
             let after = bytes.get(i + 4).copied();
             if after.is_none_or(|b| !(b.is_ascii_alphanumeric() || b"._-".contains(&b))) {
                 let start = bytes[..i]
@@ -145,16 +149,17 @@ fn gif_names(bytes: &[u8]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     #[test]
-    fn gif_names_are_found_in_script_strings() {
+    fn image_names_are_found_in_script_strings() {
         let js = br#"if (document.images) { on = new Image(); on.src = "img/Button_On.GIF"; x='a.gif?1' }"#;
-        assert_eq!(super::gif_names(js), vec!["button_on.gif", "a.gif"]);
-        assert!(super::gif_names(b"a.gift giffy .gif a.gif.png").is_empty());
+        assert_eq!(super::image_names(js), vec!["button_on.gif", "a.gif"]);
+        assert!(super::image_names(b"a.gift giffy .gif a.gif.pngs").is_empty());
+        assert_eq!(super::image_names(b"s='img/Logo.PNG'"), vec!["logo.png"]);
     }
 
     #[test]
-    fn gif_names_in_scripts_are_read_as_bytes() {
+    fn image_names_in_scripts_are_read_as_bytes() {
         assert_eq!(
-            super::gif_names(b"x.src='caf%E9.gif'; y.src='r\xe9p/Caf\xc9.GIF'"),
+            super::image_names(b"x.src='caf%E9.gif'; y.src='r\xe9p/Caf\xc9.GIF'"),
             vec![r"caf\xe9.gif", r"caf\xc9.gif"]
         );
     }

@@ -7,12 +7,14 @@
 //! after the GIF conversion, the reference edits and the markup pass, so a style sheet is
 //! minified with its references already edited; the `.gz`/`.br`/`.zst` files come after it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use super::links;
 use super::output::Staging;
+use super::pages::Rename;
 use crate::css::minify::Kept;
 use crate::error::Problem;
 use crate::image::{self, Effort, Limits, Recompressed, Recompression};
@@ -86,6 +88,14 @@ pub struct LosslessRow {
     pub dropped: Vec<String>,
     /// CPU time of the optimisation and its check (the working thread's).
     pub cpu_millis: f64,
+    /// The file served in its place under a new name: a PNG made a lossless WebP
+    /// (`--image-format webp|best`), its references rewritten. `None`: same name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to_path: Option<String>,
+    /// A renamed file also kept under its old name, because something the rewrite could not
+    /// edit (a script, a link) still names it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub original_kept: bool,
 }
 
 /// Sums per kind.
@@ -118,20 +128,153 @@ impl LosslessReport {
     }
 }
 
-/// Runs the pass over the staged tree.
+/// The site's PNGs that were offered a WebP before the references were edited (`early`):
+/// those that became one, and the others as recompressed on the way.
+pub(super) struct EarlyPngs {
+    /// One row per PNG offered, for [`run`] to report as it is.
+    pub rows: Vec<(LosslessRow, Option<Problem>)>,
+    /// The PNGs now served as WebP, and how their names changed.
+    pub renamed: BTreeMap<String, Rename>,
+    /// PNGs whose recompressed bytes are already staged under their own name: not to be
+    /// copied over.
+    pub written: BTreeSet<String>,
+}
+
+/// Offers each PNG of `plan` a lossless WebP under its planned name: the PNG is recompressed
+/// first (as [`run`] would), and the WebP used only when smaller than that. Runs before the
+/// references are edited, so that they can point at the WebPs.
+pub(super) fn png_to_webp(
+    site: &Site,
+    plan: &BTreeMap<String, Rename>,
+    image: &image::ImageOptions,
+    staging: &Staging,
+) -> EarlyPngs {
+    let results: Vec<(LosslessRow, Option<Problem>, Option<Rename>)> = plan
+        .par_iter()
+        .map(|(path, rename)| png_or_webp(site, path, rename, image, staging))
+        .collect();
+    let mut early = EarlyPngs {
+        rows: Vec::new(),
+        renamed: BTreeMap::new(),
+        written: BTreeSet::new(),
+    };
+    for (row, problem, rename) in results {
+        match rename {
+            Some(rename) => {
+                early.renamed.insert(row.path.clone(), rename);
+            }
+            None if row.outcome == Recompression::Optimized => {
+                early.written.insert(row.path.clone());
+            }
+            None => {}
+        }
+        early.rows.push((row, problem));
+    }
+    early
+}
+
+/// One PNG of [`png_to_webp`]: its row, a problem when a file could not be written, and its
+/// rename when it became a WebP.
+fn png_or_webp(
+    site: &Site,
+    path: &str,
+    rename: &Rename,
+    image: &image::ImageOptions,
+    staging: &Staging,
+) -> (LosslessRow, Option<Problem>, Option<Rename>) {
+    let cpu = image::thread_cpu_time();
+    let mut row = LosslessRow {
+        path: path.to_string(),
+        kind: Kind::Png,
+        from_bytes: 0,
+        to_bytes: 0,
+        outcome: Recompression::Corrupt,
+        reason: String::new(),
+        dropped: Vec::new(),
+        cpu_millis: 0.0,
+        to_path: None,
+        original_kept: false,
+    };
+    let bytes = match site.read(path) {
+        Ok(bytes) => bytes,
+        Err(err) => {
+            row.reason = format!("kept:corrupt(unreadable: {})", err.reason());
+            let problem = Problem::new(path, "unreadable", err.reason());
+            return (row, Some(problem), None);
+        }
+    };
+    row.from_bytes = bytes.len() as u64;
+    let png = image::recompress_png(&bytes, image.effort, image.min_saving, &image.limits);
+    let served = png.bytes.as_ref().map_or(bytes.len(), Vec::len) as u64;
+    let webp = image::png_to_webp(
+        &bytes,
+        served,
+        image.effort,
+        image.min_saving,
+        &image.limits,
+    );
+    row.cpu_millis = image::thread_cpu_time().saturating_sub(cpu).as_secs_f64() * 1000.0;
+    let (new_path, new, rename) = match (webp.bytes, png.bytes) {
+        (Some(new), _) => {
+            row.outcome = webp.outcome;
+            row.reason = webp.reason;
+            row.dropped = webp.dropped;
+            (links::renamed(path, rename), new, Some(rename.clone()))
+        }
+        (None, Some(new)) => {
+            row.outcome = png.outcome;
+            row.reason = format!("{}; no WebP: {}", png.reason, webp.reason);
+            row.dropped = png.dropped;
+            (Some(path.to_string()), new, None)
+        }
+        (None, None) => {
+            row.outcome = png.outcome;
+            row.reason = format!("{}; no WebP: {}", png.reason, webp.reason);
+            row.to_bytes = row.from_bytes;
+            return (row, None, None);
+        }
+    };
+    let Some(new_path) = new_path else {
+        // The plan gave every file a name its tail can take; a name that cannot is kept.
+        row.outcome = Recompression::VerifyFailed;
+        row.reason = format!("kept:verify-failed(no new name for {path})");
+        row.to_bytes = row.from_bytes;
+        return (row, None, None);
+    };
+    if let Err(e) = staging.write(&new_path, &new) {
+        row.outcome = Recompression::VerifyFailed;
+        row.reason = format!("kept:verify-failed(not written: {e})");
+        row.to_bytes = row.from_bytes;
+        row.dropped.clear();
+        let problem = Problem::new(&new_path, "unwritable", e.to_string());
+        return (row, Some(problem), None);
+    }
+    row.to_bytes = new.len() as u64;
+    if rename.is_some() {
+        row.to_path = Some(new_path);
+    }
+    (row, None, rename)
+}
+
+/// Runs the pass over the staged tree; `early`: rows of PNGs already dealt with by
+/// [`png_to_webp`], taken as they are.
 pub(super) fn run(
     site: &Site,
     staging: &Staging,
     opts: &LosslessOptions,
     image: &image::ImageOptions,
+    early: Vec<(LosslessRow, Option<Problem>)>,
     problems: &mut Vec<Problem>,
 ) -> LosslessReport {
-    let results: Vec<(LosslessRow, Option<Problem>)> = site
+    let done: BTreeSet<&str> = early.iter().map(|(row, _)| row.path.as_str()).collect();
+    let mut results: Vec<(LosslessRow, Option<Problem>)> = site
         .files
         .par_iter()
+        .filter(|f| !done.contains(f.path.as_str()))
         .filter_map(|f| Kind::of(f).map(|kind| (f, kind)))
         .filter_map(|(f, kind)| one(f, kind, staging, opts, image))
         .collect();
+    results.extend(early);
     let mut report = LosslessReport {
         effort: image.effort,
         ..LosslessReport::default()
@@ -179,6 +322,8 @@ fn one(
         reason: result.reason,
         dropped: Vec::new(),
         cpu_millis: image::thread_cpu_time().saturating_sub(cpu).as_secs_f64() * 1000.0,
+        to_path: None,
+        original_kept: false,
     };
     let Some(new) = result.bytes else {
         return Some((row, None));
@@ -228,8 +373,13 @@ impl LosslessReport {
         self.totals
             .iter()
             .map(|(kind, t)| {
+                let webps = self.rows.iter().filter(|r| r.to_path.is_some()).count();
+                let png = match webps {
+                    0 => "oxipng, lossless, pixel-verified".to_string(),
+                    n => format!("oxipng, or lossless WebP for {n} of them, pixel-verified"),
+                };
                 let how = match kind {
-                    Kind::Png => "oxipng, lossless, pixel-verified",
+                    Kind::Png => png.as_str(),
                     Kind::Jpeg => "mozjpeg transcoding, lossless, pixel-verified",
                     Kind::Css => "lightningcss, every fallback kept",
                     Kind::Js => "comments and white space, line breaks kept",
@@ -273,6 +423,8 @@ mod tests {
             reason: String::new(),
             dropped: Vec::new(),
             cpu_millis: 1.0,
+            to_path: None,
+            original_kept: false,
         };
         let mut report = LosslessReport::default();
         for r in [

@@ -97,6 +97,16 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
         })
         .collect();
     let gifs: Vec<&SiteFile> = site.files.iter().filter(|f| is_gif(f)).collect();
+    // The site's own still PNGs may become WebPs too (`--image-format webp|best`, unless
+    // `--no-recompress`); they share the WebP names' plan with the GIFs.
+    let pngs: Vec<&SiteFile> = match opts.image.target {
+        image::Target::Webp | image::Target::Best if opts.lossless.images => site
+            .files
+            .iter()
+            .filter(|f| f.kind == FileKind::Png && referenced.contains(f.path.as_str()))
+            .collect(),
+        _ => Vec::new(),
+    };
     let file_links = links::file_links(site);
     // A name per format the GIF may become (`best`: both, the one used decided later).
     let renames: Renames = extensions(opts.image.target)
@@ -105,8 +115,11 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
             let gifs = gifs
                 .iter()
                 .copied()
-                .filter(|f| referenced.contains(f.path.as_str()));
-            (*ext, plan_names(site, gifs, &file_links, ext))
+                .filter(|f| referenced.contains(f.path.as_str()))
+                .map(|f| (f, "gif"));
+            let pngs = pngs.iter().copied().filter(|_| *ext == "webp");
+            let files = gifs.chain(pngs.map(|f| (f, "png")));
+            (*ext, plan_names(site, files, &file_links, ext))
         })
         .collect();
 
@@ -123,7 +136,7 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
         problems.extend(problem);
         images.push(row);
     }
-    let converted: BTreeMap<String, Rename> = images
+    let mut converted: BTreeMap<String, Rename> = images
         .iter()
         .filter(|r| r.outcome == Outcome::Converted)
         .map(|r| {
@@ -133,6 +146,12 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
             )
         })
         .collect();
+    let png_plan: BTreeMap<String, Rename> = pngs
+        .iter()
+        .filter_map(|f| Some((f.path.clone(), renames.get("webp")?.get(&f.path)?.clone())))
+        .collect();
+    let mut early = lossless::png_to_webp(site, &png_plan, &opts.image, &staging);
+    converted.extend(early.renamed.clone());
 
     // Pages and style sheets.
     let docs: Vec<DocResult> = site
@@ -164,7 +183,7 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
     let copy_results: Vec<Option<Problem>> = site
         .files
         .par_iter()
-        .filter(|f| !is_document(f))
+        .filter(|f| !is_document(f) && !early.written.contains(&f.path))
         .filter(|f| {
             !converted.contains_key(&f.path) || opts.keep_originals || still_named.contains(&f.path)
         })
@@ -187,6 +206,11 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
             row.original_kept = opts.keep_originals || still_named.contains(&row.path);
         }
     }
+    for (row, _) in &mut early.rows {
+        if row.to_path.is_some() {
+            row.original_kept = opts.keep_originals || still_named.contains(&row.path);
+        }
+    }
 
     let markup = opts.markup.map(|choice| {
         markup::rewrite_pages(
@@ -203,7 +227,14 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
         changed.extend(m.pages.iter().filter(|p| p.changed).map(|p| p.path.clone()));
     }
 
-    let lossless = lossless::run(site, &staging, &opts.lossless, &opts.image, &mut problems);
+    let lossless = lossless::run(
+        site,
+        &staging,
+        &opts.lossless,
+        &opts.image,
+        early.rows,
+        &mut problems,
+    );
     changed.extend(
         lossless
             .rows
@@ -279,13 +310,14 @@ fn extensions(target: image::Target) -> &'static [&'static str] {
     }
 }
 
-/// New names for GIFs: `a.gif` → `a.png` (or `a.webp`, for `ext` "webp"), or, when a file or
-/// link of that name (in any case) exists or is already planned, `a.gif.png`, `a-2.png`,
-/// `a-3.png` … The new name must be free for every name of the GIF: its own, and those of the
-/// links to it (which follow it, see `links`).
+/// New names for GIFs (and, for `ext` "webp", PNGs), each given with the extension of its
+/// format: `a.gif` → `a.png` (or `a.webp`), or, when a file or link of that name (in any case)
+/// exists or is already planned, `a.gif.png`, `a-2.png`, `a-3.png` … The new name must be
+/// free for every name of the file: its own, and those of the links to it (which follow it,
+/// see `links`).
 fn plan_names<'a>(
     site: &Site,
-    gifs: impl Iterator<Item = &'a SiteFile>,
+    files: impl Iterator<Item = (&'a SiteFile, &'static str)>,
     links_to: &BTreeMap<&str, Vec<&SiteLink>>,
     ext: &str,
 ) -> BTreeMap<String, Rename> {
@@ -296,10 +328,10 @@ fn plan_names<'a>(
         .chain(site.links.iter().map(|l| l.path.to_lowercase()))
         .collect();
     let mut renames = BTreeMap::new();
-    for gif in gifs {
-        let lower = gif.path.to_ascii_lowercase();
-        let old_tail = if lower.ends_with(".gif") {
-            gif.path[gif.path.len() - 4..].to_string()
+    for (file, from) in files {
+        let lower = file.path.to_ascii_lowercase();
+        let old_tail = if lower.ends_with(&format!(".{from}")) {
+            file.path[file.path.len() - 1 - from.len()..].to_string()
         } else {
             String::new()
         };
@@ -309,10 +341,10 @@ fn plan_names<'a>(
         ]
         .into_iter()
         .chain((2..).map(|n| format!("-{n}.{ext}")));
-        let names: Vec<&str> = std::iter::once(gif.path.as_str())
+        let names: Vec<&str> = std::iter::once(file.path.as_str())
             .chain(
                 links_to
-                    .get(gif.path.as_str())
+                    .get(file.path.as_str())
                     .into_iter()
                     .flatten()
                     .map(|l| l.path.as_str()),
@@ -331,7 +363,7 @@ fn plan_names<'a>(
                 .collect();
             if new_names.iter().all(|n| !taken.contains(n)) {
                 taken.extend(new_names);
-                renames.insert(gif.path.clone(), rename);
+                renames.insert(file.path.clone(), rename);
                 break;
             }
         }

@@ -34,7 +34,7 @@ fn gif_becomes_png_unless_that_name_is_taken_in_any_case() {
     ]);
     let renames = plan_names(
         &s,
-        s.files.iter().filter(|f| is_gif(f)),
+        s.files.iter().filter(|f| is_gif(f)).map(|f| (f, "gif")),
         &BTreeMap::new(),
         "png",
     );
@@ -58,7 +58,7 @@ fn gif_becomes_webp_unless_that_name_is_taken_in_any_case() {
     ]);
     let renames = plan_names(
         &s,
-        s.files.iter().filter(|f| is_gif(f)),
+        s.files.iter().filter(|f| is_gif(f)).map(|f| (f, "gif")),
         &BTreeMap::new(),
         "webp",
     );
@@ -75,9 +75,41 @@ fn gif_becomes_webp_unless_that_name_is_taken_in_any_case() {
 }
 
 #[test]
+fn a_gif_and_a_png_of_one_stem_never_get_the_same_webp_name() {
+    let s = site(&[
+        ("a.gif", FileKind::Gif),
+        ("a.png", FileKind::Png),
+        ("b.PNG", FileKind::Png),
+    ]);
+    let files = s.files.iter().map(|f| {
+        (
+            f,
+            if f.kind == FileKind::Gif {
+                "gif"
+            } else {
+                "png"
+            },
+        )
+    });
+    let renames = plan_names(&s, files, &BTreeMap::new(), "webp");
+    let new_name = |p: &str| {
+        let r = &renames[p];
+        format!("{}{}", &p[..p.len() - r.old_tail.len()], r.new_tail)
+    };
+    assert_eq!(new_name("a.gif"), "a.webp");
+    assert_eq!(new_name("a.png"), "a.png.webp", "a.webp went to the GIF");
+    assert_eq!(new_name("b.PNG"), "b.webp");
+}
+
+#[test]
 fn two_gifs_never_get_the_same_name() {
     let s = site(&[("x.gif", FileKind::Gif), ("X.GIF", FileKind::Gif)]);
-    let renames = plan_names(&s, s.files.iter(), &BTreeMap::new(), "png");
+    let renames = plan_names(
+        &s,
+        s.files.iter().map(|f| (f, "gif")),
+        &BTreeMap::new(),
+        "png",
+    );
     let names: std::collections::BTreeSet<String> = renames
         .iter()
         .map(|(p, r)| format!("{}{}", &p[..p.len() - r.old_tail.len()], r.new_tail).to_lowercase())
@@ -100,7 +132,7 @@ fn a_gif_and_the_links_to_it_get_a_new_name_free_for_all_of_them() {
     ]);
     let renames = plan_names(
         &s,
-        s.files.iter().filter(|f| is_gif(f)),
+        s.files.iter().filter(|f| is_gif(f)).map(|f| (f, "gif")),
         &links::file_links(&s),
         "png",
     );

@@ -476,6 +476,19 @@ fn pages_whose_scripts_set_presentational_attributes_render_pixel_identical() {
     }
 }
 
+/// `webdiet verify ORIGINAL REWRITTEN --out DIFF --json`, run to its end.
+fn verify_output(original: &Path, rewritten: &Path, diff: &Path) -> std::process::Output {
+    webdiet()
+        .arg("verify")
+        .arg(original)
+        .arg(rewritten)
+        .arg("--out")
+        .arg(diff)
+        .arg("--json")
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn a_modern_site_renders_pixel_identical_after_its_images_and_style_sheet_are_optimised() {
     if !chromium_available() {
@@ -502,18 +515,84 @@ fn a_modern_site_renders_pixel_identical_after_its_images_and_style_sheet_are_op
     let mut upright = jpeg.clone();
     upright[at + exif.len() - 7] = 1;
     std::fs::write(stripped.join("_images/photo.jpg"), upright).unwrap();
-    let output = webdiet()
-        .arg("verify")
-        .arg(&site)
-        .arg(&stripped)
-        .arg("--out")
-        .arg(tmp.path().join("diff2"))
-        .arg("--json")
-        .output()
-        .unwrap();
+    let output = verify_output(&site, &stripped, &tmp.path().join("diff2"));
     assert_eq!(
         output.status.code(),
         Some(1),
         "an upright photo must differ"
+    );
+}
+
+#[test]
+fn pngs_made_lossless_webps_render_pixel_identical() {
+    if !chromium_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("docs");
+    common::modern::write(&site);
+    for (name, seed, edge) in [("opaque", 1, 255), ("cut-out", 2, 0), ("soft-edge", 3, 128)] {
+        let png = common::modern::plain_png(seed, edge);
+        std::fs::write(site.join(format!("_images/{name}.png")), png).unwrap();
+    }
+    std::fs::write(
+        site.join("figures.html"),
+        "<!DOCTYPE html><title>Figures</title><body style=\"background:#c8e0f0\">\
+         <p><img src=\"_images/opaque.png\" alt=\"\"> <img src=\"_images/cut-out.png\" alt=\"\">\
+         <img src=\"_images/soft-edge.png\" alt=\"\"> <img src=\"_images/logo.png\" alt=\"\"></p>\
+         <div style=\"width:200px;height:70px;background:url('_images/cut-out.png') 5px 3px\"></div>\n",
+    )
+    .unwrap();
+    let report = rewrite_and_verify_with(&site, None, &["--image-format", "webp"]);
+    // The check compared WebPs: the opaque and the cut-out PNG became one; the logo (gamma)
+    // and the partly transparent one, which Chromium would draw differently, did not.
+    let rows = report["lossless"]["rows"].as_array().unwrap();
+    let webps: Vec<&str> = rows.iter().filter_map(|r| r["to_path"].as_str()).collect();
+    assert_eq!(
+        webps,
+        ["_images/cut-out.webp", "_images/opaque.webp"],
+        "{rows:?}"
+    );
+}
+
+#[test]
+fn chromium_draws_partly_transparent_pixels_of_a_webp_unlike_the_same_pixels_of_a_png() {
+    // Why a PNG with partly transparent pixels stays a PNG (src/image/png_webp.rs): the same
+    // pixels, verified equal by both decoders, render differently once they are a WebP.
+    if !chromium_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (before, after) = (tmp.path().join("before"), tmp.path().join("after"));
+    let png = common::modern::plain_png(3, 128);
+    let (w, h, rgba) = {
+        let mut d = png::Decoder::new(std::io::Cursor::new(&png));
+        d.set_transformations(png::Transformations::EXPAND);
+        let mut r = d.read_info().unwrap();
+        let mut buf = vec![0; r.output_buffer_size().unwrap()];
+        let info = r.next_frame(&mut buf).unwrap();
+        (info.width, info.height, buf)
+    };
+    let webp = {
+        let mut out = Vec::new();
+        image_webp::WebPEncoder::new(&mut out)
+            .encode(&rgba, w, h, image_webp::ColorType::Rgba8)
+            .unwrap();
+        out
+    };
+    for (dir, file, bytes) in [(&before, "i.png", &png), (&after, "i.webp", &webp)] {
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(dir.join(file), bytes).unwrap();
+        let page = format!(
+            "<!DOCTYPE html><body style=\"background:#c8e0f0\"><img src=\"{file}\" alt=\"\">\n"
+        );
+        std::fs::write(dir.join("index.html"), page).unwrap();
+    }
+    let output = verify_output(&before, &after, &tmp.path().join("diff"));
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "the partly transparent edge renders differently: {}",
+        String::from_utf8_lossy(&output.stdout)
     );
 }

@@ -30,6 +30,30 @@ pub fn exif(orientation: u8) -> Vec<u8> {
     e
 }
 
+/// A still PNG with no colour chunk: a noisy gradient (different for each `seed`), which
+/// lossless WebP codes smaller than any PNG, whose 12 leftmost columns have the opacity
+/// `edge` (255: opaque, 0: cut out, between: partly transparent).
+pub fn plain_png(seed: u32, edge: u8) -> Vec<u8> {
+    let (w, h) = (96u32, 64u32);
+    let mut data = Vec::new();
+    for y in 0..h {
+        for x in 0..w {
+            let noise = (x.wrapping_mul(2_654_435_761) ^ y.wrapping_mul(40_503) ^ seed) >> 29;
+            let a = if x < 12 { edge } else { 255 };
+            data.extend_from_slice(&[(x * 2 + noise) as u8, (y * 3) as u8, (x + y) as u8, a]);
+        }
+    }
+    let mut out = Vec::new();
+    let mut encoder = png::Encoder::new(&mut out, w, h);
+    encoder.set_color(png::ColorType::Rgba);
+    encoder
+        .write_header()
+        .unwrap()
+        .write_image_data(&data)
+        .unwrap();
+    out
+}
+
 /// An RGBA gradient with a soft edge, written without filters at the fastest level, with a
 /// `tEXt`, a `tIME` and a `gAMA` chunk.
 pub fn unoptimised_png() -> Vec<u8> {

@@ -163,3 +163,151 @@ fn the_audit_ranks_the_lossless_savings_and_estimates_brotli_and_zstd() {
     let md = std::fs::read_to_string(tmp.path().join("out/report.md")).unwrap();
     assert!(md.contains("| PNG (lossless) |"), "{md}");
 }
+
+fn rgba(bytes: &[u8]) -> Vec<u8> {
+    if bytes.starts_with(b"RIFF") {
+        let mut d = image_webp::WebPDecoder::new(std::io::Cursor::new(bytes)).unwrap();
+        let mut buf = vec![0; d.output_buffer_size().unwrap()];
+        d.read_image(&mut buf).unwrap();
+        if d.has_alpha() {
+            buf
+        } else {
+            buf.chunks(3)
+                .flat_map(|p| [p[0], p[1], p[2], 255])
+                .collect()
+        }
+    } else {
+        let mut d = png::Decoder::new(std::io::Cursor::new(bytes));
+        d.set_transformations(png::Transformations::EXPAND);
+        let mut r = d.read_info().unwrap();
+        let mut buf = vec![0; r.output_buffer_size().unwrap()];
+        r.next_frame(&mut buf).unwrap();
+        buf
+    }
+}
+
+#[test]
+fn with_image_format_webp_a_plain_png_becomes_a_webp_and_every_reference_follows() {
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("docs");
+    modern::write(&site);
+    std::fs::write(site.join("_images/plain.png"), modern::plain_png(1, 255)).unwrap();
+    std::fs::write(site.join("_images/scripted.png"), modern::plain_png(2, 0)).unwrap();
+    std::fs::write(
+        site.join("figures.html"),
+        "<!DOCTYPE html><title>Figures</title>\
+         <p><img src=\"_images/plain.png\" alt=\"plain\"> <img src=\"_images/logo.png\" alt=\"logo\">\
+         <span style=\"background: url('_images/plain.png')\">x</span>\
+         <img id=\"s\" src=\"_images/scripted.png\" alt=\"scripted\"></p>\
+         <script>document.getElementById('s').dataset.other = '_images/scripted.png';</script>\n",
+    )
+    .unwrap();
+    let out_dir = tmp.path().join("out");
+    webdiet()
+        .args(["rewrite", "--image-format", "webp"])
+        .arg(&site)
+        .arg("--out")
+        .arg(&out_dir)
+        .assert()
+        .success();
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out_dir.join("report.json")).unwrap()).unwrap();
+    let out = out_dir.join("site");
+
+    // The plain PNG is served as a WebP of the same pixels, under a new name.
+    let plain = row(&report, "_images/plain.png");
+    assert_eq!(plain["outcome"], "optimized", "{plain}");
+    assert_eq!(plain["to_path"], "_images/plain.webp", "{plain}");
+    assert!(plain["reason"]
+        .as_str()
+        .unwrap()
+        .starts_with("optimized(WebP"));
+    assert!(plain.get("original_kept").is_none(), "{plain}");
+    let webp = std::fs::read(out.join("_images/plain.webp")).unwrap();
+    assert_eq!(plain["to_bytes"].as_u64().unwrap(), webp.len() as u64);
+    assert!(webp.len() < modern::plain_png(1, 255).len());
+    assert_eq!(
+        rgba(&webp),
+        rgba(&modern::plain_png(1, 255)),
+        "pixel for pixel"
+    );
+    assert!(
+        !out.join("_images/plain.png").exists(),
+        "nothing names it now"
+    );
+    let page = std::fs::read_to_string(out.join("figures.html")).unwrap();
+    assert!(!page.contains("plain.png"), "{page}");
+    assert_eq!(page.matches("_images/plain.webp").count(), 2, "{page}");
+
+    // A script names the other one: its references follow, and the PNG stays for the script.
+    let scripted = row(&report, "_images/scripted.png");
+    assert_eq!(scripted["to_path"], "_images/scripted.webp", "{scripted}");
+    assert_eq!(scripted["original_kept"], true, "{scripted}");
+    assert!(out.join("_images/scripted.webp").is_file());
+    assert_eq!(
+        std::fs::read(out.join("_images/scripted.png")).unwrap(),
+        modern::plain_png(2, 0),
+        "the script's PNG, as it was"
+    );
+    assert!(page.contains("src=\"_images/scripted.webp\""), "{page}");
+
+    // The logo's gamma would be lost in a WebP: it stays a PNG, recompressed, and says why.
+    let logo = row(&report, "_images/logo.png");
+    assert!(logo.get("to_path").is_none(), "{logo}");
+    assert_eq!(logo["outcome"], "optimized", "{logo}");
+    assert!(logo["reason"].as_str().unwrap().contains("gAMA"), "{logo}");
+    assert!(page.contains("src=\"_images/logo.png\""), "{page}");
+    let written = std::fs::read(out.join("_images/logo.png")).unwrap();
+    assert_eq!(logo["to_bytes"].as_u64().unwrap(), written.len() as u64);
+    assert!(written.windows(4).any(|w| w == b"gAMA"), "gamma kept");
+
+    assert_eq!(
+        report["rewrite"]["broken_by_rewrite"],
+        serde_json::json!([])
+    );
+    let png = report["lossless"]["totals"]["png"].clone();
+    assert_eq!(png["files"], 3, "{png}");
+    let saved: u64 = [
+        "_images/plain.png",
+        "_images/scripted.png",
+        "_images/logo.png",
+    ]
+    .iter()
+    .map(|p| {
+        let r = row(&report, p);
+        r["from_bytes"].as_u64().unwrap() - r["to_bytes"].as_u64().unwrap()
+    })
+    .sum();
+    assert_eq!(
+        png["from_bytes"].as_u64().unwrap() - png["to_bytes"].as_u64().unwrap(),
+        saved
+    );
+}
+
+#[test]
+fn by_default_and_with_no_recompress_the_site_pngs_keep_their_names() {
+    for args in [&[][..], &["--image-format", "webp", "--no-recompress"][..]] {
+        let tmp = tempfile::tempdir().unwrap();
+        let site = tmp.path().join("docs");
+        modern::write(&site);
+        std::fs::write(site.join("_images/plain.png"), modern::plain_png(1, 255)).unwrap();
+        std::fs::write(
+            site.join("figures.html"),
+            "<!DOCTYPE html><title>F</title><img src=\"_images/plain.png\" alt=\"\">\n",
+        )
+        .unwrap();
+        webdiet()
+            .arg("rewrite")
+            .args(args)
+            .arg(&site)
+            .arg("--out")
+            .arg(tmp.path().join("out"))
+            .assert()
+            .success();
+        let out = tmp.path().join("out/site");
+        assert!(out.join("_images/plain.png").is_file(), "{args:?}");
+        assert!(!out.join("_images/plain.webp").exists(), "{args:?}");
+        let page = std::fs::read_to_string(out.join("figures.html")).unwrap();
+        assert!(page.contains("_images/plain.png"), "{args:?}: {page}");
+    }
+}

@@ -59,7 +59,12 @@ const SECOND_TRIAL_BELOW: usize = 16_000;
 
 /// A still image: the canvas at the effort's level, and, under [`SECOND_TRIAL_BELOW`], at
 /// level 8 too; the smaller (the first on a tie).
-fn encode_still(rgba: &[u8], width: u32, height: u32, effort: Effort) -> Result<Vec<u8>, String> {
+pub(crate) fn encode_still(
+    rgba: &[u8],
+    width: u32,
+    height: u32,
+    effort: Effort,
+) -> Result<Vec<u8>, String> {
     let (settings, _) = settings(effort);
     let first = libwebp::encode_still(rgba, width, height, settings)?;
     if effort == Effort::Fast || first.len() >= SECOND_TRIAL_BELOW {

@@ -317,6 +317,16 @@ pub fn same_image(gif: &[u8], webp: &[u8], limits: &Limits) -> Result<(), String
     }
 }
 
+/// `Ok` when `webp` is one lossless still image showing exactly `expected` (fully transparent
+/// pixels equal whatever their colour); otherwise why not.
+pub(crate) fn same_still(expected: &RgbaImage, webp: &[u8], limits: &Limits) -> Result<(), String> {
+    match parse(webp)? {
+        Container::Still => compare(expected, &decode(webp, limits)?)
+            .map_err(|e| in_webp(e).replace("the GIF", "the PNG before")),
+        Container::Animated { .. } => Err("a still image became an animated WebP".to_string()),
+    }
+}
+
 /// Walks both animations in time: every GIF frame must be matched, for its whole delay, by
 /// WebP frames that equal it. Returns the number of GIF frames.
 fn same_timeline(

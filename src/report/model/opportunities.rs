@@ -363,12 +363,21 @@ fn lossless(report: &Report, mss: u64) -> Vec<Opportunity> {
         if rows.is_empty() {
             continue;
         }
+        let renamed = rows.iter().filter(|r| r.to_path.is_some()).count();
+        let (title, how) = match renamed {
+            0 => (title.to_string(), "in place".to_string()),
+            n => (
+                "PNGs recompressed losslessly (oxipng) or made lossless WebPs, pixel-verified"
+                    .to_string(),
+                format!("{n} of them as WebP with their references rewritten"),
+            ),
+        };
         out.push(Opportunity {
             id: id.into(),
-            title: title.into(),
+            title,
             status: "done".into(),
             action: format!(
-                "done: {} file{} made smaller in place, verified",
+                "done: {} file{} made smaller ({how}), verified",
                 rows.len(),
                 if rows.len() == 1 { "" } else { "s" }
             ),
@@ -535,6 +544,8 @@ mod tests {
             reason: String::new(),
             dropped: Vec::new(),
             cpu_millis: 0.0,
+            to_path: None,
+            original_kept: false,
         };
         report.lossless = Some(LosslessReport {
             rows: vec![
