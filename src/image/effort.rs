@@ -20,7 +20,7 @@ use serde::Serialize;
 )]
 #[serde(rename_all = "kebab-case")]
 pub enum Effort {
-    /// oxipng preset 0 (libdeflate level 5, two filters): for quick runs and tests.
+    /// Two filters at libdeflate 10, palettes sorted by luma only: for quick runs and tests.
     Fast,
     /// See `static_options`.
     #[default]
@@ -73,7 +73,10 @@ fn zopfli(iterations: u64) -> oxipng::Deflater {
 }
 
 /// oxipng options for a still image (the first pass, libdeflate only):
-/// - `fast`: preset 0 (libdeflate level 5; filters None and MinSum);
+/// - `fast`: filters None and MinSum at libdeflate 10, where oxipng sorts the palette by luma
+///   (its preset 0, libdeflate 5 without palette sorting, was larger than `optipng -o2`; this
+///   is smaller on Space Jam and the libwww docs for a fifth to a third of its CPU,
+///   docs/images.md);
 /// - `default`: oxipng's reductions at their highest effort (palette sorted by luma, by
 ///   Zeng's and by Battiato's method, bit depths), each candidate ranked by a quick deflate
 ///   (libdeflate 7) of two filter strategies, None and MinSum; the best compressed once with
@@ -87,17 +90,20 @@ fn zopfli(iterations: u64) -> oxipng::Deflater {
 /// little for their cost (measured in `docs/images.md`).
 pub(crate) fn static_options(effort: Effort, interlace: bool) -> oxipng::Options {
     match effort {
-        Effort::Fast => base(0, interlace),
-        Effort::Default => pair(oxipng::FilterStrategy::MinSum, interlace),
-        Effort::Max => pair(oxipng::FilterStrategy::Entropy, interlace),
+        Effort::Fast => pair(oxipng::FilterStrategy::MinSum, 10, interlace),
+        Effort::Default => pair(oxipng::FilterStrategy::MinSum, 12, interlace),
+        Effort::Max => pair(oxipng::FilterStrategy::Entropy, 12, interlace),
     }
 }
 
-/// Filters None and `other`, libdeflate 12 (oxipng's highest reduction effort).
-fn pair(other: oxipng::FilterStrategy, interlace: bool) -> oxipng::Options {
+/// Filters None and `other`, libdeflate at `level`. oxipng 10.2.1 takes the effort of its
+/// reductions from the level: 12 is its highest (palettes sorted by luma, by Zeng's method with
+/// long swaps and by Battiato's), 10 its second lowest (the palette sorted by luma only), and
+/// below 10 no palette sorting at all.
+fn pair(other: oxipng::FilterStrategy, level: u8, interlace: bool) -> oxipng::Options {
     let mut o = base(2, interlace);
     o.filters = [oxipng::FilterStrategy::NONE, other].into_iter().collect();
-    o.deflater = oxipng::Deflater::Libdeflater { compression: 12 };
+    o.deflater = oxipng::Deflater::Libdeflater { compression: level };
     o
 }
 
