@@ -560,6 +560,12 @@ struct ImageArgs {
     /// rendering, kept only where smaller).
     #[arg(long)]
     no_minify: bool,
+    /// Also remove pages' comments (not conditional ones; none on a page with scripts) and the
+    /// white space their rendering ignores (none inside pre, textarea, scripts, SVG, nor on a
+    /// page whose CSS may keep white space), each page proved to parse to the same tree; check
+    /// the result in a browser with `webdiet verify` (docs/modern-sites.md, "Choices"). Off by default.
+    #[arg(long)]
+    minify_html: bool,
     /// Where the CSS from presentational markup goes; auto picks the fewest first-visit bytes.
     /// With classes, one per element or one per declaration is chosen the same way.
     #[arg(long, value_enum, default_value_t = CssArg::Auto)]

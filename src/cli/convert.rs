@@ -366,6 +366,7 @@ impl ImageArgs {
             lossless: crate::rewrite::lossless::LosslessOptions {
                 images: !self.no_recompress,
                 text: !self.no_minify,
+                html: self.minify_html,
             },
             scratch: false,
         }

@@ -22,13 +22,23 @@ enum Step {
 struct Walk {
     /// Nodes still to visit (`true`: its children are done, close it).
     stack: Vec<(Handle, bool)>,
+    /// Comments are passed over (text on both sides of one is then one run).
+    skip_comments: bool,
 }
 
 impl Walk {
-    fn new(root: &Handle) -> Walk {
-        let mut walk = Walk { stack: Vec::new() };
+    fn new(root: &Handle, skip_comments: bool) -> Walk {
+        let mut walk = Walk {
+            stack: Vec::new(),
+            skip_comments,
+        };
         walk.push_children(root);
         walk
+    }
+
+    /// A node the walk passes over.
+    fn skipped(&self, node: &Handle) -> bool {
+        self.skip_comments && matches!(node.data, NodeData::Comment { .. })
     }
 
     fn push_children(&mut self, node: &Handle) {
@@ -45,7 +55,12 @@ impl Walk {
     }
 
     fn next(&mut self) -> Option<Step> {
-        let (node, closing) = self.stack.pop()?;
+        let (node, closing) = loop {
+            let (node, closing) = self.stack.pop()?;
+            if closing || !self.skipped(&node) {
+                break (node, closing);
+            }
+        };
         if closing {
             return Some(Step::Close);
         }
@@ -55,9 +70,9 @@ impl Walk {
                 while self
                     .stack
                     .last()
-                    .is_some_and(|(n, closing)| !closing && is_text(n))
+                    .is_some_and(|(n, closing)| !closing && (is_text(n) || self.skipped(n)))
                 {
-                    run.extend(self.stack.pop().map(|(n, _)| n));
+                    run.extend(self.stack.pop().map(|(n, _)| n).filter(is_text));
                 }
                 Step::Text(run)
             }
@@ -78,22 +93,50 @@ fn is_text(node: &Handle) -> bool {
 /// One hash per step of the walk of `root`'s children (SipHash with fixed keys: a wrong edit
 /// passes only if some step's hash collides, about 2⁻⁶⁴).
 pub fn digest(root: &Handle) -> Vec<u64> {
-    let mut walk = Walk::new(root);
+    digest_with(root, false)
+}
+
+/// [`digest`] of the tree as `--minify-html` leaves it: comments passed over, and white space
+/// in text outside the elements that keep it (`minify::KEEPS_WHITE_SPACE`, MathML) reduced to
+/// a space or its line breaks (`super::minify`).
+pub fn digest_minified(root: &Handle) -> Vec<u64> {
+    digest_with(root, true)
+}
+
+fn digest_with(root: &Handle, minified: bool) -> Vec<u64> {
+    let mut walk = Walk::new(root, minified);
     let mut out = Vec::new();
+    // Per open element: whether its text keeps its white space.
+    let mut keeps: Vec<bool> = Vec::new();
     while let Some(step) = walk.next() {
         let mut h = DefaultHasher::new();
         match step {
-            Step::Close => h.write_u8(1),
+            Step::Close => {
+                keeps.pop();
+                h.write_u8(1)
+            }
             Step::Text(run) => {
                 h.write_u8(2);
+                let mut text = String::new();
                 for node in &run {
                     if let NodeData::Text { contents } = &node.data {
-                        h.write(contents.borrow().as_bytes());
+                        text.push_str(&contents.borrow());
                     }
+                }
+                if minified && !keeps.last().copied().unwrap_or(false) {
+                    h.write(reduced_white_space(&text).as_bytes());
+                } else {
+                    h.write(text.as_bytes());
                 }
             }
             Step::Open(node) => {
                 h.write_u8(3);
+                if let NodeData::Element { name, .. } = &node.data {
+                    let keep = keeps.last().copied().unwrap_or(false)
+                        || name.ns != html5ever::ns!(html)
+                        || super::minify::KEEPS_WHITE_SPACE.contains(&&*name.local);
+                    keeps.push(keep);
+                }
                 if let NodeData::Element { name, attrs, .. } = &node.data {
                     name.hash(&mut h);
                     let attrs = attrs.borrow();
@@ -122,6 +165,33 @@ pub fn digest(root: &Handle) -> Vec<u64> {
         out.push(h.finish());
     }
     out
+}
+
+/// Every run of ASCII white space as `--minify-html` writes it: its line breaks, or one space.
+fn reduced_white_space(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut run: Option<usize> = None;
+    for c in text.chars() {
+        if matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0c') {
+            *run.get_or_insert(0) += usize::from(c == '\n');
+        } else {
+            if let Some(breaks) = run.take() {
+                push_run(&mut out, breaks);
+            }
+            out.push(c);
+        }
+    }
+    if let Some(breaks) = run {
+        push_run(&mut out, breaks);
+    }
+    out
+}
+
+fn push_run(out: &mut String, breaks: usize) {
+    match breaks {
+        0 => out.push(' '),
+        n => out.extend(std::iter::repeat_n('\n', n)),
+    }
 }
 
 /// Whether the two documents have the same tree.

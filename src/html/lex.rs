@@ -328,6 +328,14 @@ pub fn may_have_tag(text: &[u8], name: &[u8]) -> bool {
     false
 }
 
+/// The offset of the next `needle` (ASCII, any letter case) at or after `from`.
+pub fn find_seq_ignore_case(hay: &[u8], needle: &[u8], from: usize) -> Option<usize> {
+    let first = needle.first()?;
+    (from..hay.len().saturating_sub(needle.len() - 1)).find(|&i| {
+        hay[i].eq_ignore_ascii_case(first) && hay[i..i + needle.len()].eq_ignore_ascii_case(needle)
+    })
+}
+
 /// The offset of the next `needle` sequence at or after `from`.
 pub fn find_seq(hay: &[u8], needle: &[u8], from: usize) -> Option<usize> {
     hay.get(from..)?

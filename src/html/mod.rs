@@ -17,6 +17,7 @@ mod compare;
 pub mod edit;
 pub mod lex;
 pub mod meta_scan;
+pub mod minify;
 mod nesting;
 pub mod page;
 mod parse;

@@ -1,11 +1,14 @@
 //! The rewrite's lossless pass over the files a site already ships in today's formats: each
 //! PNG and APNG recompressed by oxipng, each JPEG transcoded by mozjpeg (`crate::image`), each
 //! style sheet minified by lightningcss (`crate::css::minify`), each script stripped of its
-//! comments and white space (`crate::js`), each verified, and each kept
-//! only when smaller. Names never change, so no reference needs an edit. SVGs are counted (the
-//! compression estimates cover them) and left as they are. The pass works on the staged copy,
-//! after the GIF conversion, the reference edits and the markup pass, so a style sheet is
-//! minified with its references already edited; the `.gz`/`.br`/`.zst` files come after it.
+//! comments and white space (`crate::js`), with `--minify-html` each page stripped of the
+//! comments and white space its rendering ignores (`crate::html::minify`), each verified, and
+//! each kept only when smaller. Names never change here, so no reference needs an edit (a PNG
+//! that becomes a WebP is renamed before the references are edited: `png_to_webp`). SVGs are
+//! counted (the compression estimates cover them) and left as they are. The pass works on the
+//! staged copy, after the GIF conversion, the reference edits and the markup pass, so a style
+//! sheet is minified with its references already edited; the `.gz`/`.br`/`.zst` files come
+//! after it.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -27,6 +30,9 @@ pub struct LosslessOptions {
     pub images: bool,
     /// Minify style sheets and scripts. Default: `true` (`--no-minify` turns it off).
     pub text: bool,
+    /// Remove pages' comments and the white space their rendering ignores
+    /// (`crate::html::minify`). Default: `false` (`--minify-html` turns it on).
+    pub html: bool,
 }
 
 impl Default for LosslessOptions {
@@ -34,6 +40,7 @@ impl Default for LosslessOptions {
         LosslessOptions {
             images: true,
             text: true,
+            html: false,
         }
     }
 }
@@ -47,6 +54,7 @@ pub enum Kind {
     Css,
     Js,
     Svg,
+    Html,
 }
 
 impl Kind {
@@ -57,6 +65,7 @@ impl Kind {
             Kind::Css => "CSS",
             Kind::Js => "JS",
             Kind::Svg => "SVG",
+            Kind::Html => "HTML",
         }
     }
 
@@ -66,6 +75,7 @@ impl Kind {
             FileKind::Jpeg => Some(Kind::Jpeg),
             FileKind::Css => Some(Kind::Css),
             FileKind::Js => Some(Kind::Js),
+            FileKind::Html => Some(Kind::Html),
             _ if file.path.to_ascii_lowercase().ends_with(".svg") => Some(Kind::Svg),
             _ => None,
         }
@@ -267,12 +277,13 @@ pub(super) fn run(
     problems: &mut Vec<Problem>,
 ) -> LosslessReport {
     let done: BTreeSet<&str> = early.iter().map(|(row, _)| row.path.as_str()).collect();
+    let sheets_keep_white_space = opts.html && sheets_keep_white_space(site, staging);
     let mut results: Vec<(LosslessRow, Option<Problem>)> = site
         .files
         .par_iter()
         .filter(|f| !done.contains(f.path.as_str()))
         .filter_map(|f| Kind::of(f).map(|kind| (f, kind)))
-        .filter_map(|(f, kind)| one(f, kind, staging, opts, image))
+        .filter_map(|(f, kind)| one(f, kind, staging, opts, image, sheets_keep_white_space))
         .collect();
     results.extend(early);
     let mut report = LosslessReport {
@@ -293,6 +304,54 @@ pub(super) fn run(
     report
 }
 
+/// Whether any style sheet of the site may make white space significant (`white-space: pre`,
+/// `pre-wrap`, `break-spaces`; `white-space-collapse: preserve`): then no page that links or
+/// imports a sheet gets its white space reduced by `--minify-html`.
+fn sheets_keep_white_space(site: &Site, staging: &Staging) -> bool {
+    site.files
+        .iter()
+        .filter(|f| f.kind == FileKind::Css)
+        .any(|f| {
+            std::fs::read(staging.path(&f.path))
+                .or_else(|_| site.read(&f.path).map_err(|_| ()))
+                .is_ok_and(|css| keeps_white_space(&css))
+        })
+}
+
+/// Whether a style sheet or a page (its `<style>` blocks and `style` attributes) has a
+/// `white-space` declaration that may keep white space: `pre…` or `break-spaces` in the
+/// declaration (`pre-line` too, to err on the safe side). A page with one keeps its white
+/// space under `--minify-html`.
+fn keeps_white_space(text: &[u8]) -> bool {
+    let mut at = 0;
+    while let Some(i) = crate::html::lex::find_seq_ignore_case(text, b"white-space", at) {
+        let rest = &text[i + 11..text.len().min(i + 11 + 80)];
+        let end = rest
+            .iter()
+            .position(|b| matches!(b, b';' | b'}' | b'"' | b'\'' | b'>'))
+            .unwrap_or(rest.len());
+        let value = rest[..end].to_ascii_lowercase();
+        if value.windows(3).any(|w| w == b"pre") || value.windows(5).any(|w| w == b"break") {
+            return true;
+        }
+        at = i + 11;
+    }
+    false
+}
+
+/// What `--minify-html` may remove from this page: comments unless a script could read them,
+/// white space unless the page's CSS may keep it (its own, or, when it links or imports a
+/// style sheet, the site's).
+fn html_options(page: &[u8], sheets_keep_white_space: bool) -> crate::html::minify::Options {
+    use crate::html::lex::may_have_tag;
+    let links_sheet = may_have_tag(page, b"link")
+        || crate::html::lex::find_seq_ignore_case(page, b"@import", 0).is_some();
+    crate::html::minify::Options {
+        comments: !may_have_tag(page, b"script"),
+        whitespace: !(keeps_white_space(page) || links_sheet && sheets_keep_white_space),
+    }
+}
+
 /// One file: its row, and a problem when its new bytes could not be written.
 fn one(
     file: &SiteFile,
@@ -300,11 +359,13 @@ fn one(
     staging: &Staging,
     opts: &LosslessOptions,
     image: &image::ImageOptions,
+    sheets_keep_white_space: bool,
 ) -> Option<(LosslessRow, Option<Problem>)> {
     let wanted = match kind {
         Kind::Png | Kind::Jpeg => opts.images,
         Kind::Css | Kind::Js => opts.text,
         Kind::Svg => true,
+        Kind::Html => opts.html,
     };
     if !wanted {
         return None;
@@ -312,7 +373,7 @@ fn one(
     // The staged copy: a style sheet with its references edited. Not there: not served.
     let bytes = std::fs::read(staging.path(&file.path)).ok()?;
     let cpu = image::thread_cpu_time();
-    let result = optimize(&bytes, kind, image);
+    let result = optimize(&bytes, kind, image, sheets_keep_white_space);
     let mut row = LosslessRow {
         path: file.path.clone(),
         kind,
@@ -341,9 +402,15 @@ fn one(
     Some((row, None))
 }
 
-fn optimize(bytes: &[u8], kind: Kind, image: &image::ImageOptions) -> Recompressed {
+fn optimize(
+    bytes: &[u8],
+    kind: Kind,
+    image: &image::ImageOptions,
+    sheets_keep_white_space: bool,
+) -> Recompressed {
     let limits: &Limits = &image.limits;
     match kind {
+        Kind::Html => minify_html(bytes, html_options(bytes, sheets_keep_white_space)),
         Kind::Png => image::recompress_png(bytes, image.effort, image.min_saving, limits),
         Kind::Jpeg => image::recompress_jpeg(bytes, image.effort, image.min_saving, limits),
         Kind::Css => match crate::css::minify::minify_sheet(bytes) {
@@ -366,6 +433,24 @@ fn optimize(bytes: &[u8], kind: Kind, image: &image::ImageOptions) -> Recompress
     }
 }
 
+fn minify_html(page: &[u8], options: crate::html::minify::Options) -> Recompressed {
+    use crate::html::minify::{minify_page, Kept};
+    if !options.comments && !options.whitespace {
+        return Recompressed::kept(
+            Recompression::Unsupported,
+            "it has scripts, which may read its comments, and CSS that may keep white space",
+        );
+    }
+    match minify_page(page, options) {
+        Ok(out) => Recompressed::decide(page, out, Ok(()), Vec::new(), 1),
+        Err(Kept::Unchanged) => {
+            Recompressed::kept(Recompression::Larger, "+0 B: nothing to remove")
+        }
+        Err(why @ Kept::Unsupported(_)) => Recompressed::kept(Recompression::Unsupported, why),
+        Err(why @ Kept::NotSame(_)) => Recompressed::kept(Recompression::VerifyFailed, why),
+    }
+}
+
 impl LosslessReport {
     /// One line per kind for the terminal summary and the Markdown report:
     /// `PNG (oxipng, lossless): 12 of 40 optimized, 400,000 → 350,000 bytes (-12.5%)`.
@@ -384,6 +469,9 @@ impl LosslessReport {
                     Kind::Css => "lightningcss, every fallback kept",
                     Kind::Js => "comments and white space, line breaks kept",
                     Kind::Svg => "counted and compressed, not rewritten",
+                    Kind::Html => {
+                        "comments and white space the rendering ignores, proved by parsing"
+                    }
                 };
                 let change = if t.from_bytes == 0 {
                     "±0.0%".to_string()

@@ -239,7 +239,10 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
         lossless
             .rows
             .iter()
-            .filter(|r| r.kind == lossless::Kind::Css && r.outcome == Recompression::Optimized)
+            .filter(|r| {
+                matches!(r.kind, lossless::Kind::Css | lossless::Kind::Html)
+                    && r.outcome == Recompression::Optimized
+            })
             .map(|r| r.path.clone()),
     );
 

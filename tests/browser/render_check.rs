@@ -90,6 +90,20 @@ fn the_default_corpus_rewritten_to_webp_renders_pixel_identical() {
 }
 
 #[test]
+fn pages_minified_by_minify_html_render_pixel_identical() {
+    if !chromium_available() {
+        return;
+    }
+    let report = rewrite_and_verify_with(&common::microscape(), None, &["--minify-html"]);
+    let rows = report["lossless"]["rows"].as_array().unwrap();
+    let minified = rows
+        .iter()
+        .filter(|r| r["kind"] == "html" && r["outcome"] == "optimized")
+        .count();
+    assert!(minified > 0, "the check compared minified pages: {rows:?}");
+}
+
+#[test]
 fn a_sample_of_rewritten_space_jam_pages_renders_pixel_identical() {
     let Some(spacejam) = shared_corpus("spacejam") else {
         return;

@@ -3,24 +3,29 @@
 //! `--precompress` writes `.gz`, `.br` and `.zst` files that decode to the page. The render
 //! check of the same site is in `tests/browser/render_check.rs`.
 
+use std::path::Path;
+
 use crate::common::{modern, webdiet};
 
 fn rewrite(extra: &[&str]) -> (tempfile::TempDir, serde_json::Value) {
     let tmp = tempfile::tempdir().unwrap();
     let site = tmp.path().join("docs");
     modern::write(&site);
+    let report = rewrite_site(&site, &tmp.path().join("out"), extra);
+    (tmp, report)
+}
+
+/// `webdiet rewrite EXTRA SITE --out OUT`, which must succeed; its report.
+fn rewrite_site(site: &Path, out: &Path, extra: &[&str]) -> serde_json::Value {
     webdiet()
         .arg("rewrite")
         .args(extra)
-        .arg(&site)
+        .arg(site)
         .arg("--out")
-        .arg(tmp.path().join("out"))
+        .arg(out)
         .assert()
         .success();
-    let report =
-        serde_json::from_slice(&std::fs::read(tmp.path().join("out/report.json")).unwrap())
-            .unwrap();
-    (tmp, report)
+    serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap()
 }
 
 fn row<'a>(report: &'a serde_json::Value, path: &str) -> &'a serde_json::Value {
@@ -203,15 +208,7 @@ fn with_image_format_webp_a_plain_png_becomes_a_webp_and_every_reference_follows
     )
     .unwrap();
     let out_dir = tmp.path().join("out");
-    webdiet()
-        .args(["rewrite", "--image-format", "webp"])
-        .arg(&site)
-        .arg("--out")
-        .arg(&out_dir)
-        .assert()
-        .success();
-    let report: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out_dir.join("report.json")).unwrap()).unwrap();
+    let report = rewrite_site(&site, &out_dir, &["--image-format", "webp"]);
     let out = out_dir.join("site");
 
     // The plain PNG is served as a WebP of the same pixels, under a new name.
@@ -296,18 +293,70 @@ fn by_default_and_with_no_recompress_the_site_pngs_keep_their_names() {
             "<!DOCTYPE html><title>F</title><img src=\"_images/plain.png\" alt=\"\">\n",
         )
         .unwrap();
-        webdiet()
-            .arg("rewrite")
-            .args(args)
-            .arg(&site)
-            .arg("--out")
-            .arg(tmp.path().join("out"))
-            .assert()
-            .success();
+        rewrite_site(&site, &tmp.path().join("out"), args);
         let out = tmp.path().join("out/site");
         assert!(out.join("_images/plain.png").is_file(), "{args:?}");
         assert!(!out.join("_images/plain.webp").exists(), "{args:?}");
         let page = std::fs::read_to_string(out.join("figures.html")).unwrap();
         assert!(page.contains("_images/plain.png"), "{args:?}: {page}");
     }
+}
+
+#[test]
+fn minify_html_removes_comments_and_white_space_only_where_nothing_can_see_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("site");
+    std::fs::create_dir_all(&site).unwrap();
+    let plain = "<!DOCTYPE html>\n<html>\n  <head>\n    <title>A  page</title>\n  </head>\n  <body>\n    \
+                 <!-- navigation -->\n    <p>One    two\n       three</p>\n    <pre>  kept   as\n    written </pre>\n\
+                 <!--[if IE]><p>old</p><![endif]-->\n  </body>\n</html>\n";
+    let scripted = "<!DOCTYPE html><p>a   <!-- ko if: x -->b<!-- /ko --></p>\n\n<script>var x  = 1;</script>\n";
+    let styled = "<!DOCTYPE html><style>.c { white-space: pre-wrap }</style><p class=c>a   b</p><!-- c -->\n";
+    for (name, page) in [
+        ("plain.html", plain),
+        ("scripted.html", scripted),
+        ("styled.html", styled),
+    ] {
+        std::fs::write(site.join(name), page).unwrap();
+    }
+    let out = tmp.path().join("out");
+    let report = rewrite_site(&site, &out, &["--minify-html"]);
+    let read = |name: &str| std::fs::read_to_string(out.join("site").join(name)).unwrap();
+
+    assert_eq!(
+        read("plain.html"),
+        "<!DOCTYPE html>\n<html>\n<head>\n<title>A  page</title>\n</head>\n<body>\n\n<p>One two\n\
+         three</p>\n<pre>  kept   as\n    written </pre>\n<!--[if IE]><p>old</p><![endif]-->\n</body>\n</html>\n",
+        "comments and white space go; the title, the pre and the conditional comment stay"
+    );
+    // Scripts may read comments (here Knockout's): they stay; the white space still shrinks.
+    assert_eq!(
+        read("scripted.html"),
+        "<!DOCTYPE html><p>a <!-- ko if: x -->b<!-- /ko --></p>\n\n<script>var x  = 1;</script>\n"
+    );
+    // CSS that keeps white space: only the comment goes.
+    assert_eq!(
+        read("styled.html"),
+        "<!DOCTYPE html><style>.c { white-space: pre-wrap }</style><p class=c>a   b</p>\n"
+    );
+    for name in ["plain.html", "scripted.html", "styled.html"] {
+        let r = row(&report, name);
+        assert_eq!(r["kind"], "html", "{r}");
+        assert_eq!(r["outcome"], "optimized", "{r}");
+        assert_eq!(
+            r["to_bytes"].as_u64().unwrap(),
+            read(name).len() as u64,
+            "{r}"
+        );
+    }
+
+    // Without the flag no page is touched and no row is written.
+    let plain_out = tmp.path().join("plain-out");
+    let report = rewrite_site(&site, &plain_out, &[]);
+    assert_eq!(
+        std::fs::read(plain_out.join("site/plain.html")).unwrap(),
+        plain.as_bytes()
+    );
+    let rows = report["lossless"]["rows"].as_array().unwrap();
+    assert!(rows.iter().all(|r| r["kind"] != "html"), "{rows:?}");
 }

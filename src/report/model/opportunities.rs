@@ -354,6 +354,11 @@ fn lossless(report: &Report, mss: u64) -> Vec<Opportunity> {
             "minify-js",
             "scripts without comments and white space (line breaks kept)",
         ),
+        (
+            Kind::Html,
+            "minify-html",
+            "pages without comments and the white space their rendering ignores (--minify-html)",
+        ),
     ] {
         let rows: Vec<_> = l
             .rows
@@ -553,6 +558,7 @@ mod tests {
                 row("same.png", Kind::Png, 500, 500),
                 row("photo.jpg", Kind::Jpeg, 40_000, 37_000),
                 row("site.css", Kind::Css, 9_000, 7_000),
+                row("index.html", Kind::Html, 5_000, 4_600),
             ],
             ..LosslessReport::default()
         });
@@ -563,6 +569,8 @@ mod tests {
         assert_eq!(png.files, vec!["big.png".to_string()]);
         assert_eq!(find("recompress-jpeg").bytes, Some(3_000));
         assert_eq!(find("minify-css").bytes, Some(2_000));
+        assert_eq!(find("minify-html").bytes, Some(400));
+        assert_eq!(find("minify-html").files, vec!["index.html".to_string()]);
         let position = |id: &str| ranked.iter().position(|o| o.id == id).unwrap();
         assert!(position("recompress-png") < position("recompress-jpeg"));
         let estimated: Vec<i64> = ranked.iter().filter_map(|o| o.packets).collect();

@@ -377,7 +377,7 @@ pub struct VisitorSavings {
 pub struct Opportunity {
     /// Stable name: `gif-to-png`, `markup-to-css`, `enable-deflate`, `images-of-text`,
     /// `markup-left`, `oversized`, `recompress-png`, `recompress-jpeg`, `minify-css`,
-    /// `minify-js`, `serve-brotli`.
+    /// `minify-js`, `minify-html`, `serve-brotli`.
     pub id: String,
     /// What it is, for a person.
     pub title: String,
