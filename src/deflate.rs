@@ -408,12 +408,7 @@ fn sample<'a>(distinct: &[&'a [u8]], top: TopLevels) -> Option<Sampled<'a>> {
     let key = seed.to_le_bytes();
     let mut keyed: Vec<([u8; 32], &[u8])> = distinct
         .iter()
-        .map(|data| {
-            (
-                crate::batch::digest::sha256(&[b"top-levels", &key, data]),
-                *data,
-            )
-        })
+        .map(|data| (crate::digest::sha256(&[b"top-levels", &key, data]), *data))
         .collect();
     keyed.sort();
     let mut taken = 0u64;

@@ -15,6 +15,7 @@ pub mod compression;
 pub mod config;
 pub mod css;
 pub mod deflate;
+pub mod digest;
 pub mod error;
 pub mod html;
 pub mod image;

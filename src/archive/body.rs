@@ -5,10 +5,10 @@
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 
-use super::digest::{self, Running};
 use super::http::{self, Dechunk, HttpHead};
 use super::index::{Entry, Index};
 use super::record;
+use crate::digest::{self, Running};
 
 /// What reading a body found.
 #[derive(Debug, Clone, Default)]

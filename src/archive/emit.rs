@@ -434,7 +434,7 @@ fn pages_of(
 fn input_hash(input: &Path) -> Option<String> {
     let (file, meta) = crate::input::open_regular(input).ok()?;
     meta.is_file().then_some(())?;
-    super::digest::sha256_hex(std::io::BufReader::new(file))
+    crate::digest::sha256_hex(std::io::BufReader::new(file))
         .ok()
         .map(|(h, _)| h)
 }

@@ -12,7 +12,6 @@
 pub mod body;
 pub mod cdxj;
 pub mod choose;
-pub mod digest;
 pub mod emit;
 pub mod http;
 pub mod index;

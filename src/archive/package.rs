@@ -10,9 +10,9 @@ use std::path::Path;
 
 use rawzip::{CompressionMethod, ZipArchiveWriter};
 
-use super::digest;
 use super::stamp::Stamp;
 use super::wacz::Page;
+use crate::digest;
 
 /// The ZIP comment of every WACZ webdiet writes.
 pub const SIGNATURE: &str = "written by webdiet";

@@ -40,7 +40,7 @@ impl Page {
             ts: Some(ts.to_iso()),
             title: Some(title.unwrap_or(url).to_string()),
             id: Some(
-                super::digest::sha1_warc(format!("{url} {}", ts.to14()).as_bytes())[5..21]
+                crate::digest::sha1_warc(format!("{url} {}", ts.to14()).as_bytes())[5..21]
                     .to_ascii_lowercase(),
             ),
         }
@@ -349,7 +349,7 @@ fn check_hashes(
                         return Err(format!("compression method {} is not read", other.as_u16()))
                     }
                 };
-                super::digest::sha256_hex(reader).map_err(|e| e.to_string())
+                crate::digest::sha256_hex(reader).map_err(|e| e.to_string())
             });
         match hashed {
             Ok((hex, len)) => {

@@ -6,8 +6,8 @@
 
 use std::io::{self, Write};
 
-use super::digest::{self, Running};
 use super::stamp::Stamp;
+use crate::digest::{self, Running};
 
 /// A record to write.
 #[derive(Debug, Clone)]

@@ -9,7 +9,6 @@
 //! digests, the shard assignment, the sample or the files below.
 
 pub mod command;
-pub(crate) mod digest;
 mod record;
 mod run;
 #[cfg(test)]
@@ -20,6 +19,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::digest;
 use crate::error::{Error, Result};
 pub use record::{LinkTime, SiteRow, UnitRecord, UnitStatus, VisitFigures, VisitPair};
 pub use run::{run, Outcome, Progress};

@@ -413,7 +413,7 @@ pub fn capture(dir: &Path, out: &Path, name: &str, host: &str) -> Result<(), Str
     for (path, x) in &fetched {
         if let Some(k) = revisited.iter().position(|r| r == path) {
             let (_, at) = split(&x.response)?;
-            let digest = webdiet::archive::digest::sha1_warc(&x.response[at..]);
+            let digest = webdiet::digest::sha1_warc(&x.response[at..]);
             recs.push(Rec::Revisit {
                 url: x.url.clone(),
                 date: x.date,
@@ -428,7 +428,7 @@ pub fn capture(dir: &Path, out: &Path, name: &str, host: &str) -> Result<(), Str
         if *path == index_page {
             let framed = chunked(&x.response)?;
             let (_, at) = split(&framed)?;
-            main_index_digest = Some(webdiet::archive::digest::sha1_warc(&framed[at..]));
+            main_index_digest = Some(webdiet::digest::sha1_warc(&framed[at..]));
             recs.push(Rec::Exchange(Exchange {
                 response: framed,
                 ..x.clone()
@@ -441,7 +441,7 @@ pub fn capture(dir: &Path, out: &Path, name: &str, host: &str) -> Result<(), Str
     // must be the index page's as stored, so it is re-framed the same way.
     let root_framed = chunked(&root.response)?;
     let (_, at) = split(&root_framed)?;
-    let root_digest = webdiet::archive::digest::sha1_warc(&root_framed[at..]);
+    let root_digest = webdiet::digest::sha1_warc(&root_framed[at..]);
     if root_index.is_some() && Some(&root_digest) == main_index_digest.as_ref() {
         recs.push(Rec::Revisit {
             url: root.url.clone(),
@@ -469,7 +469,7 @@ pub fn capture(dir: &Path, out: &Path, name: &str, host: &str) -> Result<(), Str
             .and_then(|(_, f)| {
                 split(&f.response)
                     .ok()
-                    .map(|(_, a)| webdiet::archive::digest::sha1_warc(&f.response[a..]))
+                    .map(|(_, a)| webdiet::digest::sha1_warc(&f.response[a..]))
             })
             .unwrap_or_default();
         recs.push(Rec::Revisit {

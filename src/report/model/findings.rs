@@ -105,7 +105,7 @@ fn draft(
             line: None,
             message,
             bytes,
-            fingerprint: crate::batch::digest::hex(&[rule.id, path, subject])[..32].to_string(),
+            fingerprint: crate::digest::hex(&[rule.id, path, subject])[..32].to_string(),
         },
         needle,
     }

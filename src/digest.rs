@@ -1,5 +1,9 @@
-//! Digests an archive carries: WARC's `sha1:` + base32 (payload and block digests, the CDXJ
-//! `digest`), and WACZ's `sha256:` + hex (datapackage.json). ring computes them, streamed.
+//! The ring module: every digest webdiet computes, and the only file that imports ring.
+//! - archives: WARC's `sha1:` + base32 (payload and block digests, the CDXJ `digest`) and
+//!   WACZ's `sha256:` + hex (datapackage.json), streamed ([`Running`]);
+//! - batch: the names of per-unit reports (a digest of the unit and the options) and the
+//!   seeded samples (of units, and of contents for the compression estimate's highest
+//!   levels) ([`hex`], [`sha256`]); the fingerprints of findings.
 
 use std::io::{self, Read};
 
@@ -72,6 +76,26 @@ pub fn same(a: &str, b: &str) -> bool {
     let (a, b) = (norm(a), norm(b));
     let strip = |d: &str| d.strip_prefix("SHA1:").unwrap_or(d).to_string();
     strip(&a) == strip(&b)
+}
+
+/// The lower-case hex SHA-256 of `parts`, each followed by a NUL so that ("ab", "c") and
+/// ("a", "bc") differ.
+pub fn hex(parts: &[&str]) -> String {
+    let parts: Vec<&[u8]> = parts.iter().map(|p| p.as_bytes()).collect();
+    sha256(&parts).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The SHA-256 of `parts`, each followed by a NUL, as bytes: a sort key for seeded samples
+/// of contents (the compression estimate's highest levels, `crate::deflate`).
+pub fn sha256(parts: &[&[u8]]) -> [u8; 32] {
+    let mut ctx = Context::new(&SHA256);
+    for part in parts {
+        ctx.update(part);
+        ctx.update(&[0]);
+    }
+    let mut out = [0; 32];
+    out.copy_from_slice(ctx.finish().as_ref());
+    out
 }
 
 #[cfg(test)]
