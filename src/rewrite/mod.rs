@@ -3,7 +3,8 @@
 //!
 //! Order: plan the new names (no clash with any file, in any letter case) → convert each
 //! referenced GIF and write its PNG as soon as it is verified (memory is bounded by the
-//! largest image) → edit pages and style sheets (`pages`) → find references the edits did not
+//! largest image), and, with `--image-format webp|best`, offer each referenced PNG a WebP
+//! (`lossless::png_to_webp`) → edit pages and style sheets (`pages`) → find references the edits did not
 //! reach (`leftovers`), whose GIFs are then copied too → copy everything else byte for byte →
 //! analyze the result and list any reference it broke → move the finished tree into place.
 //! The tree is built in a temporary sibling directory and renamed, so `DIR/site` is either the
