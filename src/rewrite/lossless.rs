@@ -274,16 +274,20 @@ pub(super) fn run(
     opts: &LosslessOptions,
     image: &image::ImageOptions,
     early: Vec<(LosslessRow, Option<Problem>)>,
+    max_parse_bytes: u64,
     problems: &mut Vec<Problem>,
 ) -> LosslessReport {
     let done: BTreeSet<&str> = early.iter().map(|(row, _)| row.path.as_str()).collect();
-    let sheets_keep_white_space = opts.html && sheets_keep_white_space(site, staging);
+    let pages = Pages {
+        sheets_keep_white_space: opts.html && sheets_keep_white_space(site, staging),
+        max_parse_bytes,
+    };
     let mut results: Vec<(LosslessRow, Option<Problem>)> = site
         .files
         .par_iter()
         .filter(|f| !done.contains(f.path.as_str()))
         .filter_map(|f| Kind::of(f).map(|kind| (f, kind)))
-        .filter_map(|(f, kind)| one(f, kind, staging, opts, image, sheets_keep_white_space))
+        .filter_map(|(f, kind)| one(f, kind, staging, opts, image, &pages))
         .collect();
     results.extend(early);
     let mut report = LosslessReport {
@@ -352,6 +356,14 @@ fn html_options(page: &[u8], sheets_keep_white_space: bool) -> crate::html::mini
     }
 }
 
+/// What `--minify-html` needs to know beyond the page.
+struct Pages {
+    /// See [`sheets_keep_white_space`].
+    sheets_keep_white_space: bool,
+    /// Pages larger than this are not parsed (`--max-parse-bytes`), so not minified either.
+    max_parse_bytes: u64,
+}
+
 /// One file: its row, and a problem when its new bytes could not be written.
 fn one(
     file: &SiteFile,
@@ -359,7 +371,7 @@ fn one(
     staging: &Staging,
     opts: &LosslessOptions,
     image: &image::ImageOptions,
-    sheets_keep_white_space: bool,
+    pages: &Pages,
 ) -> Option<(LosslessRow, Option<Problem>)> {
     let wanted = match kind {
         Kind::Png | Kind::Jpeg => opts.images,
@@ -373,7 +385,7 @@ fn one(
     // The staged copy: a style sheet with its references edited. Not there: not served.
     let bytes = std::fs::read(staging.path(&file.path)).ok()?;
     let cpu = image::thread_cpu_time();
-    let result = optimize(&bytes, kind, image, sheets_keep_white_space);
+    let result = optimize(&bytes, kind, image, pages);
     let mut row = LosslessRow {
         path: file.path.clone(),
         kind,
@@ -402,15 +414,18 @@ fn one(
     Some((row, None))
 }
 
-fn optimize(
-    bytes: &[u8],
-    kind: Kind,
-    image: &image::ImageOptions,
-    sheets_keep_white_space: bool,
-) -> Recompressed {
+fn optimize(bytes: &[u8], kind: Kind, image: &image::ImageOptions, pages: &Pages) -> Recompressed {
     let limits: &Limits = &image.limits;
     match kind {
-        Kind::Html => minify_html(bytes, html_options(bytes, sheets_keep_white_space)),
+        Kind::Html if bytes.len() as u64 > pages.max_parse_bytes => Recompressed::kept(
+            Recompression::Unsupported,
+            format!(
+                "{} bytes, over the parse limit of {} (--max-parse-bytes)",
+                bytes.len(),
+                pages.max_parse_bytes
+            ),
+        ),
+        Kind::Html => minify_html(bytes, html_options(bytes, pages.sheets_keep_white_space)),
         Kind::Png => image::recompress_png(bytes, image.effort, image.min_saving, limits),
         Kind::Jpeg => image::recompress_jpeg(bytes, image.effort, image.min_saving, limits),
         Kind::Css => match crate::css::minify::minify_sheet(bytes) {
@@ -495,6 +510,26 @@ impl LosslessReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_page_over_the_parse_limit_is_not_minified() {
+        let page = b"<p>a    b</p><!-- c -->";
+        let pages = |max_parse_bytes| Pages {
+            sheets_keep_white_space: false,
+            max_parse_bytes,
+        };
+        let image = image::ImageOptions::default();
+        let small = optimize(page, Kind::Html, &image, &pages(1 << 20));
+        assert_eq!(small.outcome, Recompression::Optimized, "{}", small.reason);
+        let large = optimize(page, Kind::Html, &image, &pages(10));
+        assert_eq!(
+            large.outcome,
+            Recompression::Unsupported,
+            "{}",
+            large.reason
+        );
+        assert!(large.reason.contains("parse limit"), "{}", large.reason);
+    }
 
     #[test]
     fn totals_and_lines_add_up_per_kind() {

@@ -234,6 +234,7 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
         &opts.lossless,
         &opts.image,
         early.rows,
+        opts.analyze.max_parse_bytes,
         &mut problems,
     );
     changed.extend(
