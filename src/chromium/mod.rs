@@ -767,6 +767,12 @@ fn chromium_args(profile: &Path, opts: &RenderOptions) -> Vec<String> {
             // level apart from a whole raster; which happens depends on timing, so under load
             // the same page rendered twice differed (docs/markup.md).
             "--disable-partial-raster".to_string(),
+            // Every frame in the page's own renderer: a frame from another host (unreachable,
+            // so an error page) rendered in a process of its own is outside the page's virtual
+            // time, and the page's frames never settled (`Runtime.evaluate` timed out on any
+            // page framing another site, such as Space Jam's studio store page).
+            "--disable-site-isolation-trials".to_string(),
+            "--disable-features=IsolateOrigins,site-per-process".to_string(),
         ]),
         Network::Replay {
             host,

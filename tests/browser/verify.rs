@@ -368,6 +368,55 @@ fn space_jam_renders_identically_against_itself() {
     assert!(report.all_identical(), "{:#?}", report.pages);
 }
 
+#[test]
+fn a_page_with_frames_and_iframes_from_outside_hosts_is_compared_like_any_other() {
+    // 1990s sites framed other sites (Space Jam's studio store page). Those hosts are
+    // unreachable by construction; their frames must fail at once and the page be compared,
+    // not time out (cross-site frames rendered in processes of their own never settled).
+    if !chromium_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b, out) = trees(dir.path());
+    for (root, colour) in [(&a, "#990000"), (&b, "#000099")] {
+        write(
+            root,
+            "frames.html",
+            "<html><frameset cols=\"120,*\"><frame src=\"nav.html\">\
+             <frame src=\"http://www.example.com/\"></frameset></html>",
+        );
+        write(
+            root,
+            "nav.html",
+            page(&format!("<h1 style=\"color:{colour}\">nav</h1>")),
+        );
+        write(
+            root,
+            "iframe.html",
+            page("<p>before</p><iframe src=\"https://www.example.org/\" width=300 height=100></iframe>"),
+        );
+    }
+    let report = verify::verify(&a, &b, &options(&out)).unwrap();
+    assert!(
+        report.problems.is_empty(),
+        "every page rendered: {:?}",
+        report.problems
+    );
+    let differing = |name: &str| {
+        report
+            .pages
+            .iter()
+            .find(|p| p.page == name)
+            .unwrap_or_else(|| panic!("{name} checked: {report:?}"))
+            .differing_pixels
+    };
+    assert!(
+        differing("frames.html") > 0,
+        "the local frame's change is seen"
+    );
+    assert_eq!(differing("iframe.html"), 0);
+}
+
 fn trees(root: &Path) -> (PathBuf, PathBuf, PathBuf) {
     (
         root.join("original"),
