@@ -36,7 +36,10 @@ for i in $(seq 0 $((max - 1))); do
   cp -r "$SHARED/corpora/$corpus" "$WORK/unit-$i-$corpus"
 done
 
-echo "machine: $(nproc) cores, $(uname -sr); $("$WEBDIET" --version)${FLAGS:+; batch options: $FLAGS}"
+# The CPU as the VM names it: MB/s figures of two machines compare only with the same binary
+# run on both (docs/scale.md, "Another machine").
+cpu=$(awk -F': ' '/^model name/ {m = $2} /^cpu MHz/ {f = $2} END {printf "%s, %.0f MHz", m, f}' /proc/cpuinfo)
+echo "machine: $(nproc) cores ($cpu), $(uname -sr); $("$WEBDIET" --version)${FLAGS:+; batch options: $FLAGS}"
 echo "load before: $(uptime)"
 printf '%-8s %6s %10s %9s %9s %9s %11s %10s\n' mode units MB wall_s cpu_s 'MB/s' 'MB/cpu_s' 'peak_RSS'
 for mode in $MODES; do
