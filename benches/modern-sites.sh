@@ -49,14 +49,9 @@ python3 -c 'import mozjpeg_lossless_optimization' 2>/dev/null ||
 cargo build --release --locked --quiet
 WEBDIET=$ROOT_DIR/target/release/webdiet
 
-# The sites, as Debian installs them: the doc packages and the script libraries their
-# symbolic links point into, unpacked into one tree.
-if [ ! -d "$WORK/root/usr/share/doc/sphinx-doc/html" ]; then
-  (cd "$WORK" && apt-get download sphinx-doc doxygen-doc libjs-sphinxdoc libjs-jquery \
-     libjs-underscore >/dev/null 2>&1)
-  mkdir -p "$WORK/root"
-  for deb in "$WORK"/*.deb; do dpkg-deb -x "$deb" "$WORK/root"; done
-fi
+# shellcheck source=benches/doc-sites.sh
+source benches/doc-sites.sh
+fetch_doc_sites "$WORK"
 declare -A SITES=(
   [sphinx]=$WORK/root/usr/share/doc/sphinx-doc/html
   [doxygen]=$WORK/root/usr/share/doc/doxygen/html

@@ -5,14 +5,14 @@
 # others stayed PNGs, CPU, and `webdiet verify` of every page of both rewrites (pixel-
 # identical pages in Chromium). Prints what docs/images.md, "PNG to WebP", records.
 #
-#   benches/png-webp.sh [WORK_DIR]      # default WORK_DIR: target/png-webp
+#   benches/png-webp.sh [WORK_DIR]      # default: target/modern-sites, shared with modern-sites.sh
 #   VERIFY=0 benches/png-webp.sh        # skip the render check
 #
 # Needs: apt-get download (Debian's package lists), dpkg-deb, python3; Chromium for VERIFY=1.
 # The packages are fetched into WORK_DIR and unpacked there; nothing of them is committed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-WORK=${1:-target/png-webp}
+WORK=${1:-target/modern-sites}
 VERIFY=${VERIFY:-1}
 mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
@@ -20,12 +20,9 @@ WORK=$(cd "$WORK" && pwd)
 cargo build --release --locked --quiet
 WEBDIET=$PWD/target/release/webdiet
 
-if [ ! -d "$WORK/root/usr/share/doc/sphinx-doc/html" ]; then
-  (cd "$WORK" && apt-get download sphinx-doc doxygen-doc libjs-sphinxdoc libjs-jquery \
-     libjs-underscore >/dev/null 2>&1)
-  mkdir -p "$WORK/root"
-  for deb in "$WORK"/*.deb; do dpkg-deb -x "$deb" "$WORK/root"; done
-fi
+# shellcheck source=benches/doc-sites.sh
+source benches/doc-sites.sh
+fetch_doc_sites "$WORK"
 
 echo "machine: $(nproc) cores, $(uname -sr); $(date -u '+%Y-%m-%d %H:%M UTC'); load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "packages: $(cd "$WORK" && ls *.deb | tr '\n' ' ')"

@@ -22,7 +22,7 @@ use image::RgbaImage;
 use super::chunks;
 use super::decode::Limits;
 use super::effort::Effort;
-use super::recompress::{rgba16, Recompressed, Recompression};
+use super::recompress::{rgba16, Against, Recompressed, Recompression};
 
 /// Chunks that change what a browser shows and that a WebP cannot carry.
 const BLOCKING: [&[u8; 4]; 8] = [
@@ -33,8 +33,9 @@ const BLOCKING: [&[u8; 4]; 8] = [
 const HIGH_DENSITY_PER_METRE: u32 = 5669;
 
 /// A lossless WebP of `png`, kept only when it is at least `min_saving` bytes smaller than
-/// `served`, the size of the PNG that would be served instead. `Optimized` carries the WebP;
-/// every other outcome says why the PNG stays.
+/// `served`, the size of the PNG that would be served instead (the saving in the reason is
+/// against that size). `Optimized` carries the WebP; every other outcome says why the PNG
+/// stays.
 pub fn png_to_webp(
     png: &[u8],
     served: u64,
@@ -50,25 +51,12 @@ pub fn png_to_webp(
         Ok(webp) => webp,
         Err(why) => return Recompressed::kept(Recompression::VerifyFailed, why),
     };
-    if let Err(why) = super::webp::verify::same_still(&rgba, &webp, limits) {
-        return Recompressed::kept(Recompression::VerifyFailed, why);
-    }
-    let to = webp.len() as u64;
-    if to >= served || served - to < min_saving.max(1) {
-        return Recompressed::kept(
-            Recompression::Larger,
-            format!("WebP {:+} B against the PNG", to as i64 - served as i64),
-        );
-    }
-    Recompressed {
-        outcome: Recompression::Optimized,
-        reason: format!(
-            "optimized(WebP, -{} B)",
-            png.len() as u64 - to.min(png.len() as u64)
-        ),
-        bytes: Some(webp),
-        dropped: ancillary(png),
-    }
+    let verified = super::webp::verify::same_still(&rgba, &webp, limits);
+    let against = Against {
+        bytes: served,
+        what: "WebP, ",
+    };
+    Recompressed::decide_against(against, webp, verified, ancillary(png), min_saving)
 }
 
 /// The PNG's pixels at 8 bits per channel, or why a WebP could not show them as a browser
@@ -206,7 +194,11 @@ mod tests {
         let png = png(64, 48, &[]);
         let out = png_to_webp(&png, 10, Effort::Fast, 1, &limits());
         assert_eq!(out.outcome, Recompression::Larger, "{}", out.reason);
-        assert!(out.reason.contains("against the PNG"), "{}", out.reason);
+        assert!(
+            out.reason.starts_with("kept:larger(WebP, +"),
+            "{}",
+            out.reason
+        );
         assert!(out.bytes.is_none());
     }
 

@@ -111,23 +111,47 @@ impl Recompressed {
         dropped: Vec<String>,
         min_saving: u64,
     ) -> Recompressed {
+        let against = Against {
+            bytes: original.len() as u64,
+            what: "",
+        };
+        Recompressed::decide_against(against, candidate, verified, dropped, min_saving)
+    }
+
+    /// [`Recompressed::decide`] against a file of `against.bytes` that is not the input (the
+    /// PNG a WebP replaces is the PNG as it would be served, recompressed), its detail led by
+    /// `against.what` (`optimized(WebP, -12 B)`).
+    pub(crate) fn decide_against(
+        against: Against,
+        candidate: Vec<u8>,
+        verified: Result<(), String>,
+        dropped: Vec<String>,
+        min_saving: u64,
+    ) -> Recompressed {
         if let Err(why) = verified {
             return Recompressed::kept(Recompression::VerifyFailed, why);
         }
-        let (from, to) = (original.len() as u64, candidate.len() as u64);
+        let (from, to, what) = (against.bytes, candidate.len() as u64, against.what);
         if to >= from || from - to < min_saving.max(1) {
             return Recompressed::kept(
                 Recompression::Larger,
-                format!("{:+} B", to as i64 - from as i64),
+                format!("{what}{:+} B", to as i64 - from as i64),
             );
         }
         Recompressed {
             outcome: Recompression::Optimized,
-            reason: format!("optimized(-{} B)", from - to),
+            reason: format!("optimized({what}-{} B)", from - to),
             bytes: Some(candidate),
             dropped,
         }
     }
+}
+
+/// What a candidate is weighed against: its size, and the words that name the comparison in
+/// the reason (empty for the input itself).
+pub(crate) struct Against {
+    pub bytes: u64,
+    pub what: &'static str,
 }
 
 /// The PNG with only the chunks browsers use, and the names of those dropped (each once).

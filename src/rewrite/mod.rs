@@ -152,7 +152,7 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
         .filter_map(|f| Some((f.path.clone(), renames.get("webp")?.get(&f.path)?.clone())))
         .collect();
     let mut early = lossless::png_to_webp(site, &png_plan, &opts.image, &staging);
-    converted.extend(early.renamed.clone());
+    converted.extend(std::mem::take(&mut early.renamed));
 
     // Pages and style sheets.
     let docs: Vec<DocResult> = site

@@ -21,6 +21,12 @@ fn site(files: &[(&str, FileKind)]) -> Site {
     Site::from_files(PathBuf::from("/nonexistent"), files, Vec::new())
 }
 
+/// The name `path` gets under `renames`.
+fn new_name(renames: &BTreeMap<String, Rename>, path: &str) -> String {
+    let r = &renames[path];
+    format!("{}{}", &path[..path.len() - r.old_tail.len()], r.new_tail)
+}
+
 #[test]
 fn gif_becomes_png_unless_that_name_is_taken_in_any_case() {
     let s = site(&[
@@ -38,10 +44,7 @@ fn gif_becomes_png_unless_that_name_is_taken_in_any_case() {
         &BTreeMap::new(),
         "png",
     );
-    let new_name = |p: &str| {
-        let r = &renames[p];
-        format!("{}{}", &p[..p.len() - r.old_tail.len()], r.new_tail)
-    };
+    let new_name = |p: &str| new_name(&renames, p);
     assert_eq!(new_name("a.gif"), "a.png");
     assert_eq!(new_name("b.GIF"), "b.gif.png");
     assert_eq!(new_name("c.gif"), "c-2.png");
@@ -62,10 +65,7 @@ fn gif_becomes_webp_unless_that_name_is_taken_in_any_case() {
         &BTreeMap::new(),
         "webp",
     );
-    let new_name = |p: &str| {
-        let r = &renames[p];
-        format!("{}{}", &p[..p.len() - r.old_tail.len()], r.new_tail)
-    };
+    let new_name = |p: &str| new_name(&renames, p);
     assert_eq!(
         new_name("a.gif"),
         "a.webp",
@@ -92,10 +92,7 @@ fn a_gif_and_a_png_of_one_stem_never_get_the_same_webp_name() {
         )
     });
     let renames = plan_names(&s, files, &BTreeMap::new(), "webp");
-    let new_name = |p: &str| {
-        let r = &renames[p];
-        format!("{}{}", &p[..p.len() - r.old_tail.len()], r.new_tail)
-    };
+    let new_name = |p: &str| new_name(&renames, p);
     assert_eq!(new_name("a.gif"), "a.webp");
     assert_eq!(new_name("a.png"), "a.png.webp", "a.webp went to the GIF");
     assert_eq!(new_name("b.PNG"), "b.webp");
@@ -111,8 +108,8 @@ fn two_gifs_never_get_the_same_name() {
         "png",
     );
     let names: std::collections::BTreeSet<String> = renames
-        .iter()
-        .map(|(p, r)| format!("{}{}", &p[..p.len() - r.old_tail.len()], r.new_tail).to_lowercase())
+        .keys()
+        .map(|p| new_name(&renames, p).to_lowercase())
         .collect();
     assert_eq!(names.len(), 2);
 }

@@ -579,14 +579,7 @@ fn chromium_draws_partly_transparent_pixels_of_a_webp_unlike_the_same_pixels_of_
     let tmp = tempfile::tempdir().unwrap();
     let (before, after) = (tmp.path().join("before"), tmp.path().join("after"));
     let png = common::modern::plain_png(3, 128);
-    let (w, h, rgba) = {
-        let mut d = png::Decoder::new(std::io::Cursor::new(&png));
-        d.set_transformations(png::Transformations::EXPAND);
-        let mut r = d.read_info().unwrap();
-        let mut buf = vec![0; r.output_buffer_size().unwrap()];
-        let info = r.next_frame(&mut buf).unwrap();
-        (info.width, info.height, buf)
-    };
+    let (w, h, rgba) = common::modern::rgba(&png);
     let webp = {
         let mut out = Vec::new();
         image_webp::WebPEncoder::new(&mut out)

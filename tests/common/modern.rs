@@ -54,6 +54,31 @@ pub fn plain_png(seed: u32, edge: u8) -> Vec<u8> {
     out
 }
 
+/// A PNG or a WebP decoded as RGBA at 8 bits (a PNG by the `png` crate, a WebP by
+/// `image-webp`): width, height and pixels.
+pub fn rgba(bytes: &[u8]) -> (u32, u32, Vec<u8>) {
+    if bytes.starts_with(b"RIFF") {
+        let mut d = image_webp::WebPDecoder::new(std::io::Cursor::new(bytes)).unwrap();
+        let (w, h) = d.dimensions();
+        let mut buf = vec![0; d.output_buffer_size().unwrap()];
+        d.read_image(&mut buf).unwrap();
+        if !d.has_alpha() {
+            buf = buf
+                .chunks(3)
+                .flat_map(|p| [p[0], p[1], p[2], 255])
+                .collect();
+        }
+        (w, h, buf)
+    } else {
+        let mut d = png::Decoder::new(std::io::Cursor::new(bytes));
+        d.set_transformations(png::Transformations::EXPAND);
+        let mut r = d.read_info().unwrap();
+        let mut buf = vec![0; r.output_buffer_size().unwrap()];
+        let info = r.next_frame(&mut buf).unwrap();
+        (info.width, info.height, buf)
+    }
+}
+
 /// An RGBA gradient with a soft edge, written without filters at the fastest level, with a
 /// `tEXt`, a `tIME` and a `gAMA` chunk.
 pub fn unoptimised_png() -> Vec<u8> {
