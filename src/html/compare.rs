@@ -7,41 +7,52 @@
 
 use std::hash::{DefaultHasher, Hash, Hasher};
 
+use html5ever::tendril::StrTendril;
+use html5ever::{Attribute, QualName};
 use markup5ever_rcdom::{Handle, NodeData};
 
-/// One step of a document-order walk.
-enum Step {
-    Open(Handle),
-    Close,
-    /// Adjacent text nodes, joined.
-    Text(Vec<Handle>),
-    Leaf(Handle),
+use super::arena::{self, Id, Kind, Tree};
+
+/// A comment, doctype or processing instruction, as hashed.
+enum LeafRef<'a> {
+    Comment(&'a StrTendril),
+    Doctype(&'a StrTendril, &'a StrTendril, &'a StrTendril),
+    Pi(&'a StrTendril, &'a StrTendril),
 }
 
-/// A document-order walk of a node's children.
-struct Walk {
-    /// Nodes still to visit (`true`: its children are done, close it).
-    stack: Vec<(Handle, bool)>,
-    /// Comments are passed over (text on both sides of one is then one run).
-    skip_comments: bool,
+/// What the walk needs of a tree: `RcDom`'s, which the converter edits, and the compact
+/// [`Tree`] of a re-parse are compared step for step, so both are walked by the same code.
+trait Nodes {
+    type N: Clone;
+    fn is_text(&self, node: &Self::N) -> bool;
+    fn is_comment(&self, node: &Self::N) -> bool;
+    fn is_element(&self, node: &Self::N) -> bool;
+    /// Pushes the children (a template's contents instead) last to first.
+    fn push_children(&self, node: &Self::N, stack: &mut Vec<(Self::N, bool)>);
+    fn push_text(&self, node: &Self::N, text: &mut String);
+    fn element(&self, node: &Self::N, f: &mut dyn FnMut(&QualName, &[Attribute]));
+    fn leaf(&self, node: &Self::N, f: &mut dyn FnMut(LeafRef<'_>));
 }
 
-impl Walk {
-    fn new(root: &Handle, skip_comments: bool) -> Walk {
-        let mut walk = Walk {
-            stack: Vec::new(),
-            skip_comments,
-        };
-        walk.push_children(root);
-        walk
+/// `RcDom` nodes.
+struct Rc;
+
+impl Nodes for Rc {
+    type N = Handle;
+
+    fn is_text(&self, node: &Handle) -> bool {
+        matches!(node.data, NodeData::Text { .. })
     }
 
-    /// A node the walk passes over.
-    fn skipped(&self, node: &Handle) -> bool {
-        self.skip_comments && matches!(node.data, NodeData::Comment { .. })
+    fn is_comment(&self, node: &Handle) -> bool {
+        matches!(node.data, NodeData::Comment { .. })
     }
 
-    fn push_children(&mut self, node: &Handle) {
+    fn is_element(&self, node: &Handle) -> bool {
+        matches!(node.data, NodeData::Element { .. })
+    }
+
+    fn push_children(&self, node: &Handle, stack: &mut Vec<(Handle, bool)>) {
         let contents = match &node.data {
             NodeData::Element {
                 template_contents, ..
@@ -50,11 +61,118 @@ impl Walk {
         };
         let parent = contents.as_ref().unwrap_or(node);
         let children = parent.children.borrow();
-        self.stack
-            .extend(children.iter().rev().map(|c| (c.clone(), false)));
+        stack.extend(children.iter().rev().map(|c| (c.clone(), false)));
     }
 
-    fn next(&mut self) -> Option<Step> {
+    fn push_text(&self, node: &Handle, text: &mut String) {
+        if let NodeData::Text { contents } = &node.data {
+            text.push_str(&contents.borrow());
+        }
+    }
+
+    fn element(&self, node: &Handle, f: &mut dyn FnMut(&QualName, &[Attribute])) {
+        if let NodeData::Element { name, attrs, .. } = &node.data {
+            f(name, &attrs.borrow());
+        }
+    }
+
+    fn leaf(&self, node: &Handle, f: &mut dyn FnMut(LeafRef<'_>)) {
+        match &node.data {
+            NodeData::Comment { contents } => f(LeafRef::Comment(contents)),
+            NodeData::Doctype {
+                name,
+                public_id,
+                system_id,
+            } => f(LeafRef::Doctype(name, public_id, system_id)),
+            NodeData::ProcessingInstruction { target, contents } => {
+                f(LeafRef::Pi(target, contents))
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Nodes for Tree {
+    type N = Id;
+
+    fn is_text(&self, node: &Id) -> bool {
+        matches!(self.kind(*node), Kind::Text(_))
+    }
+
+    fn is_comment(&self, node: &Id) -> bool {
+        matches!(self.kind(*node), Kind::Leaf(arena::Leaf::Comment(_)))
+    }
+
+    fn is_element(&self, node: &Id) -> bool {
+        matches!(self.kind(*node), Kind::Element(..))
+    }
+
+    fn push_children(&self, node: &Id, stack: &mut Vec<(Id, bool)>) {
+        let parent = self.template_contents(*node).unwrap_or(*node);
+        stack.extend(self.children_rev(parent).map(|c| (c, false)));
+    }
+
+    fn push_text(&self, node: &Id, text: &mut String) {
+        if let Kind::Text(contents) = self.kind(*node) {
+            text.push_str(contents);
+        }
+    }
+
+    fn element(&self, node: &Id, f: &mut dyn FnMut(&QualName, &[Attribute])) {
+        if let Kind::Element(name, attrs) = self.kind(*node) {
+            f(name, attrs);
+        }
+    }
+
+    fn leaf(&self, node: &Id, f: &mut dyn FnMut(LeafRef<'_>)) {
+        match self.kind(*node) {
+            Kind::Leaf(arena::Leaf::Comment(contents)) => f(LeafRef::Comment(contents)),
+            Kind::Leaf(arena::Leaf::Doctype {
+                name,
+                public_id,
+                system_id,
+            }) => f(LeafRef::Doctype(name, public_id, system_id)),
+            Kind::Leaf(arena::Leaf::Pi { target, contents }) => f(LeafRef::Pi(target, contents)),
+            _ => {}
+        }
+    }
+}
+
+/// One step of a document-order walk.
+enum Step<N> {
+    Open(N),
+    Close,
+    /// Adjacent text nodes, joined.
+    Text(Vec<N>),
+    Leaf(N),
+}
+
+/// A document-order walk of a node's children.
+struct Walk<'t, T: Nodes> {
+    tree: &'t T,
+    /// Nodes still to visit (`true`: its children are done, close it).
+    stack: Vec<(T::N, bool)>,
+    /// Comments are passed over (text on both sides of one is then one run).
+    skip_comments: bool,
+}
+
+impl<'t, T: Nodes> Walk<'t, T> {
+    fn new(tree: &'t T, root: &T::N, skip_comments: bool) -> Self {
+        let mut walk = Walk {
+            tree,
+            stack: Vec::new(),
+            skip_comments,
+        };
+        tree.push_children(root, &mut walk.stack);
+        walk
+    }
+
+    /// A node the walk passes over.
+    fn skipped(&self, node: &T::N) -> bool {
+        self.skip_comments && self.tree.is_comment(node)
+    }
+
+    fn next(&mut self) -> Option<Step<T::N>> {
         let (node, closing) = loop {
             let (node, closing) = self.stack.pop()?;
             if closing || !self.skipped(&node) {
@@ -64,47 +182,47 @@ impl Walk {
         if closing {
             return Some(Step::Close);
         }
-        Some(match &node.data {
-            NodeData::Text { .. } => {
-                let mut run = vec![node];
-                while self
-                    .stack
-                    .last()
-                    .is_some_and(|(n, closing)| !closing && (is_text(n) || self.skipped(n)))
-                {
-                    run.extend(self.stack.pop().map(|(n, _)| n).filter(is_text));
-                }
-                Step::Text(run)
+        let tree = self.tree;
+        Some(if tree.is_text(&node) {
+            let mut run = vec![node];
+            while self
+                .stack
+                .last()
+                .is_some_and(|(n, closing)| !closing && (tree.is_text(n) || self.skipped(n)))
+            {
+                run.extend(self.stack.pop().map(|(n, _)| n).filter(|n| tree.is_text(n)));
             }
-            NodeData::Element { .. } => {
-                self.stack.push((node.clone(), true));
-                self.push_children(&node);
-                Step::Open(node)
-            }
-            _ => Step::Leaf(node),
+            Step::Text(run)
+        } else if tree.is_element(&node) {
+            self.stack.push((node.clone(), true));
+            tree.push_children(&node, &mut self.stack);
+            Step::Open(node)
+        } else {
+            Step::Leaf(node)
         })
     }
-}
-
-fn is_text(node: &Handle) -> bool {
-    matches!(node.data, NodeData::Text { .. })
 }
 
 /// One hash per step of the walk of `root`'s children (SipHash with fixed keys: a wrong edit
 /// passes only if some step's hash collides, about 2⁻⁶⁴).
 pub fn digest(root: &Handle) -> Vec<u64> {
-    digest_with(root, false)
+    digest_with(&Rc, root, false)
 }
 
-/// [`digest`] of the tree as `--minify-html` leaves it: comments passed over, and white space
-/// in text outside the elements that keep it (`minify::KEEPS_WHITE_SPACE`, MathML) reduced to
-/// a space or its line breaks (`super::minify`).
-pub fn digest_minified(root: &Handle) -> Vec<u64> {
-    digest_with(root, true)
+/// [`digest`] of a compact tree (the same steps give the same hashes).
+pub fn digest_tree(tree: &Tree) -> Vec<u64> {
+    digest_with(tree, &tree.document(), false)
 }
 
-fn digest_with(root: &Handle, minified: bool) -> Vec<u64> {
-    let mut walk = Walk::new(root, minified);
+/// [`digest_tree`] of the page as `--minify-html` leaves it: comments passed over, and white
+/// space in text outside the elements that keep it (`minify::KEEPS_WHITE_SPACE`, MathML)
+/// reduced to a space or its line breaks (`super::minify`).
+pub fn digest_minified(tree: &Tree) -> Vec<u64> {
+    digest_with(tree, &tree.document(), true)
+}
+
+fn digest_with<T: Nodes>(tree: &T, root: &T::N, minified: bool) -> Vec<u64> {
+    let mut walk = Walk::new(tree, root, minified);
     let mut out = Vec::new();
     // Per open element: whether its text keeps its white space.
     let mut keeps: Vec<bool> = Vec::new();
@@ -119,9 +237,7 @@ fn digest_with(root: &Handle, minified: bool) -> Vec<u64> {
                 h.write_u8(2);
                 let mut text = String::new();
                 for node in &run {
-                    if let NodeData::Text { contents } = &node.data {
-                        text.push_str(&contents.borrow());
-                    }
+                    tree.push_text(node, &mut text);
                 }
                 if minified && !keeps.last().copied().unwrap_or(false) {
                     h.write(reduced_white_space(&text).as_bytes());
@@ -131,35 +247,27 @@ fn digest_with(root: &Handle, minified: bool) -> Vec<u64> {
             }
             Step::Open(node) => {
                 h.write_u8(3);
-                if let NodeData::Element { name, .. } = &node.data {
+                tree.element(&node, &mut |name, attrs| {
                     let keep = keeps.last().copied().unwrap_or(false)
                         || name.ns != html5ever::ns!(html)
                         || super::minify::KEEPS_WHITE_SPACE.contains(&&*name.local);
                     keeps.push(keep);
-                }
-                if let NodeData::Element { name, attrs, .. } = &node.data {
                     name.hash(&mut h);
-                    let attrs = attrs.borrow();
-                    let mut sorted: Vec<(&html5ever::QualName, &str)> =
+                    let mut sorted: Vec<(&QualName, &str)> =
                         attrs.iter().map(|a| (&a.name, &*a.value)).collect();
                     sorted.sort();
                     sorted.hash(&mut h);
-                }
+                });
             }
             Step::Leaf(node) => {
                 h.write_u8(4);
-                match &node.data {
-                    NodeData::Comment { contents } => contents.hash(&mut h),
-                    NodeData::Doctype {
-                        name,
-                        public_id,
-                        system_id,
-                    } => (name, public_id, system_id).hash(&mut h),
-                    NodeData::ProcessingInstruction { target, contents } => {
-                        (target, contents).hash(&mut h)
+                tree.leaf(&node, &mut |leaf| match leaf {
+                    LeafRef::Comment(contents) => contents.hash(&mut h),
+                    LeafRef::Doctype(name, public_id, system_id) => {
+                        (name, public_id, system_id).hash(&mut h)
                     }
-                    _ => {}
-                }
+                    LeafRef::Pi(target, contents) => (target, contents).hash(&mut h),
+                });
             }
         }
         out.push(h.finish());

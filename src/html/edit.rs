@@ -172,24 +172,26 @@ pub fn between_text(node: &Handle) -> bool {
 /// Every element under `root` (root included), in document order. Collected first, so the
 /// caller may edit the tree while iterating.
 pub fn elements(root: &Handle) -> Vec<Handle> {
-    let mut out = Vec::new();
+    descendants(root).collect()
+}
+
+/// The elements under `root` (and `root` itself if it is one) in document order, one at a
+/// time: for a read-only pass that may stop early. A pass that changes the tree collects them
+/// first ([`elements`]).
+pub fn descendants(root: &Handle) -> impl Iterator<Item = Handle> {
     let mut stack = vec![root.clone()];
-    while let Some(node) = stack.pop() {
+    std::iter::from_fn(move || loop {
+        let node = stack.pop()?;
+        stack.extend(node.children.borrow().iter().rev().cloned());
         if matches!(node.data, NodeData::Element { .. }) {
-            out.push(node.clone());
+            return Some(node);
         }
-        for child in node.children.borrow().iter().rev() {
-            stack.push(child.clone());
-        }
-    }
-    out
+    })
 }
 
 /// The first element named `tag` under `root`, in document order.
 pub fn find(root: &Handle, tag_name: &str) -> Option<Handle> {
-    elements(root)
-        .into_iter()
-        .find(|e| tag(e) == Some(tag_name))
+    descendants(root).find(|e| tag(e) == Some(tag_name))
 }
 
 /// The text of a node's direct text children.

@@ -7,11 +7,11 @@
 //! The tree is never built deeper than [`MAX_DEPTH`]; the references of a page that nests
 //! deeper are read from its start tags as written ([`PageRefs::too_deep`]).
 
-use markup5ever_rcdom::NodeData;
 use serde::Serialize;
 
 use crate::css::{self, CssRefKind};
 
+pub mod arena;
 mod chunked;
 mod compare;
 pub mod edit;
@@ -24,7 +24,7 @@ mod parse;
 pub mod source;
 pub(crate) mod write;
 
-pub use markup5ever_rcdom::{Handle, RcDom};
+pub use markup5ever_rcdom::{Handle, NodeData, RcDom};
 pub use page::{Page, Piece, SpanEdit, Unparsed};
 pub use parse::MAX_DEPTH;
 
@@ -157,26 +157,34 @@ pub fn base_href(text: &str) -> Option<String> {
     references(text).base_href
 }
 
+/// Parses a decoded page into a compact, read-only [`arena::Tree`].
+pub fn parse_tree(text: &str, keep: arena::KeepText) -> Result<arena::Tree, TooDeep> {
+    let source = source::Source::new(text.as_bytes(), encoding_rs::UTF_8)
+        .expect("UTF-8 is not a stateful encoding");
+    arena::parse(&source, keep).map_err(|arena::TooDeep| TooDeep)
+}
+
 /// Parses a page and lists its references.
 pub fn references(text: &str) -> PageRefs {
-    let Ok(dom) = parse(text) else {
+    let Ok(tree) = parse_tree(text, arena::KeepText::StyleOnly) else {
         return token_references(text);
     };
     let mut out = PageRefs {
-        quirks: dom.quirks_mode.get() != html5ever::tree_builder::QuirksMode::NoQuirks,
+        quirks: tree.quirks_mode() != html5ever::tree_builder::QuirksMode::NoQuirks,
         ..PageRefs::default()
     };
-    let mut stack = vec![dom.document.clone()];
+    let mut stack = vec![tree.document()];
     while let Some(node) = stack.pop() {
-        if let NodeData::Element {
-            name,
-            attrs,
-            template_contents,
-            ..
-        } = &node.data
-        {
-            let style = (&*name.local == "style").then(|| text_content(&node));
-            let attrs = attrs.borrow();
+        if let arena::Kind::Element(name, attrs) = tree.kind(node) {
+            let style = (&*name.local == "style").then(|| {
+                let mut text = String::new();
+                for child in tree.children(node) {
+                    if let arena::Kind::Text(contents) = tree.kind(child) {
+                        text.push_str(contents);
+                    }
+                }
+                text
+            });
             let get = |attr: &str| {
                 attrs
                     .iter()
@@ -184,11 +192,11 @@ pub fn references(text: &str) -> PageRefs {
                     .map(|a| a.value.to_string())
             };
             element_references(&name.local, &get, style.as_deref(), &mut out);
-            if let Some(contents) = template_contents.borrow().as_ref() {
-                stack.extend(contents.children.borrow().iter().rev().cloned());
+            if let Some(contents) = tree.template_contents(node) {
+                stack.extend(tree.children_rev(contents));
             }
         }
-        stack.extend(node.children.borrow().iter().rev().cloned());
+        stack.extend(tree.children_rev(node));
     }
     out
 }
@@ -282,16 +290,6 @@ fn element_references(
             push(RefKind::from_css(r.kind), Some(r.value));
         }
     }
-}
-
-fn text_content(node: &Handle) -> String {
-    let mut text = String::new();
-    for child in node.children.borrow().iter() {
-        if let NodeData::Text { contents } = &child.data {
-            text.push_str(&contents.borrow());
-        }
-    }
-    text
 }
 
 /// The references of a page too deep to build, from its start tags as written (`html::lex`,

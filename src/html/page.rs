@@ -20,7 +20,7 @@ use encoding_rs::Encoding;
 use html5ever::Attribute;
 use markup5ever_rcdom::{Handle, NodeData};
 
-use super::compare::digest;
+use super::compare::{digest, digest_tree};
 use super::lex::{self, LexedTag};
 use super::nesting::{copied_names, misnested, pair_tags, FORMATTING, RENAMED};
 use super::parse::{self, Log, TokKind};
@@ -346,10 +346,9 @@ impl<'a> Page<'a> {
         let Ok(source) = Source::new(&edited, encoding) else {
             return false;
         };
-        let reparsed = parse::parse(&source, false);
-        !reparsed.too_deep
-            && reparsed.dom.quirks_mode.get() == quirks
-            && digest(&reparsed.dom.document) == expected
+        super::arena::parse(&source, super::arena::KeepText::All).is_ok_and(|reparsed| {
+            reparsed.quirks_mode() == quirks && digest_tree(&reparsed) == expected
+        })
     }
 
     fn edit(&self, shadow: Range<usize>, pieces: Vec<Piece>) -> SpanEdit {

@@ -110,15 +110,22 @@ impl<'a> Source<'a> {
     /// time, so that every tag it emits ends at the end of the piece being fed. Cutting there
     /// changes nothing in the decoding: `>` is never part of a multi-byte character.
     pub fn pieces(&self) -> impl Iterator<Item = (Range<usize>, String)> + '_ {
+        self.chunks(1)
+    }
+
+    /// The page cut after the first `>` at least `at_least` code units from the last cut, each
+    /// chunk decoded (fewer, larger pieces, for a parse that needs no source map).
+    pub fn chunks(&self, at_least: usize) -> impl Iterator<Item = (Range<usize>, String)> + '_ {
         let mut start = 0;
         std::iter::from_fn(move || {
             if start >= self.shadow.len() {
                 return None;
             }
-            let end = self.shadow[start..]
+            let from = (start + at_least.max(1) - 1).min(self.shadow.len());
+            let end = self.shadow[from..]
                 .iter()
                 .position(|&b| b == b'>')
-                .map_or(self.shadow.len(), |p| start + p + 1);
+                .map_or(self.shadow.len(), |p| from + p + 1);
             let range = start..end;
             start = end;
             let bytes = &self.bytes[self.bytes_of(range.clone())];

@@ -253,3 +253,112 @@ fn the_base_href_shortcut_agrees_with_the_parse_and_parses_only_pages_with_a_bas
         "`< base` is text, not a tag"
     );
 }
+
+/// The references as read from `RcDom`'s tree, the way they were read before the compact tree
+/// ([`arena`]) replaced it: the oracle of the test below.
+fn rcdom_references(text: &str) -> PageRefs {
+    use markup5ever_rcdom::NodeData;
+    let Ok(dom) = parse(text) else {
+        return token_references(text);
+    };
+    let mut out = PageRefs {
+        quirks: dom.quirks_mode.get() != html5ever::tree_builder::QuirksMode::NoQuirks,
+        ..PageRefs::default()
+    };
+    let mut stack = vec![dom.document.clone()];
+    while let Some(node) = stack.pop() {
+        if let NodeData::Element {
+            name,
+            attrs,
+            template_contents,
+            ..
+        } = &node.data
+        {
+            let style = (&*name.local == "style").then(|| {
+                let mut text = String::new();
+                for child in node.children.borrow().iter() {
+                    if let NodeData::Text { contents } = &child.data {
+                        text.push_str(&contents.borrow());
+                    }
+                }
+                text
+            });
+            let attrs = attrs.borrow();
+            let get = |attr: &str| {
+                attrs
+                    .iter()
+                    .find(|a| &*a.name.local == attr)
+                    .map(|a| a.value.to_string())
+            };
+            element_references(&name.local, &get, style.as_deref(), &mut out);
+            if let Some(contents) = template_contents.borrow().as_ref() {
+                stack.extend(contents.children.borrow().iter().rev().cloned());
+            }
+        }
+        stack.extend(node.children.borrow().iter().rev().cloned());
+    }
+    out
+}
+
+/// Pages whose trees the parser builds in unusual ways: foster parenting, the adoption agency,
+/// templates, merged `<body>` attributes, foreign content, framesets, text joined across
+/// removed nodes, a late doctype, nesting past the depth limit.
+const TRICKY_PAGES: &[&str] = &[
+    "<table><tr><td>a</td></tr>fostered <img src=f.gif> text<style>td{background:url(s.gif)}</style></table>",
+    "<b><p>one</b>two<i>three<p>four</i>five<a href=x.html><div>six</a>seven</div>",
+    "<template><img src=t.gif><template><a href=inner.html>i</a></template></template><img src=o.gif>",
+    "<body background=one.gif>text<body background=two.gif style='color:red' bgcolor=red>",
+    "<svg><style>@import 'svg.css';</style><image href=i.png /><a href=s.html>x</a></svg><math><annotation-xml encoding=text/html><img src=m.gif></annotation-xml></math>",
+    "<frameset><frame src=a.html><noframes><img src=n.gif></noframes></frameset>",
+    "<select><button><selectedcontent></selectedcontent></button><option selected><img src=o.gif>x</option></select>",
+    "text<!--c-->more<table>x<!--d-->y<tr>z</table><p>a<!-- -->b",
+    "<p>late</p><!DOCTYPE html><html lang=x><head><base href=/b/><meta http-equiv=refresh content='0;url=r.html'></head>",
+    "<table><caption>c<table><tr><td><font><center>x</font></center></table></caption></table><font color=red><table><tr><td>y</table>z</font>",
+    "<a href=1><a href=2><b><a href=3>x</b></a>",
+    "<ul><li>one<li>two<dd>three<p>four<plaintext><img src=p.gif></ul>",
+];
+
+#[test]
+fn the_compact_tree_reads_every_page_as_rcdom_does() {
+    let deep = "<div>".repeat(MAX_DEPTH as usize + 10) + "<img src=deep.gif>";
+    let mut pages: Vec<(String, String)> = TRICKY_PAGES
+        .iter()
+        .chain([&deep.as_str()])
+        .map(|p| (p.chars().take(40).collect(), p.to_string()))
+        .collect();
+    if let Some(shared) = crate::testing::shared_dir() {
+        for entry in walkdir::WalkDir::new(shared.join("corpora")).sort_by_file_name() {
+            let entry = entry.expect("the corpora are readable");
+            let name = entry.file_name().to_string_lossy().to_ascii_lowercase();
+            if entry.file_type().is_file() && (name.ends_with(".html") || name.ends_with(".htm")) {
+                let bytes = std::fs::read(entry.path()).expect("a corpus page is readable");
+                let text = crate::site::charset::decode(&bytes).text;
+                pages.push((entry.path().display().to_string(), text));
+            }
+        }
+        assert!(pages.len() > 1000, "the corpora hold over 1,000 pages");
+    } else {
+        crate::testing::skip("*");
+    }
+    for (name, text) in &pages {
+        let (a, b) = (references(text), rcdom_references(text));
+        assert_eq!(a.refs, b.refs, "{name}");
+        assert_eq!(
+            (&a.base_href, a.quirks, a.too_deep),
+            (&b.base_href, b.quirks, b.too_deep),
+            "{name}"
+        );
+        match (parse(text), parse_tree(text, arena::KeepText::All)) {
+            (Ok(dom), Ok(tree)) => {
+                assert_eq!(
+                    compare::digest(&dom.document),
+                    compare::digest_tree(&tree),
+                    "{name}"
+                );
+                assert_eq!(dom.quirks_mode.get(), tree.quirks_mode(), "{name}");
+            }
+            (Err(TooDeep), Err(TooDeep)) => {}
+            _ => panic!("{name}: one tree is too deep, the other not"),
+        }
+    }
+}

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::html::{edit, lex, Handle};
+use crate::html::{edit, lex, Handle, NodeData};
 use crate::image::ImageFacts;
 
 /// Elements that are presentational constructs in themselves.
@@ -120,13 +120,15 @@ fn count_element(
 /// Presentational constructs in a parsed page, by name.
 pub fn count(document: &Handle, images: &BTreeMap<String, ImageFacts>) -> BTreeMap<String, usize> {
     let mut counts = BTreeMap::new();
-    for el in edit::elements(document) {
-        if edit::is_html(&el) {
-            let tag = edit::tag(&el).unwrap_or("");
-            let attr = |a: &str| edit::attr(&el, a);
-            let names = edit::attr_names(&el);
-            let names: Vec<&str> = names.iter().map(String::as_str).collect();
-            count_element(tag, &names, &attr, images, &mut counts);
+    for el in edit::descendants(document) {
+        if let (true, NodeData::Element { name, attrs, .. }) = (edit::is_html(&el), &el.data) {
+            let attrs = attrs.borrow();
+            let attr = |a: &str| {
+                let found = attrs.iter().find(|at| &*at.name.local == a)?;
+                Some(found.value.to_string())
+            };
+            let names: Vec<&str> = attrs.iter().map(|a| &*a.name.local).collect();
+            count_element(&name.local, &names, &attr, images, &mut counts);
         }
     }
     counts

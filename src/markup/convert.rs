@@ -104,8 +104,7 @@ pub fn convert_page(bytes: &[u8], opts: &MarkupOptions) -> PageMarkup {
         return unchanged("author-css");
     }
     // The shared sheet's `<link>` is resolved by the browser against the page's base.
-    let base_href = edit::elements(document)
-        .into_iter()
+    let base_href = edit::descendants(document)
         .filter(|e| edit::tag(e) == Some("base") && edit::is_html(e))
         .find_map(|e| edit::attr(&e, "href"));
     let base_dir = match base_dir(&opts.page_path, base_href.as_deref()) {
@@ -188,11 +187,11 @@ pub fn convert_page(bytes: &[u8], opts: &MarkupOptions) -> PageMarkup {
         });
     }
     PageMarkup {
-        edits,
+        edits: edits.into(),
         encoding: opts.encoding,
         changed: true,
         rules,
-        classes,
+        classes: classes.into(),
         atomic: opts.atomic_classes,
         constructs_before,
         constructs_after,
@@ -211,25 +210,25 @@ pub(crate) fn fill_pieces(edits: &mut [SpanEdit], fill: impl Fn(&str) -> String)
 
 /// Whether an attribute value holds a character the stage uses as a slot or selector mark.
 fn uses_private_characters(document: &Handle) -> bool {
-    edit::elements(document).iter().any(|el| {
-        edit::attr_names(el)
+    edit::descendants(document).any(|el| match &el.data {
+        html::NodeData::Element { attrs, .. } => attrs
+            .borrow()
             .iter()
-            .any(|a| edit::attr(el, a).is_some_and(|v| v.contains([SLOT_OPEN, SLOT_CLOSE, SELF])))
+            .any(|a| a.value.contains([SLOT_OPEN, SLOT_CLOSE, SELF])),
+        _ => false,
     })
 }
 
 fn has_author_css(document: &Handle) -> bool {
-    edit::elements(document)
-        .iter()
-        .any(|el| match edit::tag(el) {
-            Some("style") => true,
-            Some("link") => edit::attr(el, "rel").is_some_and(|r| {
-                r.to_ascii_lowercase()
-                    .split_ascii_whitespace()
-                    .any(|w| w == "stylesheet")
-            }),
-            _ => false,
-        })
+    edit::descendants(document).any(|el| match edit::tag(&el) {
+        Some("style") => true,
+        Some("link") => edit::attr(&el, "rel").is_some_and(|r| {
+            r.to_ascii_lowercase()
+                .split_ascii_whitespace()
+                .any(|w| w == "stylesheet")
+        }),
+        _ => false,
+    })
 }
 
 impl Converter<'_> {
@@ -325,7 +324,7 @@ impl Converter<'_> {
     /// `cellpadding` becomes `padding` on each cell whose nearest table is this one.
     fn cellpadding(&mut self, document: &Handle) {
         let mut padded: Vec<(Handle, Decl)> = Vec::new();
-        for el in edit::elements(document) {
+        for el in edit::descendants(document) {
             if edit::tag(&el) != Some("table") || !edit::is_html(&el) {
                 continue;
             }

@@ -18,6 +18,7 @@ mod spacer;
 mod style;
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use encoding_rs::Encoding;
 use serde::Serialize;
@@ -107,8 +108,8 @@ pub(crate) const SELF: char = '\u{1}';
 pub struct PageMarkup {
     /// The edits of the page's bytes, proven to give the converted tree. In site-sheet mode
     /// class names are still slots that [`PageMarkup::bytes`] fills in. Empty when nothing was
-    /// converted.
-    pub edits: Vec<SpanEdit>,
+    /// converted. Shared: the candidates made from one conversion differ in their rules only.
+    pub edits: Arc<[SpanEdit]>,
     /// The page's encoding (the edits' text is written in it).
     pub encoding: &'static Encoding,
     /// Whether anything was converted.
@@ -116,8 +117,8 @@ pub struct PageMarkup {
     /// The rule blocks this page uses, as keys (`\u{1}` stands for the class selector), sorted:
     /// those of [`PageMarkup::classes`] with combined or atomic classes, as `atomic` says.
     pub rules: Vec<String>,
-    /// The rule keys of each classed element, by slot index, both ways.
-    pub classes: Vec<ElementClasses>,
+    /// The rule keys of each classed element, by slot index, both ways (shared like `edits`).
+    pub classes: Arc<[ElementClasses]>,
     /// Whether the slots are filled with one class per declaration.
     pub atomic: bool,
     /// Presentational constructs in the input, by name (`font`, `center`, `bgcolor`…).
@@ -131,11 +132,11 @@ pub struct PageMarkup {
 impl Default for PageMarkup {
     fn default() -> Self {
         PageMarkup {
-            edits: Vec::new(),
+            edits: Arc::new([]),
             encoding: encoding_rs::UTF_8,
             changed: false,
             rules: Vec::new(),
-            classes: Vec::new(),
+            classes: Arc::new([]),
             atomic: false,
             constructs_before: BTreeMap::new(),
             constructs_after: BTreeMap::new(),
@@ -195,7 +196,7 @@ impl PageMarkup {
         html::edit::append_text(&style, &style_css);
         let mut style_tag = String::new();
         html::write::element(&style, &mut style_tag);
-        let mut edits = self.edits.clone();
+        let mut edits = self.edits.to_vec();
         let mut swapped = 0;
         for piece in edits.iter_mut().flat_map(|e| e.pieces.iter_mut()) {
             if let html::Piece::Text(text) = piece {
@@ -207,10 +208,10 @@ impl PageMarkup {
             }
         }
         (swapped == 1).then(|| PageMarkup {
-            edits,
+            edits: edits.into(),
             // Named already: nothing for a shared sheet to fill in or hold.
             rules: Vec::new(),
-            classes: Vec::new(),
+            classes: Arc::new([]),
             ..self.clone()
         })
     }

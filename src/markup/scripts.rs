@@ -84,7 +84,7 @@ pub fn touching_word(
         words.extend(PHRASE);
     }
     let mut texts = vec![external.to_string()];
-    for el in edit::elements(document) {
+    for el in edit::descendants(document) {
         if edit::tag(&el) == Some("script") {
             texts.push(edit::text_of(&el));
         }

@@ -705,10 +705,10 @@ fn left_alone(page: PageMarkup, reason: &str) -> PageMarkup {
         ));
     }
     PageMarkup {
-        edits: Vec::new(),
+        edits: Default::default(),
         changed: false,
         rules: Vec::new(),
-        classes: Vec::new(),
+        classes: Default::default(),
         constructs_after: page.constructs_before.clone(),
         left_as_is,
         ..page
