@@ -282,13 +282,20 @@ pub(super) fn run(
         sheets_keep_white_space: opts.html && sheets_keep_white_space(site, staging),
         max_parse_bytes,
     };
-    let mut results: Vec<(LosslessRow, Option<Problem>)> = site
+    // Largest first, so that no large file starts last and leaves the other core idle.
+    let mut files: Vec<(&SiteFile, Kind)> = site
         .files
-        .par_iter()
+        .iter()
         .filter(|f| !done.contains(f.path.as_str()))
         .filter_map(|f| Kind::of(f).map(|kind| (f, kind)))
+        .collect();
+    files.sort_by_key(|(f, _)| std::cmp::Reverse(f.bytes));
+    let mut results: Vec<(LosslessRow, Option<Problem>)> = files
+        .into_par_iter()
+        .with_max_len(1)
         .filter_map(|(f, kind)| one(f, kind, staging, opts, image, &pages))
         .collect();
+    results.sort_by(|a, b| a.0.path.cmp(&b.0.path));
     results.extend(early);
     let mut report = LosslessReport {
         effort: image.effort,

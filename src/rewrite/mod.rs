@@ -124,11 +124,16 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
         })
         .collect();
 
-    // Convert, in parallel; each PNG is written as soon as it is verified.
+    // Convert, in parallel, largest first (a large GIF started last would leave the other
+    // core idle at the end); each PNG is written as soon as it is verified. The rows keep the
+    // site's order.
     let started = Instant::now();
-    let results: Vec<(ImageRow, Option<Problem>)> = gifs
-        .par_iter()
-        .map(|file| convert_one(site, file, &renames, &opts.image, &staging))
+    let results: Vec<(ImageRow, Option<Problem>)> = largest_first(&gifs)
+        .into_par_iter()
+        .with_max_len(1)
+        .map(|(at, file)| (at, convert_one(site, file, &renames, &opts.image, &staging)))
+        .collect::<BTreeMap<usize, _>>()
+        .into_values()
         .collect();
     let wall = started.elapsed();
     let mut problems = Vec::new();
@@ -378,6 +383,13 @@ fn plan_names<'a>(
 
 fn problem(path: &str, code: &'static str, err: impl std::fmt::Display) -> Problem {
     Problem::new(path, code, err.to_string())
+}
+
+/// The files with their positions, largest first (ties in their order).
+fn largest_first<'a>(files: &[&'a SiteFile]) -> Vec<(usize, &'a SiteFile)> {
+    let mut order: Vec<(usize, &SiteFile)> = files.iter().copied().enumerate().collect();
+    order.sort_by_key(|(at, f)| (std::cmp::Reverse(f.bytes), *at));
+    order
 }
 
 fn convert_one(
