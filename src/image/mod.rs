@@ -12,6 +12,7 @@ mod apng;
 mod chunks;
 mod decode;
 mod delta;
+mod depalette;
 mod effort;
 pub mod facts;
 mod grey;
@@ -280,8 +281,16 @@ fn optimize(png: &[u8], scan: &apng::Scan, opts: &ImageOptions) -> Option<Vec<u8
     let pixels = u64::from(scan.width) * u64::from(scan.height);
     let mut best = png.to_vec();
     let first = effort::static_options(opts.effort, opts.interlace);
-    if let Ok(out) = oxipng::optimize_from_memory(png, &first) {
-        if out.len() < best.len() {
+    let also = effort::also_first(opts.effort, opts.interlace);
+    for pass in std::iter::once(&first).chain(&also) {
+        if let Ok(out) = oxipng::optimize_from_memory(png, pass) {
+            if out.len() < best.len() {
+                best = out;
+            }
+        }
+    }
+    if scan.frames == 1 {
+        if let Some(out) = depalette::without_palette(&best, &first) {
             best = out;
         }
     }

@@ -239,8 +239,21 @@ pub fn recompress_png(
     let first = options(effort, has_chrm, limits);
     let mut best = match oxipng::optimize_from_memory(&stripped, &first) {
         Ok(out) if out.len() < stripped.len() => out,
-        _ => stripped,
+        _ => stripped.clone(),
     };
+    if effort::also_first(effort, false).is_some() {
+        let also = options(Effort::Default, has_chrm, limits);
+        if let Ok(out) = oxipng::optimize_from_memory(&stripped, &also) {
+            if out.len() < best.len() {
+                best = out;
+            }
+        }
+    }
+    if !animated {
+        if let Some(out) = super::depalette::without_palette(&best, &first) {
+            best = out;
+        }
+    }
     if let Some(mut second) = effort::zopfli_pass(effort, pixels, best.len()) {
         second.strip = oxipng::StripChunks::None;
         second.max_decompressed_size = first.max_decompressed_size;
