@@ -2,7 +2,9 @@
 """The tables of docs/modern-sites.md, from what benches/modern-sites.sh left in WORK_DIR:
 webdiet's report.json per site and effort, the render check, and the anchor tools run here on
 the same images. `modern-sites.py report WORK SHARED OXIPNG EFFORT...`; see the shell script's
-header for what is measured and how the comparison is made fair."""
+header for what is measured and how the comparison is made fair. `modern-sites.py jpeg WORK
+SHARED EFFORT...` redoes only the JPEG comparison (Space Jam rewritten by the current release
+build)."""
 
 import json
 import os
@@ -237,6 +239,12 @@ def report(work, shared, oxipng, efforts):
         print(f"| {name} | {len(stripped)} | {thousands(total_in)} | " + " | ".join(webdiet_cells) +
               " | " + " | ".join(anchor_cells) + f" | {thousands(sum(best.values()))} |")
 
+    jpeg_report(work, shared, efforts)
+
+
+def jpeg_report(work, shared, efforts):
+    """Space Jam's JPEGs: the anchors, and webdiet's rewrite at each effort (run again every
+    time, so that the figures are the current build's)."""
     if os.path.isdir(os.path.join(shared, "corpora", "spacejam")):
         site, originals, out, cpu = jpeg_anchors(work, shared)
         print("\n## JPEG against the anchors (Space Jam's JPEGs)\n")
@@ -252,11 +260,10 @@ def report(work, shared, oxipng, efforts):
         print(f"- best of the three per file: {thousands(sum(best.values()))}")
         for effort in efforts:
             path = os.path.join(work, f"out-spacejam-{effort}", "report.json")
-            if not os.path.exists(path):
-                subprocess.run([os.path.join(os.path.dirname(__file__), "..", "target", "release", "webdiet"),
-                                "rewrite", site, "--out", os.path.dirname(path), "--effort", effort,
-                                "--no-markup", "--quiet", "--force"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+            subprocess.run([os.path.join(os.path.dirname(__file__), "..", "target", "release", "webdiet"),
+                            "rewrite", site, "--out", os.path.dirname(path), "--effort", effort,
+                            "--no-markup", "--quiet", "--force"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
             r = json.load(open(path))
             rows = {row["path"]: row for row in r["lossless"]["rows"] if row["kind"] == "jpeg"}
             written = os.path.join(os.path.dirname(path), "site")
@@ -276,5 +283,7 @@ def report(work, shared, oxipng, efforts):
 if __name__ == "__main__":
     if sys.argv[1] == "strip":
         sys.stdout.buffer.write(strip(open(sys.argv[2], "rb").read()))
+    elif sys.argv[1] == "jpeg":
+        jpeg_report(sys.argv[2], sys.argv[3], sys.argv[4:])
     else:
         report(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:])

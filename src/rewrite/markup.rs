@@ -331,8 +331,17 @@ fn read_staged(
         .filter_map(|f| {
             let before = std::fs::read(staging.path(&f.path)).ok()?;
             let decoded = charset::decode(&before);
-            // One parse for both lookups.
-            let refs = html::references(&decoded.text);
+            // One parse for both lookups, which read only `<img>`, `<script>` and `<base>`:
+            // none of them is made but from such a start tag (`<image>` makes an `img`), so a
+            // page without one is not parsed.
+            let text = decoded.text.as_bytes();
+            let refs = match [&b"im"[..], b"script", b"base"]
+                .iter()
+                .any(|tag| html::lex::may_have_tag(text, tag))
+            {
+                true => html::references(&decoded.text),
+                false => html::PageRefs::default(),
+            };
             let before_deflated = deflated(&before);
             let original = match site.read(&f.path) {
                 Ok(bytes) if bytes != before => (bytes.len() as u64, deflated(&bytes)),

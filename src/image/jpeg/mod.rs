@@ -192,13 +192,16 @@ pub fn recompress_jpeg(
             ),
         );
     }
-    if !matches!(frame.components, 1 | 3) || verify::adobe_transform(&segments) == Some(0) {
+    // An Adobe marker's transform 0 means RGB samples for three components; a grey image
+    // has no transform to mean (Photoshop writes the marker on grey JPEGs too).
+    let rgb = frame.components == 3 && verify::adobe_transform(&segments) == Some(0);
+    if !matches!(frame.components, 1 | 3) || rgb {
         return Recompressed::kept(
             Recompression::Unsupported,
             format!(
                 "{} components{}: only grey and YCbCr JPEGs are changed",
                 frame.components,
-                if frame.components == 3 { ", RGB" } else { "" }
+                if rgb { ", RGB" } else { "" }
             ),
         );
     }

@@ -168,3 +168,34 @@ fn bad_and_unsupported_jpegs_are_kept_with_their_reason() {
     let r = recompress_jpeg(&original, Effort::Fast, 1, &small);
     assert_eq!(r.outcome, Recompression::TooLarge, "{}", r.reason);
 }
+
+/// A plain JPEG of `components` with Photoshop's Adobe marker, colour transform `transform`.
+fn with_adobe_marker(components: u8, transform: u8) -> Vec<u8> {
+    let adobe = [b'A', b'd', b'o', b'b', b'e', 0, 100, 0, 0, 0, 0, transform];
+    mozjpeg::encode_plain(
+        &picture(96, 64, components),
+        96,
+        64,
+        components,
+        true,
+        &[Marker {
+            code: 0xEE,
+            data: &adobe,
+        }],
+    )
+}
+
+#[test]
+fn a_grey_jpeg_with_an_adobe_marker_is_optimised_and_keeps_it_but_an_rgb_coded_one_is_not() {
+    // Photoshop writes the marker with transform 0 on grey JPEGs too (Space Jam's
+    // `bg_stars.jpg`): with one component there is no transform for it to mean.
+    let grey = with_adobe_marker(1, 0);
+    let r = recompress_jpeg(&grey, Effort::Default, 1, &limits());
+    assert_eq!(r.outcome, Recompression::Optimized, "{}", r.reason);
+    let (segments, _) = segments(r.bytes.as_deref().unwrap()).unwrap();
+    assert_eq!(verify::adobe_transform(&segments), Some(0));
+    // Three components with transform 0 are RGB samples, which webdiet leaves alone.
+    let r = recompress_jpeg(&with_adobe_marker(3, 0), Effort::Default, 1, &limits());
+    assert_eq!(r.outcome, Recompression::Unsupported, "{}", r.reason);
+    assert!(r.reason.contains("RGB"), "{}", r.reason);
+}
