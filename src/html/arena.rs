@@ -235,16 +235,21 @@ impl Tree {
         if parent == NONE {
             return;
         }
-        match prev {
-            NONE => self.nodes[parent as usize].first = next,
-            p => self.nodes[p as usize].next = next,
-        }
-        match next {
-            NONE => self.nodes[parent as usize].last = prev,
-            n => self.nodes[n as usize].prev = prev,
-        }
+        self.link(parent, prev, next);
         let node = &mut self.nodes[id as usize];
         (node.parent, node.prev, node.next) = (NONE, NONE, NONE);
+    }
+
+    /// Makes `a` and `b` neighbours among `parent`'s children (`NONE`: the start or the end).
+    fn link(&mut self, parent: u32, a: u32, b: u32) {
+        match a {
+            NONE => self.nodes[parent as usize].first = b,
+            a => self.nodes[a as usize].next = b,
+        }
+        match b {
+            NONE => self.nodes[parent as usize].last = a,
+            b => self.nodes[b as usize].prev = a,
+        }
     }
 
     /// Puts the detached node `id` under `parent`, before `before` (`NONE`: last).
@@ -253,14 +258,8 @@ impl Tree {
             NONE => self.nodes[parent as usize].last,
             b => self.nodes[b as usize].prev,
         };
-        match prev {
-            NONE => self.nodes[parent as usize].first = id,
-            p => self.nodes[p as usize].next = id,
-        }
-        match before {
-            NONE => self.nodes[parent as usize].last = id,
-            b => self.nodes[b as usize].prev = id,
-        }
+        self.link(parent, prev, id);
+        self.link(parent, id, before);
         let node = &mut self.nodes[id as usize];
         (node.parent, node.prev, node.next) = (parent, prev, before);
     }
@@ -321,6 +320,29 @@ impl Sink {
 
     fn keeps_text(&self, tree: &Tree, parent: u32) -> bool {
         self.keep == KeepText::All || tree.local_name(parent).is_some_and(|n| &**n == "style")
+    }
+
+    /// Puts `child` under `parent`, before `before` (`NONE`: last), as `RcDom` does: text
+    /// joined to a text node just before it, an element counted by the depth guard.
+    fn put(&self, tree: &mut Tree, parent: u32, before: u32, child: NodeOrText<Id>) {
+        match child {
+            NodeOrText::AppendText(text) => {
+                let prev = match before {
+                    NONE => tree.nodes[parent as usize].last,
+                    b => tree.nodes[b as usize].prev,
+                };
+                if tree.join_text(prev, &text) || !self.keeps_text(tree, parent) {
+                    return;
+                }
+                let id = self.new_text(tree, text);
+                tree.insert(parent, id, before);
+            }
+            NodeOrText::AppendNode(Id(child)) => {
+                self.placed(tree, parent);
+                tree.detach(child);
+                tree.insert(parent, child, before);
+            }
+        }
     }
 
     fn new_text(&self, tree: &mut Tree, text: StrTendril) -> u32 {
@@ -407,23 +429,7 @@ impl TreeSink for Sink {
     }
 
     fn append(&self, parent: &Id, child: NodeOrText<Id>) {
-        let tree = &mut *self.tree.borrow_mut();
-        let parent = parent.0;
-        match child {
-            NodeOrText::AppendText(text) => {
-                let last = tree.nodes[parent as usize].last;
-                if tree.join_text(last, &text) || !self.keeps_text(tree, parent) {
-                    return;
-                }
-                let id = self.new_text(tree, text);
-                tree.insert(parent, id, NONE);
-            }
-            NodeOrText::AppendNode(Id(child)) => {
-                self.placed(tree, parent);
-                tree.detach(child);
-                tree.insert(parent, child, NONE);
-            }
-        }
+        self.put(&mut self.tree.borrow_mut(), parent.0, NONE, child);
     }
 
     fn append_based_on_parent_node(&self, element: &Id, prev_element: &Id, child: NodeOrText<Id>) {
@@ -469,26 +475,10 @@ impl TreeSink for Sink {
 
     fn append_before_sibling(&self, sibling: &Id, child: NodeOrText<Id>) {
         let tree = &mut *self.tree.borrow_mut();
-        let sibling = sibling.0;
-        let parent = tree.nodes[sibling as usize].parent;
-        if parent == NONE {
-            // The tree builder only inserts before a node that has a parent.
-            return;
-        }
-        match child {
-            NodeOrText::AppendText(text) => {
-                let prev = tree.nodes[sibling as usize].prev;
-                if tree.join_text(prev, &text) || !self.keeps_text(tree, parent) {
-                    return;
-                }
-                let id = self.new_text(tree, text);
-                tree.insert(parent, id, sibling);
-            }
-            NodeOrText::AppendNode(Id(child)) => {
-                self.placed(tree, parent);
-                tree.detach(child);
-                tree.insert(parent, child, sibling);
-            }
+        let parent = tree.nodes[sibling.0 as usize].parent;
+        // The tree builder only inserts before a node that has a parent.
+        if parent != NONE {
+            self.put(tree, parent, sibling.0, child);
         }
     }
 

@@ -4,6 +4,8 @@
 //! comments, doctypes and template contents. The walk is iterative, so that no page is too
 //! deep for it; [`digest`] reduces a tree to one 64-bit hash per step, so that the first tree
 //! can be freed before the second is built (the two trees of a 10 MB page need hundreds of MB).
+//! The second is a compact [`Tree`] (`super::arena`); both kinds are walked by the same code,
+//! so equal trees give equal digests whichever kind holds them.
 
 use std::hash::{DefaultHasher, Hash, Hasher};
 
@@ -35,9 +37,9 @@ trait Nodes {
 }
 
 /// `RcDom` nodes.
-struct Rc;
+struct RcNodes;
 
-impl Nodes for Rc {
+impl Nodes for RcNodes {
     type N = Handle;
 
     fn is_text(&self, node: &Handle) -> bool {
@@ -206,7 +208,7 @@ impl<'t, T: Nodes> Walk<'t, T> {
 /// One hash per step of the walk of `root`'s children (SipHash with fixed keys: a wrong edit
 /// passes only if some step's hash collides, about 2⁻⁶⁴).
 pub fn digest(root: &Handle) -> Vec<u64> {
-    digest_with(&Rc, root, false)
+    digest_with(&RcNodes, root, false)
 }
 
 /// [`digest`] of a compact tree (the same steps give the same hashes).

@@ -185,13 +185,7 @@ pub fn references(text: &str) -> PageRefs {
                 }
                 text
             });
-            let get = |attr: &str| {
-                attrs
-                    .iter()
-                    .find(|a| &*a.name.local == attr)
-                    .map(|a| a.value.to_string())
-            };
-            element_references(&name.local, &get, style.as_deref(), &mut out);
+            parsed_element_references(&name.local, attrs, style.as_deref(), &mut out);
             if let Some(contents) = tree.template_contents(node) {
                 stack.extend(tree.children_rev(contents));
             }
@@ -199,6 +193,22 @@ pub fn references(text: &str) -> PageRefs {
         stack.extend(tree.children_rev(node));
     }
     out
+}
+
+/// The references of one element as the parser made it, with its attributes.
+fn parsed_element_references(
+    tag: &str,
+    attrs: &[html5ever::Attribute],
+    style: Option<&str>,
+    out: &mut PageRefs,
+) {
+    let get = |attr: &str| {
+        attrs
+            .iter()
+            .find(|a| &*a.name.local == attr)
+            .map(|a| a.value.to_string())
+    };
+    element_references(tag, &get, style, out);
 }
 
 /// The references of one element, whose attributes `get` gives (`style` is the text of a

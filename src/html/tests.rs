@@ -283,14 +283,7 @@ fn rcdom_references(text: &str) -> PageRefs {
                 }
                 text
             });
-            let attrs = attrs.borrow();
-            let get = |attr: &str| {
-                attrs
-                    .iter()
-                    .find(|a| &*a.name.local == attr)
-                    .map(|a| a.value.to_string())
-            };
-            element_references(&name.local, &get, style.as_deref(), &mut out);
+            parsed_element_references(&name.local, &attrs.borrow(), style.as_deref(), &mut out);
             if let Some(contents) = template_contents.borrow().as_ref() {
                 stack.extend(contents.children.borrow().iter().rev().cloned());
             }

@@ -34,15 +34,23 @@ fn icc() -> Vec<u8> {
     p
 }
 
-fn camera_jpeg(components: u8) -> Vec<u8> {
-    let (exif, icc) = (exif(), icc());
-    let comment = b"made by a camera".to_vec();
+/// A plain 96 × 64 JPEG of the picture with `markers` after SOI and JFIF.
+fn jpeg_with(components: u8, markers: &[Marker<'_>]) -> Vec<u8> {
     mozjpeg::encode_plain(
         &picture(96, 64, components),
         96,
         64,
         components,
         true,
+        markers,
+    )
+}
+
+fn camera_jpeg(components: u8) -> Vec<u8> {
+    let (exif, icc) = (exif(), icc());
+    let comment = b"made by a camera".to_vec();
+    jpeg_with(
+        components,
         &[
             Marker {
                 code: 0xE1,
@@ -172,12 +180,8 @@ fn bad_and_unsupported_jpegs_are_kept_with_their_reason() {
 /// A plain JPEG of `components` with Photoshop's Adobe marker, colour transform `transform`.
 fn with_adobe_marker(components: u8, transform: u8) -> Vec<u8> {
     let adobe = [b'A', b'd', b'o', b'b', b'e', 0, 100, 0, 0, 0, 0, transform];
-    mozjpeg::encode_plain(
-        &picture(96, 64, components),
-        96,
-        64,
+    jpeg_with(
         components,
-        true,
         &[Marker {
             code: 0xEE,
             data: &adobe,
