@@ -32,6 +32,41 @@ pub struct Options {
     pub whitespace: bool,
 }
 
+impl Options {
+    /// What may go from `page`: comments unless a script could read them, white space unless
+    /// the page's CSS may keep it (its own, or, when it links or imports a style sheet, the
+    /// site's: `sheets_keep_white_space`).
+    pub fn for_page(page: &[u8], sheets_keep_white_space: bool) -> Options {
+        let links_sheet = lex::may_have_tag(page, b"link")
+            || lex::find_seq_ignore_case(page, b"@import", 0).is_some();
+        Options {
+            comments: !lex::may_have_tag(page, b"script"),
+            whitespace: !(keeps_white_space(page) || links_sheet && sheets_keep_white_space),
+        }
+    }
+}
+
+/// Whether a style sheet or a page (its `<style>` blocks and `style` attributes) has a
+/// `white-space` declaration that may keep white space: `pre…` or `break-spaces` in the
+/// declaration (`pre-line` too, to err on the safe side). A page with one keeps its white
+/// space.
+pub fn keeps_white_space(text: &[u8]) -> bool {
+    let mut at = 0;
+    while let Some(i) = lex::find_seq_ignore_case(text, b"white-space", at) {
+        let rest = &text[i + 11..text.len().min(i + 11 + 80)];
+        let end = rest
+            .iter()
+            .position(|b| matches!(b, b';' | b'}' | b'"' | b'\'' | b'>'))
+            .unwrap_or(rest.len());
+        let value = rest[..end].to_ascii_lowercase();
+        if value.windows(3).any(|w| w == b"pre") || value.windows(5).any(|w| w == b"break") {
+            return true;
+        }
+        at = i + 11;
+    }
+    false
+}
+
 /// Why a page is kept as it was.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Kept {

@@ -96,12 +96,16 @@ pub(crate) fn static_options(effort: Effort, interlace: bool) -> oxipng::Options
     }
 }
 
-/// At `max`, the `default` first pass as well (None and MinSum), the smaller result kept:
-/// None and Entropy rank better on most images but not on all, and `max` must never be
-/// larger than `default` (on the Doxygen manual's PNGs under 1,200 bytes it was, by 2.5 KB
-/// over 173 images). `None` at the other levels.
-pub(crate) fn also_first(effort: Effort, interlace: bool) -> Option<oxipng::Options> {
-    (effort == Effort::Max).then(|| static_options(Effort::Default, interlace))
+/// The levels whose first pass ([`static_options`]) runs at `effort`, the smallest result
+/// kept: at `max` also `default`'s (None and MinSum), since None and Entropy rank better on
+/// most images but not on all (on the Doxygen manual's PNGs under 1,200 bytes `max` alone was
+/// 2.5 KB larger than `default`, over 173 images).
+pub(crate) fn first_passes(effort: Effort) -> &'static [Effort] {
+    match effort {
+        Effort::Max => &[Effort::Max, Effort::Default],
+        Effort::Default => &[Effort::Default],
+        Effort::Fast => &[Effort::Fast],
+    }
 }
 
 /// Filters None and `other`, libdeflate at `level`. oxipng 10.2.1 takes the effort of its

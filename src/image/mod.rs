@@ -280,15 +280,15 @@ fn frame_count(gif: &[u8], limits: &Limits) -> Result<usize, decode::ReadError> 
 fn optimize(png: &[u8], scan: &apng::Scan, opts: &ImageOptions) -> Option<Vec<u8>> {
     let pixels = u64::from(scan.width) * u64::from(scan.height);
     let mut best = png.to_vec();
-    let first = effort::static_options(opts.effort, opts.interlace);
-    let also = effort::also_first(opts.effort, opts.interlace);
-    for pass in std::iter::once(&first).chain(&also) {
-        if let Ok(out) = oxipng::optimize_from_memory(png, pass) {
+    for &level in effort::first_passes(opts.effort) {
+        let pass = effort::static_options(level, opts.interlace);
+        if let Ok(out) = oxipng::optimize_from_memory(png, &pass) {
             if out.len() < best.len() {
                 best = out;
             }
         }
     }
+    let first = effort::static_options(opts.effort, opts.interlace);
     if scan.frames == 1 {
         if let Some(out) = depalette::without_palette(&best, &first) {
             best = out;

@@ -236,19 +236,16 @@ pub fn recompress_png(
     }
     let has_chrm = parsed.iter().any(|c| &c.name == b"cHRM");
     let (stripped, dropped) = strip(png, &parsed);
-    let first = options(effort, has_chrm, limits);
-    let mut best = match oxipng::optimize_from_memory(&stripped, &first) {
-        Ok(out) if out.len() < stripped.len() => out,
-        _ => stripped.clone(),
-    };
-    if effort::also_first(effort, false).is_some() {
-        let also = options(Effort::Default, has_chrm, limits);
-        if let Ok(out) = oxipng::optimize_from_memory(&stripped, &also) {
+    let mut best = stripped.clone();
+    for &level in effort::first_passes(effort) {
+        let pass = options(level, has_chrm, limits);
+        if let Ok(out) = oxipng::optimize_from_memory(&stripped, &pass) {
             if out.len() < best.len() {
                 best = out;
             }
         }
     }
+    let first = options(effort, has_chrm, limits);
     if !animated {
         if let Some(out) = super::depalette::without_palette(&best, &first) {
             best = out;

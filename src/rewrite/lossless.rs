@@ -12,6 +12,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::html::minify;
+
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -282,20 +284,14 @@ pub(super) fn run(
         sheets_keep_white_space: opts.html && sheets_keep_white_space(site, staging),
         max_parse_bytes,
     };
-    // Largest first, so that no large file starts last and leaves the other core idle.
-    let mut files: Vec<(&SiteFile, Kind)> = site
+    let files: Vec<&SiteFile> = site
         .files
         .iter()
-        .filter(|f| !done.contains(f.path.as_str()))
-        .filter_map(|f| Kind::of(f).map(|kind| (f, kind)))
+        .filter(|f| !done.contains(f.path.as_str()) && Kind::of(f).is_some())
         .collect();
-    files.sort_by_key(|(f, _)| std::cmp::Reverse(f.bytes));
-    let mut results: Vec<(LosslessRow, Option<Problem>)> = files
-        .into_par_iter()
-        .with_max_len(1)
-        .filter_map(|(f, kind)| one(f, kind, staging, opts, image, &pages))
-        .collect();
-    results.sort_by(|a, b| a.0.path.cmp(&b.0.path));
+    let mut results: Vec<(LosslessRow, Option<Problem>)> = super::largest_first(&files, |f| {
+        one(f, Kind::of(f)?, staging, opts, image, &pages)
+    });
     results.extend(early);
     let mut report = LosslessReport {
         effort: image.effort,
@@ -325,42 +321,8 @@ fn sheets_keep_white_space(site: &Site, staging: &Staging) -> bool {
         .any(|f| {
             std::fs::read(staging.path(&f.path))
                 .or_else(|_| site.read(&f.path).map_err(|_| ()))
-                .is_ok_and(|css| keeps_white_space(&css))
+                .is_ok_and(|css| minify::keeps_white_space(&css))
         })
-}
-
-/// Whether a style sheet or a page (its `<style>` blocks and `style` attributes) has a
-/// `white-space` declaration that may keep white space: `pre…` or `break-spaces` in the
-/// declaration (`pre-line` too, to err on the safe side). A page with one keeps its white
-/// space under `--minify-html`.
-fn keeps_white_space(text: &[u8]) -> bool {
-    let mut at = 0;
-    while let Some(i) = crate::html::lex::find_seq_ignore_case(text, b"white-space", at) {
-        let rest = &text[i + 11..text.len().min(i + 11 + 80)];
-        let end = rest
-            .iter()
-            .position(|b| matches!(b, b';' | b'}' | b'"' | b'\'' | b'>'))
-            .unwrap_or(rest.len());
-        let value = rest[..end].to_ascii_lowercase();
-        if value.windows(3).any(|w| w == b"pre") || value.windows(5).any(|w| w == b"break") {
-            return true;
-        }
-        at = i + 11;
-    }
-    false
-}
-
-/// What `--minify-html` may remove from this page: comments unless a script could read them,
-/// white space unless the page's CSS may keep it (its own, or, when it links or imports a
-/// style sheet, the site's).
-fn html_options(page: &[u8], sheets_keep_white_space: bool) -> crate::html::minify::Options {
-    use crate::html::lex::may_have_tag;
-    let links_sheet = may_have_tag(page, b"link")
-        || crate::html::lex::find_seq_ignore_case(page, b"@import", 0).is_some();
-    crate::html::minify::Options {
-        comments: !may_have_tag(page, b"script"),
-        whitespace: !(keeps_white_space(page) || links_sheet && sheets_keep_white_space),
-    }
 }
 
 /// What `--minify-html` needs to know beyond the page.
@@ -432,7 +394,10 @@ fn optimize(bytes: &[u8], kind: Kind, image: &image::ImageOptions, pages: &Pages
                 pages.max_parse_bytes
             ),
         ),
-        Kind::Html => minify_html(bytes, html_options(bytes, pages.sheets_keep_white_space)),
+        Kind::Html => minify_html(
+            bytes,
+            minify::Options::for_page(bytes, pages.sheets_keep_white_space),
+        ),
         Kind::Png => image::recompress_png(bytes, image.effort, image.min_saving, limits),
         Kind::Jpeg => image::recompress_jpeg(bytes, image.effort, image.min_saving, limits),
         Kind::Css => match crate::css::minify::minify_sheet(bytes) {
@@ -455,8 +420,8 @@ fn optimize(bytes: &[u8], kind: Kind, image: &image::ImageOptions, pages: &Pages
     }
 }
 
-fn minify_html(page: &[u8], options: crate::html::minify::Options) -> Recompressed {
-    use crate::html::minify::{minify_page, Kept};
+fn minify_html(page: &[u8], options: minify::Options) -> Recompressed {
+    use minify::{minify_page, Kept};
     if !options.comments && !options.whitespace {
         return Recompressed::kept(
             Recompression::Unsupported,

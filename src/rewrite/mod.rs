@@ -124,17 +124,11 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
         })
         .collect();
 
-    // Convert, in parallel, largest first (a large GIF started last would leave the other
-    // core idle at the end); each PNG is written as soon as it is verified. The rows keep the
-    // site's order.
+    // Convert, in parallel, largest first; each PNG is written as soon as it is verified.
     let started = Instant::now();
-    let results: Vec<(ImageRow, Option<Problem>)> = largest_first(&gifs)
-        .into_par_iter()
-        .with_max_len(1)
-        .map(|(at, file)| (at, convert_one(site, file, &renames, &opts.image, &staging)))
-        .collect::<BTreeMap<usize, _>>()
-        .into_values()
-        .collect();
+    let results: Vec<(ImageRow, Option<Problem>)> = largest_first(&gifs, |file| {
+        Some(convert_one(site, file, &renames, &opts.image, &staging))
+    });
     let wall = started.elapsed();
     let mut problems = Vec::new();
     let mut images = Vec::with_capacity(results.len());
@@ -385,11 +379,21 @@ fn problem(path: &str, code: &'static str, err: impl std::fmt::Display) -> Probl
     Problem::new(path, code, err.to_string())
 }
 
-/// The files with their positions, largest first (ties in their order).
-fn largest_first<'a>(files: &[&'a SiteFile]) -> Vec<(usize, &'a SiteFile)> {
+/// `work` on every file in parallel, the largest started first (a large file started last
+/// would leave the other core idle at the end); the results in the files' order.
+pub(crate) fn largest_first<R: Send>(
+    files: &[&SiteFile],
+    work: impl Fn(&SiteFile) -> Option<R> + Sync,
+) -> Vec<R> {
     let mut order: Vec<(usize, &SiteFile)> = files.iter().copied().enumerate().collect();
     order.sort_by_key(|(at, f)| (std::cmp::Reverse(f.bytes), *at));
-    order
+    let mut done: Vec<(usize, R)> = order
+        .into_par_iter()
+        .with_max_len(1)
+        .filter_map(|(at, file)| Some((at, work(file)?)))
+        .collect();
+    done.sort_by_key(|(at, _)| *at);
+    done.into_iter().map(|(_, r)| r).collect()
 }
 
 fn convert_one(
