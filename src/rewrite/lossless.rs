@@ -14,7 +14,6 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::html::minify;
 
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::links;
@@ -43,6 +42,18 @@ impl Default for LosslessOptions {
             images: true,
             text: true,
             html: false,
+        }
+    }
+}
+
+impl LosslessOptions {
+    /// Whether the pass works on files of this kind (an SVG is always counted).
+    fn wants(&self, kind: Kind) -> bool {
+        match kind {
+            Kind::Png | Kind::Jpeg => self.images,
+            Kind::Css | Kind::Js => self.text,
+            Kind::Svg => true,
+            Kind::Html => self.html,
         }
     }
 }
@@ -157,14 +168,21 @@ pub(super) struct EarlyPngs {
 /// references are edited, so that they can point at the WebPs.
 pub(super) fn png_to_webp(
     site: &Site,
+    pngs: &[&SiteFile],
     plan: &BTreeMap<String, Rename>,
     image: &image::ImageOptions,
     staging: &Staging,
 ) -> EarlyPngs {
-    let results: Vec<(LosslessRow, Option<Problem>, Option<Rename>)> = plan
-        .par_iter()
-        .map(|(path, rename)| png_or_webp(site, path, rename, image, staging))
+    let pngs: Vec<&SiteFile> = pngs
+        .iter()
+        .copied()
+        .filter(|f| plan.contains_key(&f.path))
         .collect();
+    let results: Vec<(LosslessRow, Option<Problem>, Option<Rename>)> = super::once_per_content(
+        &pngs,
+        |f| site.read(&f.path).ok(),
+        |group| png_or_webp(site, group, plan, image, staging),
+    );
     let mut early = EarlyPngs {
         rows: Vec::new(),
         renamed: BTreeMap::new(),
@@ -185,16 +203,18 @@ pub(super) fn png_to_webp(
     early
 }
 
-/// One PNG of [`png_to_webp`]: its row, a problem when a file could not be written, and its
-/// rename when it became a WebP.
+/// The PNG every one of `group` is (the same bytes) as [`png_to_webp`] serves it, made once:
+/// for each file its row (the first with the CPU time, the others none), a problem when a
+/// file could not be written, and its rename when it became a WebP.
 fn png_or_webp(
     site: &Site,
-    path: &str,
-    rename: &Rename,
+    group: &[&SiteFile],
+    plan: &BTreeMap<String, Rename>,
     image: &image::ImageOptions,
     staging: &Staging,
-) -> (LosslessRow, Option<Problem>, Option<Rename>) {
+) -> Vec<(LosslessRow, Option<Problem>, Option<Rename>)> {
     let cpu = image::thread_cpu_time();
+    let path = &group[0].path;
     let mut row = LosslessRow {
         path: path.to_string(),
         kind: Kind::Png,
@@ -209,10 +229,15 @@ fn png_or_webp(
     };
     let bytes = match site.read(path) {
         Ok(bytes) => bytes,
+        Err(_) if group.len() > 1 => {
+            // Read when grouped, not now: each file on its own says why.
+            let one = |f: &&SiteFile| png_or_webp(site, &[*f], plan, image, staging);
+            return group.iter().flat_map(one).collect();
+        }
         Err(err) => {
             row.reason = format!("kept:corrupt(unreadable: {})", err.reason());
             let problem = Problem::new(path, "unreadable", err.reason());
-            return (row, Some(problem), None);
+            return vec![(row, Some(problem), None)];
         }
     };
     row.from_bytes = bytes.len() as u64;
@@ -225,19 +250,48 @@ fn png_or_webp(
         image.min_saving,
         &image.limits,
     );
+    drop(bytes);
     row.cpu_millis = image::thread_cpu_time().saturating_sub(cpu).as_secs_f64() * 1000.0;
-    let (new_path, new, rename) = match (webp.bytes, png.bytes) {
+    let mut rows = Vec::with_capacity(group.len());
+    for (at, file) in group.iter().enumerate() {
+        let row = LosslessRow {
+            path: file.path.clone(),
+            cpu_millis: if at == 0 { row.cpu_millis } else { 0.0 },
+            ..row.clone()
+        };
+        rows.push(place_png_or_webp(
+            row,
+            &png,
+            &webp,
+            &plan[&file.path],
+            staging,
+        ));
+    }
+    rows
+}
+
+/// `row` (one file of [`png_or_webp`]'s group) completed with the PNG and WebP made, and the
+/// one served written under the file's name (the WebP under its planned one).
+fn place_png_or_webp(
+    mut row: LosslessRow,
+    png: &image::Recompressed,
+    webp: &image::Recompressed,
+    rename: &Rename,
+    staging: &Staging,
+) -> (LosslessRow, Option<Problem>, Option<Rename>) {
+    let path = row.path.clone();
+    let (new_path, new, rename) = match (&webp.bytes, &png.bytes) {
         (Some(new), _) => {
             row.outcome = webp.outcome;
-            row.reason = webp.reason;
-            row.dropped = webp.dropped;
-            (links::renamed(path, rename), new, Some(rename.clone()))
+            row.reason = webp.reason.clone();
+            row.dropped = webp.dropped.clone();
+            (links::renamed(&path, rename), new, Some(rename.clone()))
         }
         (None, Some(new)) => {
             row.outcome = png.outcome;
             row.reason = format!("{}; no WebP: {}", png.reason, webp.reason);
-            row.dropped = png.dropped;
-            (Some(path.to_string()), new, None)
+            row.dropped = png.dropped.clone();
+            (Some(path.clone()), new, None)
         }
         (None, None) => {
             row.outcome = png.outcome;
@@ -253,7 +307,7 @@ fn png_or_webp(
         row.to_bytes = row.from_bytes;
         return (row, None, None);
     };
-    if let Err(e) = staging.write(&new_path, &new) {
+    if let Err(e) = staging.write(&new_path, new) {
         row.outcome = Recompression::VerifyFailed;
         row.reason = format!("kept:verify-failed(not written: {e})");
         row.to_bytes = row.from_bytes;
@@ -289,9 +343,23 @@ pub(super) fn run(
         .iter()
         .filter(|f| !done.contains(f.path.as_str()) && Kind::of(f).is_some())
         .collect();
-    let mut results: Vec<(LosslessRow, Option<Problem>)> = super::largest_first(&files, |f| {
-        one(f, Kind::of(f)?, staging, opts, image, &pages)
-    });
+    // The staged copy: a style sheet with its references edited. Not there: not served.
+    let staged = |f: &SiteFile| std::fs::read(staging.path(&f.path)).ok();
+    let mut results: Vec<(LosslessRow, Option<Problem>)> = super::once_per_content(
+        &files,
+        |f| {
+            Kind::of(f)
+                .filter(|k| opts.wants(*k))
+                .and_then(|_| staged(f))
+        },
+        |group| match Kind::of(group[0]).filter(|k| opts.wants(*k)) {
+            Some(kind) => same(group, kind, staging, image, &pages),
+            None => vec![None; group.len()],
+        },
+    )
+    .into_iter()
+    .flatten()
+    .collect();
     results.extend(early);
     let mut report = LosslessReport {
         effort: image.effort,
@@ -333,54 +401,61 @@ struct Pages {
     max_parse_bytes: u64,
 }
 
-/// One file: its row, and a problem when its new bytes could not be written.
-fn one(
-    file: &SiteFile,
+/// Optimises the file every one of `group` is (the same staged bytes, of one kind) once, and
+/// writes the result under each file's name. The first file's row carries the CPU time, the
+/// others' none; a problem with a row when its new bytes could not be written. `None` for a
+/// file that is not staged (not served).
+fn same(
+    group: &[&SiteFile],
     kind: Kind,
     staging: &Staging,
-    opts: &LosslessOptions,
     image: &image::ImageOptions,
     pages: &Pages,
-) -> Option<(LosslessRow, Option<Problem>)> {
-    let wanted = match kind {
-        Kind::Png | Kind::Jpeg => opts.images,
-        Kind::Css | Kind::Js => opts.text,
-        Kind::Svg => true,
-        Kind::Html => opts.html,
+) -> Vec<Option<(LosslessRow, Option<Problem>)>> {
+    let Ok(bytes) = std::fs::read(staging.path(&group[0].path)) else {
+        return match group.len() {
+            1 => vec![None],
+            // Read when grouped, not now: each file on its own.
+            _ => group
+                .iter()
+                .flat_map(|f| same(&[*f], kind, staging, image, pages))
+                .collect(),
+        };
     };
-    if !wanted {
-        return None;
-    }
-    // The staged copy: a style sheet with its references edited. Not there: not served.
-    let bytes = std::fs::read(staging.path(&file.path)).ok()?;
     let cpu = image::thread_cpu_time();
     let result = optimize(&bytes, kind, image, pages);
-    let mut row = LosslessRow {
-        path: file.path.clone(),
-        kind,
-        from_bytes: bytes.len() as u64,
-        to_bytes: bytes.len() as u64,
-        outcome: result.outcome,
-        reason: result.reason,
-        dropped: Vec::new(),
-        cpu_millis: image::thread_cpu_time().saturating_sub(cpu).as_secs_f64() * 1000.0,
-        to_path: None,
-        original_kept: false,
+    let cpu_millis = image::thread_cpu_time().saturating_sub(cpu).as_secs_f64() * 1000.0;
+    let from_bytes = bytes.len() as u64;
+    drop(bytes);
+    let row = |file: &SiteFile, cpu_millis| {
+        let mut row = LosslessRow {
+            path: file.path.clone(),
+            kind,
+            from_bytes,
+            to_bytes: from_bytes,
+            outcome: result.outcome,
+            reason: result.reason.clone(),
+            dropped: Vec::new(),
+            cpu_millis,
+            to_path: None,
+            original_kept: false,
+        };
+        let Some(new) = &result.bytes else {
+            return Some((row, None));
+        };
+        if let Err(e) = staging.write(&file.path, new) {
+            row.outcome = Recompression::VerifyFailed;
+            row.reason = format!("kept:verify-failed(not written: {e})");
+            let problem = Problem::new(&file.path, "unwritable", e.to_string());
+            return Some((row, Some(problem)));
+        }
+        row.to_bytes = new.len() as u64;
+        row.dropped = result.dropped.clone();
+        Some((row, None))
     };
-    let Some(new) = result.bytes else {
-        return Some((row, None));
-    };
-    if let Err(e) = staging.write(&file.path, &new) {
-        row.outcome = Recompression::VerifyFailed;
-        row.reason = format!("kept:verify-failed(not written: {e})");
-        return Some((
-            row,
-            Some(Problem::new(&file.path, "unwritable", e.to_string())),
-        ));
-    }
-    row.to_bytes = new.len() as u64;
-    row.dropped = result.dropped;
-    Some((row, None))
+    let mut rows = vec![row(group[0], cpu_millis)];
+    rows.extend(group[1..].iter().map(|f| row(f, 0.0)));
+    rows
 }
 
 fn optimize(bytes: &[u8], kind: Kind, image: &image::ImageOptions, pages: &Pages) -> Recompressed {

@@ -2,8 +2,8 @@
 //! points every reference at the new files, and writes a complete copy of the site.
 //!
 //! Order: plan the new names (no clash with any file, in any letter case) → convert each
-//! referenced GIF and write its PNG as soon as it is verified (memory is bounded by the
-//! largest image), and, with `--image-format webp|best`, offer each referenced PNG a WebP
+//! referenced GIF (once for all the names it has in the site) and write its PNG as soon as it
+//! is verified (memory is bounded by the largest image), and, with `--image-format webp|best`, offer each referenced PNG a WebP
 //! (`lossless::png_to_webp`) → edit pages and style sheets (`pages`) → find references the edits did not
 //! reach (`leftovers`), whose GIFs are then copied too → copy everything else byte for byte →
 //! analyze the result and list any reference it broke → move the finished tree into place.
@@ -20,7 +20,8 @@ mod precompress;
 pub mod spans;
 mod templates;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::hash_map::Entry;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -124,11 +125,17 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
         })
         .collect();
 
-    // Convert, in parallel, largest first; each PNG is written as soon as it is verified.
+    // Convert, in parallel, largest first, each content once; each PNG is written as soon as
+    // it is verified.
     let started = Instant::now();
-    let results: Vec<(ImageRow, Option<Problem>)> = largest_first(&gifs, |file| {
-        Some(convert_one(site, file, &renames, &opts.image, &staging))
-    });
+    let results: Vec<(ImageRow, Option<Problem>)> = once_per_content(
+        &gifs,
+        |file| match is_renamed(&renames, file) {
+            true => site.read(&file.path).ok(),
+            false => None,
+        },
+        |group| convert_group(site, group, &renames, &opts.image, &staging),
+    );
     let wall = started.elapsed();
     let mut problems = Vec::new();
     let mut images = Vec::with_capacity(results.len());
@@ -150,7 +157,7 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
         .iter()
         .filter_map(|f| Some((f.path.clone(), renames.get("webp")?.get(&f.path)?.clone())))
         .collect();
-    let mut early = lossless::png_to_webp(site, &png_plan, &opts.image, &staging);
+    let mut early = lossless::png_to_webp(site, &pngs, &png_plan, &opts.image, &staging);
     converted.extend(std::mem::take(&mut early.renamed));
 
     // Pages and style sheets.
@@ -379,35 +386,86 @@ fn problem(path: &str, code: &'static str, err: impl std::fmt::Display) -> Probl
     Problem::new(path, code, err.to_string())
 }
 
-/// `work` on every file in parallel, the largest started first (a large file started last
-/// would leave the other core idle at the end); the results in the files' order.
-pub(crate) fn largest_first<R: Send>(
+/// `work` on every group of files with the same bytes, once a group, in parallel, the
+/// largest started first (a large file started last would leave the other core idle at the
+/// end); the results (one per file of the group, `work`'s order) in the files' order. Old
+/// sites copy their icons and buttons into every directory (15 % of the libwww docs' GIF
+/// bytes): each is converted once. Files are compared only with files of the same kind and
+/// size, read by `read` (`None`: not compared).
+pub(crate) fn once_per_content<R: Send>(
     files: &[&SiteFile],
-    work: impl Fn(&SiteFile) -> Option<R> + Sync,
+    read: impl Fn(&SiteFile) -> Option<Vec<u8>> + Sync,
+    work: impl Fn(&[&SiteFile]) -> Vec<R> + Sync,
 ) -> Vec<R> {
-    let mut order: Vec<(usize, &SiteFile)> = files.iter().copied().enumerate().collect();
-    order.sort_by_key(|(at, f)| (std::cmp::Reverse(f.bytes), *at));
+    let groups = same_bytes(files, read);
+    let mut order: Vec<usize> = (0..groups.len()).collect();
+    order.sort_by_key(|&g| (std::cmp::Reverse(files[groups[g][0]].bytes), g));
     let mut done: Vec<(usize, R)> = order
         .into_par_iter()
         .with_max_len(1)
-        .filter_map(|(at, file)| Some((at, work(file)?)))
+        .flat_map_iter(|g| {
+            let members: Vec<&SiteFile> = groups[g].iter().map(|&at| files[at]).collect();
+            let results = work(&members);
+            debug_assert_eq!(results.len(), members.len());
+            groups[g].clone().into_iter().zip(results)
+        })
         .collect();
     done.sort_by_key(|(at, _)| *at);
     done.into_iter().map(|(_, r)| r).collect()
 }
 
-fn convert_one(
+/// The files (by index) in groups of identical bytes, each group in the files' order. Only
+/// files of the same kind and size are read and compared (by SHA-256); a file `read` gives
+/// nothing for is a group of its own.
+fn same_bytes(
+    files: &[&SiteFile],
+    read: impl Fn(&SiteFile) -> Option<Vec<u8>> + Sync,
+) -> Vec<Vec<usize>> {
+    let mut sizes: HashMap<(FileKind, u64), usize> = Default::default();
+    for f in files {
+        *sizes.entry((f.kind, f.bytes)).or_default() += 1;
+    }
+    let keys: Vec<Option<(FileKind, u64, [u8; 32])>> = files
+        .par_iter()
+        .map(|f| match sizes[&(f.kind, f.bytes)] > 1 {
+            true => read(f).map(|bytes| (f.kind, f.bytes, crate::digest::sha256(&[&bytes]))),
+            false => None,
+        })
+        .collect();
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut group_of: HashMap<(FileKind, u64, [u8; 32]), usize> = HashMap::new();
+    for (at, key) in keys.into_iter().enumerate() {
+        let Some(key) = key else {
+            groups.push(vec![at]);
+            continue;
+        };
+        match group_of.entry(key) {
+            Entry::Occupied(g) => groups[*g.get()].push(at),
+            Entry::Vacant(g) => {
+                g.insert(groups.len());
+                groups.push(vec![at]);
+            }
+        }
+    }
+    groups
+}
+
+/// Converts the GIF that every file of `group` holds (the same bytes) once and writes the
+/// result under each file's new name. The first file's row carries the time the conversion
+/// took, the others' none (none was spent on them).
+fn convert_group(
     site: &Site,
-    file: &SiteFile,
+    group: &[&SiteFile],
     renames: &Renames,
     opts: &ImageOptions,
     staging: &output::Staging,
-) -> (ImageRow, Option<Problem>) {
+) -> Vec<(ImageRow, Option<Problem>)> {
+    let first = group[0];
     let mut row = ImageRow {
-        path: file.path.clone(),
-        from_bytes: file.bytes,
-        to_path: file.path.clone(),
-        to_bytes: file.bytes,
+        path: first.path.clone(),
+        from_bytes: first.bytes,
+        to_path: first.path.clone(),
+        to_bytes: first.bytes,
         png_bytes: None,
         webp_bytes: None,
         frames: 0,
@@ -419,47 +477,87 @@ fn convert_one(
         effort: opts.effort,
         format: ImageFormat::Gif,
     };
-    if !renames.values().any(|r| r.contains_key(&file.path)) {
-        return (row, None);
+    if !is_renamed(renames, first) {
+        // Only renamed GIFs are grouped: this one is alone.
+        return vec![(row, None)];
     }
-    let bytes = match site.read(&file.path) {
+    let bytes = match site.read(&first.path) {
         Ok(bytes) => bytes,
+        Err(_) if group.len() > 1 => {
+            // Read when grouped, not now: each file on its own says why.
+            let one = |f: &&SiteFile| convert_group(site, &[*f], renames, opts, staging);
+            return group.iter().flat_map(one).collect();
+        }
         Err(err) => {
             row.outcome = Outcome::Corrupt;
             row.reason = format!("kept:corrupt(unreadable: {})", err.reason());
-            return (row, Some(problem(&file.path, "unreadable", err.reason())));
+            return vec![(row, Some(problem(&first.path, "unreadable", err.reason())))];
         }
     };
     let c = image::convert_gif(&bytes, opts);
+    drop(bytes);
+    row.millis = c.elapsed.as_secs_f64() * 1000.0;
+    row.cpu_millis = c.cpu.as_secs_f64() * 1000.0;
+    let mut rows = vec![place(row, &c, renames, staging)];
+    for file in &group[1..] {
+        let copy = ImageRow {
+            path: file.path.clone(),
+            to_path: file.path.clone(),
+            millis: 0.0,
+            cpu_millis: 0.0,
+            ..rows[0].0.clone()
+        };
+        rows.push(place(copy, &c, renames, staging));
+    }
+    rows
+}
+
+/// Whether the GIF has a planned new name (whatever it may become): a GIF nothing refers to
+/// has none and is not converted.
+fn is_renamed(renames: &Renames, file: &SiteFile) -> bool {
+    renames.values().any(|r| r.contains_key(&file.path))
+}
+
+/// `row` (for one file) completed with the conversion `c`, and its result written under the
+/// file's new name.
+fn place(
+    mut row: ImageRow,
+    c: &image::Conversion,
+    renames: &Renames,
+    staging: &output::Staging,
+) -> (ImageRow, Option<Problem>) {
     row.frames = c.frames;
     row.outcome = c.outcome;
-    row.reason = c.reason;
+    row.reason = c.reason.clone();
+    row.to_path = row.path.clone();
+    row.to_bytes = row.from_bytes;
+    row.original_kept = true;
+    row.format = ImageFormat::Gif;
     if row.outcome == Outcome::Corrupt {
         let detail = row.reason.strip_prefix("kept:corrupt(");
         let detail = detail
             .and_then(|d| d.strip_suffix(')'))
             .unwrap_or(&row.reason);
         let message = format!("corrupt GIF ({detail}); kept as it is");
-        return (row, Some(problem(&file.path, "corrupt-image", message)));
+        let problem = problem(&row.path, "corrupt-image", message);
+        return (row, Some(problem));
     }
     row.png_bytes = c.png_bytes;
     row.webp_bytes = c.webp_bytes;
-    row.millis = c.elapsed.as_secs_f64() * 1000.0;
-    row.cpu_millis = c.cpu.as_secs_f64() * 1000.0;
-    let output = match (c.png, c.webp) {
+    let output = match (&c.png, &c.webp) {
         (Some(png), _) if c.frames > 1 => Some((png, ImageFormat::Apng)),
         (Some(png), _) => Some((png, ImageFormat::Png)),
         (None, Some(webp)) => Some((webp, ImageFormat::Webp)),
         (None, None) => None,
     };
     if let Some((bytes, format)) = output {
-        let rename = &renames[format.extension()][&file.path];
+        let rename = &renames[format.extension()][&row.path];
         let new_path = format!(
             "{}{}",
-            &file.path[..file.path.len() - rename.old_tail.len()],
+            &row.path[..row.path.len() - rename.old_tail.len()],
             rename.new_tail
         );
-        if let Err(err) = staging.write(&new_path, &bytes) {
+        if let Err(err) = staging.write(&new_path, bytes) {
             row.outcome = Outcome::VerifyFailed;
             let noun = if format == ImageFormat::Webp {
                 "WebP"

@@ -338,3 +338,35 @@ fn minify_html_removes_comments_and_white_space_only_where_nothing_can_see_them(
     let rows = report["lossless"]["rows"].as_array().unwrap();
     assert!(rows.iter().all(|r| r["kind"] != "html"), "{rows:?}");
 }
+
+#[test]
+fn an_image_copied_into_several_directories_is_optimised_once_and_written_under_each_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("docs");
+    modern::write(&site);
+    let logo = std::fs::read(site.join("_images/logo.png")).unwrap();
+    for copy in ["_images/copy/logo.png", "other/logo-copy.png"] {
+        std::fs::create_dir_all(site.join(copy).parent().unwrap()).unwrap();
+        std::fs::write(site.join(copy), &logo).unwrap();
+    }
+    let report = rewrite_site(&site, &tmp.path().join("out"), &[]);
+    let out = tmp.path().join("out/site");
+    let paths = [
+        "_images/logo.png",
+        "_images/copy/logo.png",
+        "other/logo-copy.png",
+    ];
+    let optimised = std::fs::read(out.join(paths[0])).unwrap();
+    assert!(optimised.len() < logo.len());
+    for path in paths {
+        let r = row(&report, path);
+        assert_eq!(r["outcome"], "optimized", "{r}");
+        assert_eq!(r["to_bytes"], optimised.len() as u64, "{r}");
+        assert_eq!(std::fs::read(out.join(path)).unwrap(), optimised, "{path}");
+    }
+    let timed = paths
+        .iter()
+        .filter(|p| row(&report, p)["cpu_millis"].as_f64().unwrap() > 0.0)
+        .count();
+    assert_eq!(timed, 1, "optimised once, not once per copy");
+}

@@ -819,3 +819,61 @@ fn a_site_without_gifs_says_it_has_no_image_to_serve_and_a_webp_is_typed_webp() 
         "{stdout}"
     );
 }
+
+/// `seeded_gif(0)` with one palette entry changed: the same size, other bytes and pixels.
+fn same_size_other_gif() -> Vec<u8> {
+    let mut gif = common::seeded_gif(0);
+    // The global colour table starts after the 13-byte header; entry 5's red.
+    gif[13 + 5 * 3] ^= 0x40;
+    gif
+}
+
+#[test]
+fn a_gif_copied_into_several_directories_is_converted_once_and_served_converted_everywhere() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("in");
+    let icon = common::seeded_gif(0);
+    let other = same_size_other_gif();
+    assert_eq!((icon.len(), icon != other), (other.len(), true));
+    let page = br#"<img src="a/icon.gif"><img src="b/icon.gif"><img src="c/icon.gif">
+        <img src="d/other.gif">"#;
+    common::write_site(
+        &input,
+        &[
+            ("index.html", page),
+            ("a/icon.gif", &icon),
+            ("b/icon.gif", &icon),
+            ("c/icon.gif", &icon),
+            ("d/other.gif", &other),
+            ("unused/icon.gif", &icon),
+        ],
+    );
+    let out = tmp.path().join("out/site");
+    let done = run_rewrite(&input, &out);
+    let row = |p: &str| done.images.iter().find(|r| r.path == p).unwrap();
+    let copies = ["a/icon.gif", "b/icon.gif", "c/icon.gif"];
+    let png = std::fs::read(out.join("a/icon.png")).unwrap();
+    for path in copies {
+        let r = row(path);
+        assert_eq!(r.outcome, Outcome::Converted, "{path}: {}", r.reason);
+        assert_eq!(r.to_path, path.replace(".gif", ".png"));
+        assert_eq!(std::fs::read(out.join(&r.to_path)).unwrap(), png, "{path}");
+        assert!(!out.join(path).exists(), "{path} is no longer served");
+    }
+    // Converted once: one of the copies carries the conversion's time, the others none.
+    let timed = copies.iter().filter(|p| row(p).cpu_millis > 0.0).count();
+    assert_eq!(timed, 1);
+    // Of the same size but other bytes: converted on its own, to another PNG.
+    let other_row = row("d/other.gif");
+    assert_eq!(other_row.outcome, Outcome::Converted);
+    assert!(other_row.cpu_millis > 0.0);
+    assert_ne!(std::fs::read(out.join("d/other.png")).unwrap(), png);
+    // Not referenced: not converted, whatever its copies became.
+    assert_eq!(row("unused/icon.gif").outcome, Outcome::Unreferenced);
+    assert_eq!(std::fs::read(out.join("unused/icon.gif")).unwrap(), icon);
+    let page = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(
+        !page.contains("icon.gif") && !page.contains("other.gif"),
+        "{page}"
+    );
+}
