@@ -163,17 +163,22 @@ impl Sizes {
         Self::measure(data, true)
     }
 
-    /// As [`Sizes::of`], with brotli 11 and zstd 19 measured only when `top` (otherwise 0,
-    /// "not estimated"): they cost about 90 % of the estimate's CPU (`docs/scale.md`).
+    /// As [`Sizes::of`], with libdeflate 12, brotli 11 and zstd 19 measured only when `top`
+    /// (otherwise `best` is the smaller of levels 6 and 9, and the other two 0, "not
+    /// estimated"): they cost most of the estimate's CPU (`docs/scale.md`).
     fn measure(data: &[u8], top: bool) -> Self {
         let deflate6 = zlib(data, SERVER_LEVEL).len() as u64;
         // Level 9 is not always smaller than 6 (zlib's lazy matching can lose).
         let deflate9 = zlib(data, 9).len() as u64;
+        let zlib = deflate6.min(deflate9);
         Sizes {
             raw: data.len() as u64,
             deflate6,
             deflate9,
-            best: (zlib_best(data).len() as u64).min(deflate6).min(deflate9),
+            best: match top {
+                true => (zlib_best(data).len() as u64).min(zlib),
+                false => zlib,
+            },
             gzip6: deflate6 + GZIP_OVER_ZLIB,
             brotli5: Coding::Brotli.fast(data).len() as u64,
             brotli11: if top {
@@ -244,8 +249,9 @@ pub struct FileEstimate {
     pub sizes: Sizes,
     /// Whether level 6 meets the [`WorthRule`].
     pub worth_it: bool,
-    /// Whether `brotli11` and `zstd19` are estimated from this file's brotli 5 and zstd 3 by
-    /// the sample's ratio ([`TopLevels::Sample`]) rather than measured.
+    /// Whether `best`, `brotli11` and `zstd19` are estimated from this file's zlib level 9,
+    /// brotli 5 and zstd 3 by the sample's ratios ([`TopLevels::Sample`]) rather than
+    /// measured.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub estimated: bool,
 }
@@ -260,15 +266,16 @@ pub struct Estimate {
     pub totals: Sizes,
     /// Files below the rule: compressing them is not worth it.
     pub not_worth_it: Vec<String>,
-    /// How `brotli11` and `zstd19` were sampled, when some files' are estimated; absent when
-    /// every file was measured at every level.
+    /// How `best`, `brotli11` and `zstd19` were sampled, when some files' are estimated;
+    /// absent when every file was measured at every level.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub top_levels: Option<LevelSample>,
 }
 
-/// Which files the two costliest levels, brotli 11 and zstd 19, are measured on. Together
-/// they take about 90 % of the estimate's CPU: the pure-Rust brotli encoder manages 0.54 to
-/// 0.61 MB/s a core at level 11 (`docs/scale.md`).
+/// Which files the three costliest levels, libdeflate 12, brotli 11 and zstd 19, are measured
+/// on. Together they take most of the estimate's CPU: the pure-Rust brotli encoder manages
+/// 0.54 to 0.61 MB/s a core at level 11, libdeflate 12 costs more than zlib's levels 6 and 9
+/// together (`docs/scale.md`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum TopLevels {
     /// Every file: exact figures (`audit`, `rewrite`).
@@ -276,8 +283,9 @@ pub enum TopLevels {
     Every,
     /// A seeded sample (`batch`): the distinct contents in the order of the SHA-256 of the
     /// seed and the content, measured until `bytes` of them and at least
-    /// [`MIN_SAMPLE_FILES`] are; every other file's brotli 11 and zstd 19 are its brotli 5
-    /// and zstd 3 times the sample's ratio, and the totals carry a 95 % interval. A site whose
+    /// [`MIN_SAMPLE_FILES`] are; every other file's libdeflate 12, brotli 11 and zstd 19 are
+    /// its zlib 9, brotli 5 and zstd 3 times the sample's ratio, and the totals carry a 95 %
+    /// interval. A site whose
     /// text is no larger than `bytes` is measured whole.
     Sample { bytes: u64, seed: u64 },
 }
@@ -286,10 +294,13 @@ impl TopLevels {
     /// In words, for reports and `batch`'s settings.
     pub fn describe(&self) -> String {
         match self {
-            TopLevels::Every => "brotli 11 and zstd 19 measured on every file".into(),
+            TopLevels::Every => {
+                "libdeflate 12, brotli 11 and zstd 19 measured on every file".into()
+            }
             TopLevels::Sample { bytes, seed } => format!(
-                "brotli 11 and zstd 19 measured on a sample of {} bytes of text a site \
-                 (seed {seed}), the rest estimated by its ratio to brotli 5 and zstd 3",
+                "libdeflate 12, brotli 11 and zstd 19 measured on a sample of {} bytes of text \
+                 a site (seed {seed}), the rest estimated by its ratio to zlib 9, brotli 5 and \
+                 zstd 3",
                 crate::report::format::thousands(*bytes)
             ),
         }
@@ -300,7 +311,7 @@ impl TopLevels {
 /// ratio, and so the interval, is itself measured on enough files.
 pub const MIN_SAMPLE_FILES: usize = 30;
 
-/// How a set's `brotli11` and `zstd19` were estimated ([`TopLevels::Sample`]).
+/// How a set's `best`, `brotli11` and `zstd19` were estimated ([`TopLevels::Sample`]).
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct LevelSample {
     /// The seed that ordered the contents.
@@ -314,10 +325,17 @@ pub struct LevelSample {
     /// zstd 19 to zstd 3.
     pub brotli_ratio: f64,
     pub zstd_ratio: f64,
+    /// The same for `best` (libdeflate 12, or zlib's level 6 or 9 where smaller) to zlib 9;
+    /// 0 in a report from before `best` was sampled (it was measured on every file then).
+    #[serde(default)]
+    pub best_ratio: f64,
     /// Half the width of the 95 % interval of `totals.brotli11` and `totals.zstd19`, in bytes:
     /// the ratio's own uncertainty and each estimated file's spread about it.
     pub brotli11_margin: u64,
     pub zstd19_margin: u64,
+    /// The same for `totals.best`.
+    #[serde(default)]
+    pub best_margin: u64,
 }
 
 impl Estimate {
@@ -328,15 +346,17 @@ impl Estimate {
         match &self.top_levels {
             None => line,
             Some(s) => format!(
-                "{line}; brotli 11 and zstd 19 measured on {} of {} files ({} of {} bytes, \
-                 seed {}), the rest estimated by the sample's ratio: ±{} and ±{} bytes at 95 %",
+                "{line}; brotli 11, zstd 19 and libdeflate 12 measured on {} of {} files ({} \
+                 of {} bytes, seed {}), the rest estimated by the sample's ratio: ±{}, ±{} and \
+                 ±{} bytes at 95 %",
                 s.measured_files,
                 self.files.len(),
                 crate::report::format::thousands(s.measured_bytes),
                 crate::report::format::thousands(self.totals.raw),
                 s.seed,
                 crate::report::format::thousands(s.brotli11_margin),
-                crate::report::format::thousands(s.zstd19_margin)
+                crate::report::format::thousands(s.zstd19_margin),
+                crate::report::format::thousands(s.best_margin)
             ),
         }
     }
@@ -388,6 +408,8 @@ pub fn estimates(sets: &[Vec<(&str, &[u8])>], rule: &WorthRule, top: TopLevels) 
         if !sampled.contains(data) {
             sizes.brotli11 = fit.brotli.predict(sizes.brotli5);
             sizes.zstd19 = fit.zstd.predict(sizes.zstd3);
+            // Never above what zlib itself gave (`best` holds that until now).
+            sizes.best = fit.best.predict(sizes.deflate9).min(sizes.best);
         }
     }
     sets.iter()
@@ -493,10 +515,11 @@ impl Ratio {
     }
 }
 
-/// The two ratios of a sample.
+/// The three ratios of a sample.
 struct Fit {
     brotli: Ratio,
     zstd: Ratio,
+    best: Ratio,
 }
 
 impl Fit {
@@ -506,6 +529,7 @@ impl Fit {
         Fit {
             brotli: Ratio::of(&pairs(|s| (s.brotli5, s.brotli11))),
             zstd: Ratio::of(&pairs(|s| (s.zstd3, s.zstd19))),
+            best: Ratio::of(&pairs(|s| (s.deflate9, s.best))),
         }
     }
 }
@@ -522,6 +546,7 @@ fn sum(
         ..Estimate::default()
     };
     let (mut estimated_files, mut estimated_brotli5, mut estimated_zstd3) = (0, 0, 0);
+    let mut estimated_deflate9 = 0;
     // How often each estimated content occurs: its error counts once per path, all alike.
     let mut repeats: std::collections::HashMap<&[u8], usize> = std::collections::HashMap::new();
     let (mut measured_files, mut measured_bytes) = (0, 0);
@@ -534,6 +559,7 @@ fn sum(
             estimated_files += 1;
             estimated_brotli5 += sizes.brotli5;
             estimated_zstd3 += sizes.zstd3;
+            estimated_deflate9 += sizes.deflate9;
         } else {
             measured_files += 1;
             measured_bytes += sizes.raw;
@@ -559,8 +585,10 @@ fn sum(
             measured_bytes,
             brotli_ratio: fit.brotli.ratio,
             zstd_ratio: fit.zstd.ratio,
+            best_ratio: fit.best.ratio,
             brotli11_margin: fit.brotli.margin(alike, estimated_brotli5),
             zstd19_margin: fit.zstd.margin(alike, estimated_zstd3),
+            best_margin: fit.best.margin(alike, estimated_deflate9),
         });
     out
 }
@@ -717,8 +745,7 @@ mod tests {
     }
 
     #[test]
-    fn a_sample_measures_brotli_11_and_zstd_19_on_part_of_the_text_and_the_truth_is_in_its_interval(
-    ) {
+    fn a_sample_measures_the_highest_levels_on_part_of_the_text_and_the_truth_is_in_its_interval() {
         let rule = WorthRule::default();
         let pages = pages(90);
         let set = as_set(&pages);
@@ -733,7 +760,7 @@ mod tests {
         assert!(s.measured_bytes >= raw / 4 && s.measured_bytes < raw / 2);
         assert!(s.measured_files >= MIN_SAMPLE_FILES && s.measured_files < pages.len());
         for (e, f) in exact.files.iter().zip(&sampled.files) {
-            let fast = |z: &Sizes| (z.raw, z.deflate6, z.deflate9, z.best, z.brotli5, z.zstd3);
+            let fast = |z: &Sizes| (z.raw, z.deflate6, z.deflate9, z.brotli5, z.zstd3);
             assert_eq!(
                 fast(&e.sizes),
                 fast(&f.sizes),
@@ -743,6 +770,8 @@ mod tests {
             if !f.estimated {
                 assert_eq!(e.sizes, f.sizes, "{}: measured in the sample", f.path);
             }
+            let zlib = f.sizes.deflate6.min(f.sizes.deflate9);
+            assert!(f.sizes.best <= zlib, "{}: never above zlib's own", f.path);
         }
         let estimated = sampled.files.iter().filter(|f| f.estimated).count();
         assert_eq!(estimated + s.measured_files, pages.len());
@@ -759,6 +788,12 @@ mod tests {
                 exact.totals.zstd19,
                 s.zstd19_margin,
             ),
+            (
+                "libdeflate 12",
+                sampled.totals.best,
+                exact.totals.best,
+                s.best_margin,
+            ),
         ] {
             let off = estimate.abs_diff(truth);
             assert!(
@@ -767,6 +802,7 @@ mod tests {
             );
         }
         assert!(s.brotli11_margin > 0 && s.brotli11_margin < exact.totals.brotli11 / 20);
+        assert!(s.best_margin > 0 && s.best_margin < exact.totals.best / 20);
         assert!(sampled.codings_line().contains("measured on"));
         // The same seed takes the same sample; a text within the budget is measured whole.
         assert_eq!(
