@@ -61,13 +61,24 @@ pub(super) struct BatchArgs {
     sample_runs: u32,
     /// Measure libdeflate 12, brotli 11 and zstd 19 on a sample of BYTES of each unit's text
     /// (the rest from zlib 9, brotli 5 and zstd 3 by the sample's ratio, with a 95% interval
-    /// in the report; seeded with --seed, else 0); 0 measures every file. At level 11 the brotli encoder manages
-    /// 0.54 to 0.61 MB/s a core, the costliest step of a text-heavy unit.
+    /// in the report; seeded with --seed, else 0); 0 measures every file. At level 11 the
+    /// brotli encoder manages 0.54 to 0.61 MB/s a core, the costliest step of a text-heavy
+    /// unit.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_ESTIMATE_SAMPLE)]
     estimate_sample: u64,
+    /// Work on every unit's images itself. By default an image (GIF, PNG, JPEG) that an
+    /// earlier unit of this process already converted or recompressed, with the same options,
+    /// is taken from that unit's verified result: the same files, no CPU spent (the unit's
+    /// report shows 0 for it). Up to 64 MiB of results are kept.
+    #[arg(long)]
+    no_image_memo: bool,
     #[command(flatten)]
     image: ImageArgs,
 }
+
+/// The image results a `batch` process keeps for the units after the one they were made in
+/// (`rewrite::memo`): 64 MiB of outputs, tens of thousands of old sites' GIFs.
+const MEMO_BYTES: usize = 64 << 20;
 
 /// `batch --estimate-sample`'s default: 256 KiB of text a unit (`docs/scale.md` measures the
 /// error it leaves).
@@ -175,7 +186,13 @@ impl BatchArgs {
             emit_wacz: None,
             crawl: crate::site::CrawlOptions::default(),
             analyze: analyze.clone(),
-            rewrite: self.image.rewrite_options(&scratch, analyze),
+            rewrite: crate::rewrite::RewriteOptions {
+                // Units run one after the other in this process: an image met again is not
+                // worked on again.
+                memo: (!self.no_image_memo)
+                    .then(|| std::sync::Arc::new(crate::rewrite::memo::Memo::new(MEMO_BYTES))),
+                ..self.image.rewrite_options(&scratch, analyze)
+            },
             dry_run: true,
             replay: (!self.no_replay).then_some(loopback),
             worth: crate::deflate::WorthRule::default(),

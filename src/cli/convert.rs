@@ -369,6 +369,7 @@ impl ImageArgs {
                 html: self.minify_html,
             },
             scratch: false,
+            memo: None,
         }
     }
 

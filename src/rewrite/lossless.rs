@@ -17,6 +17,7 @@ use crate::html::minify;
 use serde::{Deserialize, Serialize};
 
 use super::links;
+use super::memo::{self, Memo, Work};
 use super::output::Staging;
 use super::pages::Rename;
 use crate::css::minify::Kept;
@@ -171,6 +172,7 @@ pub(super) fn png_to_webp(
     pngs: &[&SiteFile],
     plan: &BTreeMap<String, Rename>,
     image: &image::ImageOptions,
+    memo: Option<&Memo>,
     staging: &Staging,
 ) -> EarlyPngs {
     let pngs: Vec<&SiteFile> = pngs
@@ -181,7 +183,7 @@ pub(super) fn png_to_webp(
     let results: Vec<(LosslessRow, Option<Problem>, Option<Rename>)> = super::once_per_content(
         &pngs,
         |f| site.read(&f.path).ok(),
-        |group| png_or_webp(site, group, plan, image, staging),
+        |group| png_or_webp(site, group, plan, image, memo, staging),
     );
     let mut early = EarlyPngs {
         rows: Vec::new(),
@@ -211,6 +213,7 @@ fn png_or_webp(
     group: &[&SiteFile],
     plan: &BTreeMap<String, Rename>,
     image: &image::ImageOptions,
+    memo: Option<&Memo>,
     staging: &Staging,
 ) -> Vec<(LosslessRow, Option<Problem>, Option<Rename>)> {
     let cpu = image::thread_cpu_time();
@@ -231,7 +234,7 @@ fn png_or_webp(
         Ok(bytes) => bytes,
         Err(_) if group.len() > 1 => {
             // Read when grouped, not now: each file on its own says why.
-            let one = |f: &&SiteFile| png_or_webp(site, &[*f], plan, image, staging);
+            let one = |f: &&SiteFile| png_or_webp(site, &[*f], plan, image, memo, staging);
             return group.iter().flat_map(one).collect();
         }
         Err(err) => {
@@ -241,17 +244,32 @@ fn png_or_webp(
         }
     };
     row.from_bytes = bytes.len() as u64;
-    let png = image::recompress_png(&bytes, image.effort, image.min_saving, &image.limits);
-    let served = png.bytes.as_ref().map_or(bytes.len(), Vec::len) as u64;
-    let webp = image::png_to_webp(
-        &bytes,
-        served,
-        image.effort,
-        image.min_saving,
-        &image.limits,
+    let (made, kept) = memo::through(
+        memo,
+        || Memo::key(Work::PngOrWebp, &format!("{image:?}"), &bytes),
+        || {
+            let png = image::recompress_png(&bytes, image.effort, image.min_saving, &image.limits);
+            let served = png.bytes.as_ref().map_or(bytes.len(), Vec::len) as u64;
+            let webp = image::png_to_webp(
+                &bytes,
+                served,
+                image.effort,
+                image.min_saving,
+                &image.limits,
+            );
+            (png, webp)
+        },
+        memo::Kept::PngOrWebp,
+        |kept| match kept {
+            memo::Kept::PngOrWebp(made) => Some(made),
+            _ => None,
+        },
     );
+    let (png, webp) = &*made;
     drop(bytes);
-    row.cpu_millis = image::thread_cpu_time().saturating_sub(cpu).as_secs_f64() * 1000.0;
+    if !kept {
+        row.cpu_millis = image::thread_cpu_time().saturating_sub(cpu).as_secs_f64() * 1000.0;
+    }
     let mut rows = Vec::with_capacity(group.len());
     for (at, file) in group.iter().enumerate() {
         let row = LosslessRow {
@@ -261,8 +279,8 @@ fn png_or_webp(
         };
         rows.push(place_png_or_webp(
             row,
-            &png,
-            &webp,
+            png,
+            webp,
             &plan[&file.path],
             staging,
         ));
@@ -327,16 +345,15 @@ fn place_png_or_webp(
 pub(super) fn run(
     site: &Site,
     staging: &Staging,
-    opts: &LosslessOptions,
-    image: &image::ImageOptions,
+    rewrite: &super::RewriteOptions,
     early: Vec<(LosslessRow, Option<Problem>)>,
-    max_parse_bytes: u64,
     problems: &mut Vec<Problem>,
 ) -> LosslessReport {
+    let (opts, image, memo) = (&rewrite.lossless, &rewrite.image, rewrite.memo.as_deref());
     let done: BTreeSet<&str> = early.iter().map(|(row, _)| row.path.as_str()).collect();
     let pages = Pages {
         sheets_keep_white_space: opts.html && sheets_keep_white_space(site, staging),
-        max_parse_bytes,
+        max_parse_bytes: rewrite.analyze.max_parse_bytes,
     };
     let files: Vec<&SiteFile> = site
         .files
@@ -353,7 +370,7 @@ pub(super) fn run(
                 .and_then(|_| staged(f))
         },
         |group| match Kind::of(group[0]).filter(|k| opts.wants(*k)) {
-            Some(kind) => same(group, kind, staging, image, &pages),
+            Some(kind) => same(group, kind, staging, image, memo, &pages),
             None => vec![None; group.len()],
         },
     )
@@ -410,6 +427,7 @@ fn same(
     kind: Kind,
     staging: &Staging,
     image: &image::ImageOptions,
+    memo: Option<&Memo>,
     pages: &Pages,
 ) -> Vec<Option<(LosslessRow, Option<Problem>)>> {
     let Ok(bytes) = std::fs::read(staging.path(&group[0].path)) else {
@@ -418,13 +436,31 @@ fn same(
             // Read when grouped, not now: each file on its own.
             _ => group
                 .iter()
-                .flat_map(|f| same(&[*f], kind, staging, image, pages))
+                .flat_map(|f| same(&[*f], kind, staging, image, memo, pages))
                 .collect(),
         };
     };
     let cpu = image::thread_cpu_time();
-    let result = optimize(&bytes, kind, image, pages);
-    let cpu_millis = image::thread_cpu_time().saturating_sub(cpu).as_secs_f64() * 1000.0;
+    // Images only: a page's or a sheet's result depends on more than its bytes (`pages`).
+    let work = match kind {
+        Kind::Png => Some(Work::Png),
+        Kind::Jpeg => Some(Work::Jpeg),
+        _ => None,
+    };
+    let (result, kept) = memo::through(
+        memo.filter(|_| work.is_some()),
+        || Memo::key(work.unwrap_or(Work::Png), &format!("{image:?}"), &bytes),
+        || optimize(&bytes, kind, image, pages),
+        memo::Kept::Lossless,
+        |kept| match kept {
+            memo::Kept::Lossless(result) => Some(result),
+            _ => None,
+        },
+    );
+    let cpu_millis = match kept {
+        true => 0.0,
+        false => image::thread_cpu_time().saturating_sub(cpu).as_secs_f64() * 1000.0,
+    };
     let from_bytes = bytes.len() as u64;
     drop(bytes);
     let row = |file: &SiteFile, cpu_millis| {

@@ -14,6 +14,7 @@ mod leftovers;
 mod links;
 pub mod lossless;
 pub mod markup;
+pub mod memo;
 mod output;
 pub mod pages;
 mod precompress;
@@ -62,6 +63,9 @@ pub struct RewriteOptions {
     /// to disk, since nothing of it is kept and a sync per file makes a thread wait on the
     /// disk (`docs/scale.md`). Default: `false`.
     pub scratch: bool,
+    /// Image results kept across the sites of one process (`batch`): an image met in an
+    /// earlier site with the same options is not worked on again ([`memo`]). Default: `None`.
+    pub memo: Option<std::sync::Arc<memo::Memo>>,
 }
 
 /// What the rewrite did.
@@ -134,7 +138,7 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
             true => site.read(&file.path).ok(),
             false => None,
         },
-        |group| convert_group(site, group, &renames, &opts.image, &staging),
+        |group| convert_group(site, group, &renames, opts, &staging),
     );
     let wall = started.elapsed();
     let mut problems = Vec::new();
@@ -157,7 +161,8 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
         .iter()
         .filter_map(|f| Some((f.path.clone(), renames.get("webp")?.get(&f.path)?.clone())))
         .collect();
-    let mut early = lossless::png_to_webp(site, &pngs, &png_plan, &opts.image, &staging);
+    let memo = opts.memo.as_deref();
+    let mut early = lossless::png_to_webp(site, &pngs, &png_plan, &opts.image, memo, &staging);
     converted.extend(std::mem::take(&mut early.renamed));
 
     // Pages and style sheets.
@@ -234,15 +239,7 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
         changed.extend(m.pages.iter().filter(|p| p.changed).map(|p| p.path.clone()));
     }
 
-    let lossless = lossless::run(
-        site,
-        &staging,
-        &opts.lossless,
-        &opts.image,
-        early.rows,
-        opts.analyze.max_parse_bytes,
-        &mut problems,
-    );
+    let lossless = lossless::run(site, &staging, opts, early.rows, &mut problems);
     changed.extend(
         lossless
             .rows
@@ -450,16 +447,17 @@ fn same_bytes(
     groups
 }
 
-/// Converts the GIF that every file of `group` holds (the same bytes) once and writes the
-/// result under each file's new name. The first file's row carries the time the conversion
-/// took, the others' none (none was spent on them).
+/// Converts the GIF that every file of `group` holds (the same bytes) once (or takes the
+/// conversion from `opts.memo`) and writes the result under each file's new name. The first
+/// file's row carries the time the conversion took, the others' none (none was spent on them).
 fn convert_group(
     site: &Site,
     group: &[&SiteFile],
     renames: &Renames,
-    opts: &ImageOptions,
+    rewrite: &RewriteOptions,
     staging: &output::Staging,
 ) -> Vec<(ImageRow, Option<Problem>)> {
+    let opts = &rewrite.image;
     let first = group[0];
     let mut row = ImageRow {
         path: first.path.clone(),
@@ -485,7 +483,7 @@ fn convert_group(
         Ok(bytes) => bytes,
         Err(_) if group.len() > 1 => {
             // Read when grouped, not now: each file on its own says why.
-            let one = |f: &&SiteFile| convert_group(site, &[*f], renames, opts, staging);
+            let one = |f: &&SiteFile| convert_group(site, &[*f], renames, rewrite, staging);
             return group.iter().flat_map(one).collect();
         }
         Err(err) => {
@@ -494,10 +492,21 @@ fn convert_group(
             return vec![(row, Some(problem(&first.path, "unreadable", err.reason())))];
         }
     };
-    let c = image::convert_gif(&bytes, opts);
+    let (c, kept) = memo::through(
+        rewrite.memo.as_deref(),
+        || memo::Memo::key(memo::Work::Gif, &format!("{opts:?}"), &bytes),
+        || image::convert_gif(&bytes, opts),
+        memo::Kept::Gif,
+        |kept| match kept {
+            memo::Kept::Gif(c) => Some(c),
+            _ => None,
+        },
+    );
     drop(bytes);
-    row.millis = c.elapsed.as_secs_f64() * 1000.0;
-    row.cpu_millis = c.cpu.as_secs_f64() * 1000.0;
+    if !kept {
+        row.millis = c.elapsed.as_secs_f64() * 1000.0;
+        row.cpu_millis = c.cpu.as_secs_f64() * 1000.0;
+    }
     let mut rows = vec![place(row, &c, renames, staging)];
     for file in &group[1..] {
         let copy = ImageRow {

@@ -419,3 +419,84 @@ fn libdeflate_12_brotli_11_and_zstd_19_are_measured_on_a_sample_and_the_report_s
         assert_eq!(exact["totals"][level], estimate["totals"][level], "{level}");
     }
 }
+
+/// The unit report of `unit` in a batch's output.
+fn unit_report(out: &Path, unit: &str) -> serde_json::Value {
+    std::fs::read_dir(out.join("units"))
+        .unwrap()
+        .map(|e| serde_json::from_slice(&std::fs::read(e.unwrap().path()).unwrap()).unwrap())
+        .find(|r: &serde_json::Value| r["unit"] == unit)
+        .unwrap_or_else(|| panic!("no report of {unit} in {}", out.display()))
+}
+
+#[test]
+fn an_image_met_in_an_earlier_unit_is_not_converted_again_and_the_later_unit_gets_the_same_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (shared, own) = (seeded_gif(1), seeded_gif(2));
+    let page = b"<html><body><img src=\"shared.gif\"><img src=\"own.gif\"></body></html>\n";
+    write_site(
+        &tmp.path().join("first"),
+        &[
+            ("index.html", page),
+            ("shared.gif", &shared),
+            ("own.gif", &own),
+        ],
+    );
+    let page = b"<html><body><p><img src=\"img/shared.gif\"></body></html>\n";
+    write_site(
+        &tmp.path().join("second"),
+        &[("index.html", page), ("img/shared.gif", &shared)],
+    );
+    let (both, alone) = (tmp.path().join("both.txt"), tmp.path().join("alone.txt"));
+    std::fs::write(&both, "first\nsecond\n").unwrap();
+    std::fs::write(&alone, "second\n").unwrap();
+    let (together, by_itself) = (tmp.path().join("together"), tmp.path().join("by-itself"));
+    batch(&both, &together)
+        .arg("--no-replay")
+        .assert()
+        .success();
+    batch(&alone, &by_itself)
+        .arg("--no-replay")
+        .assert()
+        .success();
+    let images = |out: &Path| unit_report(out, "second")["report"]["images"].clone();
+    let (after_first, alone) = (images(&together), images(&by_itself));
+    let row = |rows: &serde_json::Value| rows[0].clone();
+    assert_eq!(row(&alone)["path"], "img/shared.gif");
+    assert_eq!(row(&alone)["outcome"], "converted");
+    assert!(row(&alone)["cpu_millis"].as_f64().unwrap() > 0.0);
+    assert_eq!(
+        row(&after_first)["cpu_millis"],
+        0.0,
+        "converted in the first unit"
+    );
+    let without_time = |mut r: serde_json::Value| {
+        r["millis"] = 0.into();
+        r["cpu_millis"] = 0.into();
+        r
+    };
+    assert_eq!(without_time(row(&after_first)), without_time(row(&alone)));
+    let first = unit_report(&together, "first")["report"]["images"].clone();
+    let timed = |rows: &serde_json::Value| {
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["cpu_millis"].as_f64().unwrap() > 0.0)
+            .count()
+    };
+    assert_eq!(timed(&first), 2, "the first unit converts both of its GIFs");
+    assert_eq!(
+        collection_of(&together, tmp.path()).rows.len(),
+        2,
+        "both units are done"
+    );
+}
+
+fn collection_of(out: &Path, tmp: &Path) -> Collection {
+    let merged = tmp.join(format!(
+        "merged-{}",
+        out.file_name().unwrap().to_string_lossy()
+    ));
+    merge(&[out], &merged).assert().success();
+    collection(&merged)
+}

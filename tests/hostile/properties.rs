@@ -216,6 +216,7 @@ proptest! {
             markup: Some(CssChoice::Auto),
             lossless: Default::default(),
             scratch: false,
+            memo: None,
         };
         let result = rewrite::rewrite(&site, &before, &opts).unwrap();
         prop_assert!(result.broken_by_rewrite.is_empty(), "{:?}", result.broken_by_rewrite);

@@ -104,6 +104,7 @@ fn run_rewrite(site_dir: &Path, out: &Path) -> rewrite::Rewrite {
             ..Default::default()
         },
         scratch: false,
+        memo: None,
     };
     rewrite::rewrite(&site, &inv, &opts).unwrap()
 }
@@ -331,6 +332,7 @@ fn output_inside_the_input_is_refused_and_nothing_is_written() {
             markup: None,
             lossless: Default::default(),
             scratch: false,
+            memo: None,
         };
         assert!(rewrite::rewrite(&site, &inv, &opts).is_err());
     }
@@ -358,6 +360,7 @@ fn keep_originals_copies_converted_gifs() {
             ..Default::default()
         },
         scratch: false,
+        memo: None,
     };
     rewrite::rewrite(&site, &inv, &opts).unwrap();
     assert!(out.join("Icons/WWW/w3c_home.gif").is_file());
@@ -569,6 +572,7 @@ fn a_missing_background_moved_into_the_shared_sheet_is_not_broken_by_the_rewrite
         )),
         lossless: Default::default(),
         scratch: false,
+        memo: None,
     };
     let done = rewrite::rewrite(&site, &inv, &opts).unwrap();
     let sheet = std::fs::read_to_string(tmp.path().join("out/webdiet.css")).unwrap();
