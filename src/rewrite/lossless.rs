@@ -11,6 +11,7 @@
 //! after it.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use crate::html::minify;
 
@@ -244,27 +245,18 @@ fn png_or_webp(
         }
     };
     row.from_bytes = bytes.len() as u64;
-    let (made, kept) = memo::through(
-        memo,
-        || Memo::key(Work::PngOrWebp, &format!("{image:?}"), &bytes),
-        || {
-            let png = image::recompress_png(&bytes, image.effort, image.min_saving, &image.limits);
-            let served = png.bytes.as_ref().map_or(bytes.len(), Vec::len) as u64;
-            let webp = image::png_to_webp(
-                &bytes,
-                served,
-                image.effort,
-                image.min_saving,
-                &image.limits,
-            );
-            (png, webp)
-        },
-        memo::Kept::PngOrWebp,
-        |kept| match kept {
-            memo::Kept::PngOrWebp(made) => Some(made),
-            _ => None,
-        },
-    );
+    let (made, kept) = memo::through(memo, Work::PngOrWebp, image, &bytes, || {
+        let png = image::recompress_png(&bytes, image.effort, image.min_saving, &image.limits);
+        let served = png.bytes.as_ref().map_or(bytes.len(), Vec::len) as u64;
+        let webp = image::png_to_webp(
+            &bytes,
+            served,
+            image.effort,
+            image.min_saving,
+            &image.limits,
+        );
+        (png, webp)
+    });
     let (png, webp) = &*made;
     drop(bytes);
     if !kept {
@@ -447,16 +439,12 @@ fn same(
         Kind::Jpeg => Some(Work::Jpeg),
         _ => None,
     };
-    let (result, kept) = memo::through(
-        memo.filter(|_| work.is_some()),
-        || Memo::key(work.unwrap_or(Work::Png), &format!("{image:?}"), &bytes),
-        || optimize(&bytes, kind, image, pages),
-        memo::Kept::Lossless,
-        |kept| match kept {
-            memo::Kept::Lossless(result) => Some(result),
-            _ => None,
-        },
-    );
+    let (result, kept) = match work {
+        Some(work) => memo::through(memo, work, image, &bytes, || {
+            optimize(&bytes, kind, image, pages)
+        }),
+        None => (Arc::new(optimize(&bytes, kind, image, pages)), false),
+    };
     let cpu_millis = match kept {
         true => 0.0,
         false => image::thread_cpu_time().saturating_sub(cpu).as_secs_f64() * 1000.0,

@@ -1,6 +1,6 @@
 //! Image results kept across the sites of one process: `batch` audits its units one after
-//! the other, and archived sites share their images (the same buttons, bullets and "under
-//! construction" signs in thousands of them). A GIF, PNG or JPEG met again, with the same
+//! the other, and the sites of one archive often share images (the same buttons, bullets and
+//! "under construction" signs). A GIF, PNG or JPEG met again, with the same
 //! options, is not worked on again: its verified result is taken from here. The conversions
 //! are deterministic (the same bytes and options give the same result on every run,
 //! `docs/images.md`), so a unit's files are what they would have been alone; only its CPU
@@ -76,7 +76,7 @@ impl Memo {
 
     /// The key of `work` on `input` with `options` (a description of every option that can
     /// change the result).
-    pub(super) fn key(work: Work, options: &str, input: &[u8]) -> [u8; 32] {
+    fn key(work: Work, options: &str, input: &[u8]) -> [u8; 32] {
         let work = format!("{work:?}");
         crate::digest::sha256(&[b"webdiet memo", work.as_bytes(), options.as_bytes(), input])
     }
@@ -108,24 +108,66 @@ impl Memo {
     }
 }
 
-/// `work` on `input`, from `memo` when it holds the result (then `true`), otherwise computed by
-/// `run` and kept; without a memo always computed.
-pub(super) fn through<T>(
+/// A result a memo keeps.
+pub(super) trait Keep: Sized {
+    fn wrap(this: Arc<Self>) -> Kept;
+    fn unwrap(kept: Kept) -> Option<Arc<Self>>;
+}
+
+impl Keep for Conversion {
+    fn wrap(this: Arc<Self>) -> Kept {
+        Kept::Gif(this)
+    }
+    fn unwrap(kept: Kept) -> Option<Arc<Self>> {
+        match kept {
+            Kept::Gif(c) => Some(c),
+            _ => None,
+        }
+    }
+}
+
+impl Keep for Recompressed {
+    fn wrap(this: Arc<Self>) -> Kept {
+        Kept::Lossless(this)
+    }
+    fn unwrap(kept: Kept) -> Option<Arc<Self>> {
+        match kept {
+            Kept::Lossless(r) => Some(r),
+            _ => None,
+        }
+    }
+}
+
+impl Keep for (Recompressed, Recompressed) {
+    fn wrap(this: Arc<Self>) -> Kept {
+        Kept::PngOrWebp(this)
+    }
+    fn unwrap(kept: Kept) -> Option<Arc<Self>> {
+        match kept {
+            Kept::PngOrWebp(pair) => Some(pair),
+            _ => None,
+        }
+    }
+}
+
+/// `work` on `input` (with `options`, described), from `memo` when it holds the result (then
+/// `true`), otherwise computed by `run` and kept; without a memo always computed.
+pub(super) fn through<T: Keep>(
     memo: Option<&Memo>,
-    key: impl FnOnce() -> [u8; 32],
+    work: Work,
+    options: impl std::fmt::Debug,
+    input: &[u8],
     run: impl FnOnce() -> T,
-    wrap: impl FnOnce(Arc<T>) -> Kept,
-    unwrap: impl FnOnce(Kept) -> Option<Arc<T>>,
 ) -> (Arc<T>, bool) {
     let Some(memo) = memo else {
         return (Arc::new(run()), false);
     };
-    let key = key();
-    if let Some(found) = memo.get(&key).and_then(unwrap) {
+    let key = Memo::key(work, &format!("{options:?}"), input);
+    if let Some(found) = memo.get(&key).and_then(T::unwrap) {
         return (found, true);
     }
     let result = Arc::new(run());
-    memo.put(key, wrap(result.clone()));
+    memo.put(key, T::wrap(result.clone()));
     (result, false)
 }
 
@@ -148,20 +190,11 @@ mod tests {
         let memo = Memo::new(100);
         let mut runs = 0;
         let mut ask = |options: &str, input: &[u8], size: usize| {
-            through(
-                Some(&memo),
-                || Memo::key(Work::Png, options, input),
-                || {
-                    runs += 1;
-                    recompressed(size)
-                },
-                Kept::Lossless,
-                |k| match k {
-                    Kept::Lossless(r) => Some(r),
-                    _ => None,
-                },
-            )
-            .1
+            let run = || {
+                runs += 1;
+                recompressed(size)
+            };
+            through(Some(&memo), Work::Png, options, input, run).1
         };
         assert!(!ask("default", b"a", 60));
         assert!(ask("default", b"a", 60), "the same input and options: kept");

@@ -2,10 +2,12 @@
 //! points every reference at the new files, and writes a complete copy of the site.
 //!
 //! Order: plan the new names (no clash with any file, in any letter case) → convert each
-//! referenced GIF (once for all the names it has in the site) and write its PNG as soon as it
-//! is verified (memory is bounded by the largest image), and, with `--image-format webp|best`, offer each referenced PNG a WebP
-//! (`lossless::png_to_webp`) → edit pages and style sheets (`pages`) → find references the edits did not
-//! reach (`leftovers`), whose GIFs are then copied too → copy everything else byte for byte →
+//! referenced GIF (once for all the names it has in the site, or not at all when `batch`'s
+//! memo has it from an earlier site) and write its PNG as soon as it is verified (memory is
+//! bounded by the largest image), and, with `--image-format webp|best`, offer each referenced
+//! PNG a WebP (`lossless::png_to_webp`) → edit pages and style sheets (`pages`) → find
+//! references the edits did not reach (`leftovers`), whose GIFs are then copied too → copy
+//! everything else byte for byte →
 //! analyze the result and list any reference it broke → move the finished tree into place.
 //! The tree is built in a temporary sibling directory and renamed, so `DIR/site` is either the
 //! old complete copy or the new one. The input is never written.
@@ -492,16 +494,10 @@ fn convert_group(
             return vec![(row, Some(problem(&first.path, "unreadable", err.reason())))];
         }
     };
-    let (c, kept) = memo::through(
-        rewrite.memo.as_deref(),
-        || memo::Memo::key(memo::Work::Gif, &format!("{opts:?}"), &bytes),
-        || image::convert_gif(&bytes, opts),
-        memo::Kept::Gif,
-        |kept| match kept {
-            memo::Kept::Gif(c) => Some(c),
-            _ => None,
-        },
-    );
+    let memo = rewrite.memo.as_deref();
+    let (c, kept) = memo::through(memo, memo::Work::Gif, opts, &bytes, || {
+        image::convert_gif(&bytes, opts)
+    });
     drop(bytes);
     if !kept {
         row.millis = c.elapsed.as_secs_f64() * 1000.0;
