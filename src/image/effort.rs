@@ -134,16 +134,39 @@ pub(crate) const ZOPFLI_FEWER_FROM_BYTES: usize = 7000;
 /// compresses). No Space Jam image is that large (the largest is 600 × 368).
 pub(crate) const ZOPFLI_LARGE_PIXELS: u64 = 512 * 512;
 
+/// Which filter strategies [`zopfli_pass`] ranks before Zopfli compresses the best one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Filters {
+    /// The first pass's two (None and Entropy): converted GIFs.
+    Pair,
+    /// All ten of oxipng's (its preset 6's: the five PNG filters, MinSum, Entropy, Bigrams,
+    /// BigEnt and Brute), ranked by libdeflate 8: a site's own PNGs. On the Sphinx manual's
+    /// pre-optimised screenshots the pair left `max` 0.13 % above the best of `oxipng -o max`,
+    /// `optipng -o7` and `zopflipng -m` per file; all ten put it 0.09 % under, for the same
+    /// CPU (the ranking is cheap beside Zopfli). On Space Jam's GIFs they saved 245 B of
+    /// 1.38 MB for 10 % more CPU, which `max`'s 30 s per MB of GIF cannot spare
+    /// (docs/images.md).
+    All,
+}
+
 /// The second pass at `--effort max`, on the PNG the first pass made (already reduced, so
-/// reductions are off): the same two filter strategies ranked again by a quick deflate, and
-/// the better one compressed by Zopfli, 15 iterations below [`ZOPFLI_FEWER_FROM_BYTES`], 5
-/// from there, 2 past [`ZOPFLI_LARGE_PIXELS`]. `None` at the other levels, and for results
-/// under [`ZOPFLI_FROM_BYTES`]. The caller keeps the smaller PNG.
-pub(crate) fn zopfli_pass(effort: Effort, pixels: u64, bytes: usize) -> Option<oxipng::Options> {
+/// reductions are off): `filters` ranked again by a quick deflate, and the best compressed by
+/// Zopfli, 15 iterations below [`ZOPFLI_FEWER_FROM_BYTES`], 5 from there, 2 past
+/// [`ZOPFLI_LARGE_PIXELS`]. `None` at the other levels, and for results under
+/// [`ZOPFLI_FROM_BYTES`]. The caller keeps the smaller PNG.
+pub(crate) fn zopfli_pass(
+    effort: Effort,
+    pixels: u64,
+    bytes: usize,
+    filters: Filters,
+) -> Option<oxipng::Options> {
     if effort != Effort::Max || bytes < ZOPFLI_FROM_BYTES {
         return None;
     }
     let mut o = static_options(effort, false);
+    if filters == Filters::All {
+        o.filters = oxipng::Options::from_preset(6).filters;
+    }
     o.interlace = None;
     fixed_format(&mut o);
     o.deflater = zopfli(if pixels > ZOPFLI_LARGE_PIXELS {

@@ -294,7 +294,9 @@ fn optimize(png: &[u8], scan: &apng::Scan, opts: &ImageOptions) -> Option<Vec<u8
             best = out;
         }
     }
-    if let Some(second) = effort::zopfli_pass(opts.effort, pixels, best.len()) {
+    if let Some(second) =
+        effort::zopfli_pass(opts.effort, pixels, best.len(), effort::Filters::Pair)
+    {
         if let Ok(out) = oxipng::optimize_from_memory(&best, &second) {
             if out.len() < best.len() {
                 best = out;
@@ -345,7 +347,7 @@ fn compress_frame(
     let mut png = raw
         .create_optimized_png(&effort::frame_options(effort))
         .map_err(|e| e.to_string())?;
-    if let Some(second) = effort::zopfli_pass(effort, pixels, png.len()) {
+    if let Some(second) = effort::zopfli_pass(effort, pixels, png.len(), effort::Filters::Pair) {
         if let Ok(out) = oxipng::optimize_from_memory(&png, &second) {
             if out.len() < png.len() {
                 png = out;

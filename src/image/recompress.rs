@@ -25,7 +25,7 @@ use std::io::Cursor;
 
 use super::chunks::Chunk;
 use super::decode::Limits;
-use super::effort::{self, Effort};
+use super::effort::{self, Effort, Filters};
 
 /// Ancillary chunks kept because a browser draws with them.
 const KEPT: [&[u8; 4]; 11] = [
@@ -251,7 +251,7 @@ pub fn recompress_png(
             best = out;
         }
     }
-    if let Some(mut second) = effort::zopfli_pass(effort, pixels, best.len()) {
+    if let Some(mut second) = effort::zopfli_pass(effort, pixels, best.len(), Filters::All) {
         second.strip = oxipng::StripChunks::None;
         second.max_decompressed_size = first.max_decompressed_size;
         if let Ok(out) = oxipng::optimize_from_memory(&best, &second) {

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use gif::{DisposalMethod, Repeat};
 use image::AnimationDecoder;
 
+use super::effort::Filters;
 use super::*;
 
 /// One frame of a fixture GIF.
@@ -922,10 +923,17 @@ fn zopfli_runs_only_at_max_on_results_past_its_threshold_with_fewer_iterations_w
     let (small, large) = (64 * 64, effort::ZOPFLI_LARGE_PIXELS + 1);
     assert!(from < fewer);
     for level in [Effort::Fast, Effort::Default] {
-        let pass = effort::zopfli_pass(level, small, fewer * 10);
+        let pass = effort::zopfli_pass(level, small, fewer * 10, Filters::All);
         assert_eq!(iterations(pass), None, "{level}");
     }
-    let max = |pixels, bytes| iterations(effort::zopfli_pass(Effort::Max, pixels, bytes));
+    let max = |pixels, bytes| {
+        iterations(effort::zopfli_pass(
+            Effort::Max,
+            pixels,
+            bytes,
+            Filters::Pair,
+        ))
+    };
     assert_eq!(max(small, from - 1), None);
     assert_eq!(max(small, from), Some(15));
     assert_eq!(max(small, fewer - 1), Some(15));
@@ -933,6 +941,32 @@ fn zopfli_runs_only_at_max_on_results_past_its_threshold_with_fewer_iterations_w
     assert_eq!(max(large, from), Some(2));
     assert_eq!(max(large, from - 1), None);
     // The second pass works on an image already reduced: colour type, depth and palette stay.
-    let o = effort::zopfli_pass(Effort::Max, small, from).expect("a pass");
+    let o = effort::zopfli_pass(Effort::Max, small, from, Filters::Pair).expect("a pass");
     assert!(!o.palette_reduction && !o.bit_depth_reduction && !o.color_type_reduction);
+}
+
+#[test]
+fn a_sites_own_pngs_get_zopfli_on_the_best_of_all_ten_filter_strategies_and_gifs_on_the_pair() {
+    use oxipng::FilterStrategy as S;
+    let filters = |which| {
+        let o = effort::zopfli_pass(Effort::Max, 64 * 64, 5000, which).expect("a pass");
+        // Ranked by a quick deflate, one Zopfli run on the winner.
+        assert!(o.fast_evaluation);
+        o.filters.into_iter().collect::<Vec<S>>()
+    };
+    assert_eq!(filters(Filters::Pair), vec![S::NONE, S::Entropy]);
+    let all = filters(Filters::All);
+    assert_eq!(all.len(), 10);
+    for s in [
+        S::NONE,
+        S::SUB,
+        S::UP,
+        S::AVERAGE,
+        S::PAETH,
+        S::MinSum,
+        S::Entropy,
+    ] {
+        assert!(all.contains(&s), "{s:?}");
+    }
+    assert!(all.iter().any(|s| matches!(s, S::Brute { .. })));
 }
