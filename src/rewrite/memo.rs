@@ -114,41 +114,26 @@ pub(super) trait Keep: Sized {
     fn unwrap(kept: Kept) -> Option<Arc<Self>>;
 }
 
-impl Keep for Conversion {
-    fn wrap(this: Arc<Self>) -> Kept {
-        Kept::Gif(this)
-    }
-    fn unwrap(kept: Kept) -> Option<Arc<Self>> {
-        match kept {
-            Kept::Gif(c) => Some(c),
-            _ => None,
+/// `Keep` for a result type held in one variant of [`Kept`].
+macro_rules! keep {
+    ($result:ty, $variant:ident) => {
+        impl Keep for $result {
+            fn wrap(this: Arc<Self>) -> Kept {
+                Kept::$variant(this)
+            }
+            fn unwrap(kept: Kept) -> Option<Arc<Self>> {
+                match kept {
+                    Kept::$variant(result) => Some(result),
+                    _ => None,
+                }
+            }
         }
-    }
+    };
 }
 
-impl Keep for Recompressed {
-    fn wrap(this: Arc<Self>) -> Kept {
-        Kept::Lossless(this)
-    }
-    fn unwrap(kept: Kept) -> Option<Arc<Self>> {
-        match kept {
-            Kept::Lossless(r) => Some(r),
-            _ => None,
-        }
-    }
-}
-
-impl Keep for (Recompressed, Recompressed) {
-    fn wrap(this: Arc<Self>) -> Kept {
-        Kept::PngOrWebp(this)
-    }
-    fn unwrap(kept: Kept) -> Option<Arc<Self>> {
-        match kept {
-            Kept::PngOrWebp(pair) => Some(pair),
-            _ => None,
-        }
-    }
-}
+keep!(Conversion, Gif);
+keep!(Recompressed, Lossless);
+keep!((Recompressed, Recompressed), PngOrWebp);
 
 /// `work` on `input` (with `options`, described), from `memo` when it holds the result (then
 /// `true`), otherwise computed by `run` and kept; without a memo always computed.
