@@ -82,12 +82,12 @@ impl Memo {
     }
 
     /// The result kept under `key`, if any.
-    pub(super) fn get(&self, key: &[u8; 32]) -> Option<Kept> {
+    fn get(&self, key: &[u8; 32]) -> Option<Kept> {
         self.lock().kept.get(key).cloned()
     }
 
     /// Keeps `kept` under `key` while the limit allows.
-    pub(super) fn put(&self, key: [u8; 32], kept: Kept) {
+    fn put(&self, key: [u8; 32], kept: Kept) {
         let size = kept.bytes();
         let mut inner = self.lock();
         if inner.bytes + size <= self.limit && !inner.kept.contains_key(&key) {
@@ -96,8 +96,8 @@ impl Memo {
         }
     }
 
-    /// Results kept, and the bytes they hold.
-    pub fn len(&self) -> (usize, usize) {
+    /// The results kept, and the bytes they hold.
+    pub fn held(&self) -> (usize, usize) {
         let inner = self.lock();
         (inner.kept.len(), inner.bytes)
     }
@@ -190,6 +190,6 @@ mod tests {
         assert!(!ask("default", b"c", 30));
         assert!(!ask("default", b"c", 30));
         assert_eq!(runs, 5);
-        assert_eq!(memo.len(), (2, 90));
+        assert_eq!(memo.held(), (2, 90));
     }
 }
