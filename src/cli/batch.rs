@@ -77,7 +77,8 @@ pub(super) struct BatchArgs {
 }
 
 /// The image results a `batch` process keeps for the units after the one they were made in
-/// (`rewrite::memo`): 64 MiB of outputs, tens of thousands of old sites' GIFs.
+/// (`rewrite::memo`): 64 MiB of outputs, about 20,000 PNGs the size of Space Jam's converted
+/// GIFs (3.4 KB on average).
 const MEMO_BYTES: usize = 64 << 20;
 
 /// `batch --estimate-sample`'s default: 256 KiB of text a unit (`docs/scale.md` measures the
