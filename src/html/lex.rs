@@ -314,13 +314,19 @@ pub fn memchr(needle: u8, hay: &[u8], from: usize) -> Option<usize> {
 /// start tag whose name begins with `name` exists, so no element made from one can either (a
 /// cheap test before a whole parse).
 pub fn may_have_tag(text: &[u8], name: &[u8]) -> bool {
+    may_have_any_tag(text, &[name])
+}
+
+/// [`may_have_tag`] for any of `names`, in one pass over `text`.
+pub fn may_have_any_tag(text: &[u8], names: &[&[u8]]) -> bool {
     let mut at = 0;
     while let Some(lt) = memchr(b'<', text, at) {
         let after = lt + 1;
-        if text
-            .get(after..after + name.len())
-            .is_some_and(|n| n.eq_ignore_ascii_case(name))
-        {
+        let starts = |name: &&[u8]| {
+            text.get(after..after + name.len())
+                .is_some_and(|n| n.eq_ignore_ascii_case(name))
+        };
+        if names.iter().any(starts) {
             return true;
         }
         at = after;

@@ -252,6 +252,13 @@ fn the_base_href_shortcut_agrees_with_the_parse_and_parses_only_pages_with_a_bas
         !lex::may_have_tag(b"a < base", b"base"),
         "`< base` is text, not a tag"
     );
+    let names: [&[u8]; 3] = [b"im", b"script", b"base"];
+    assert!(lex::may_have_any_tag(b"<p>x<IMAGE src=a>", &names));
+    assert!(lex::may_have_any_tag(b"<p>x</p><script>", &names));
+    assert!(!lex::may_have_any_tag(
+        b"<p>no such tag: < img, base</p>",
+        &names
+    ));
 }
 
 /// The references as read from `RcDom`'s tree, the way they were read before the compact tree

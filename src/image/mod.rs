@@ -279,36 +279,59 @@ fn frame_count(gif: &[u8], limits: &Limits) -> Result<usize, decode::ReadError> 
 /// `max`), keeping the smallest. `None` when nothing beat the input.
 fn optimize(png: &[u8], scan: &apng::Scan, opts: &ImageOptions) -> Option<Vec<u8>> {
     let pixels = u64::from(scan.width) * u64::from(scan.height);
-    let mut best = png.to_vec();
-    for &level in effort::first_passes(opts.effort) {
-        let pass = effort::static_options(level, opts.interlace);
-        if let Ok(out) = oxipng::optimize_from_memory(png, &pass) {
-            if out.len() < best.len() {
-                best = out;
-            }
-        }
-    }
-    let first = effort::static_options(opts.effort, opts.interlace);
-    if scan.frames == 1 {
-        if let Some(out) = depalette::without_palette(&best, &first) {
-            best = out;
-        }
-    }
-    if let Some(second) =
-        effort::zopfli_pass(opts.effort, pixels, best.len(), effort::Filters::Pair)
-    {
-        if let Ok(out) = oxipng::optimize_from_memory(&best, &second) {
-            if out.len() < best.len() {
-                best = out;
-            }
-        }
-    }
-    if scan.frames == 1 {
-        if let Some(grey) = grey::from_grey_palette(&best) {
-            best = grey;
-        }
-    }
+    let pass = |level| effort::static_options(level, opts.interlace);
+    let best = passes(
+        png,
+        opts.effort,
+        scan.frames == 1,
+        pixels,
+        effort::Filters::Pair,
+        pass,
+    );
     (best.len() < png.len()).then_some(best)
+}
+
+/// The oxipng passes of `effort` over an encoded PNG, the smallest result kept (`input` itself
+/// when nothing beat it), for converted GIFs and a site's own PNGs alike: the first passes
+/// ([`effort::first_passes`], each with `pass(level)`); for a still image its palette offered
+/// as samples ([`depalette`]); `max`'s Zopfli pass over `filters` (with the first pass's
+/// chunk and size rules); for a still image a grey palette written as grey ([`grey`]).
+pub(crate) fn passes(
+    input: &[u8],
+    effort: Effort,
+    still: bool,
+    pixels: u64,
+    filters: effort::Filters,
+    pass: impl Fn(Effort) -> oxipng::Options,
+) -> Vec<u8> {
+    let smaller = |best: &mut Vec<u8>, out: Option<Vec<u8>>| {
+        if let Some(out) = out.filter(|out| out.len() < best.len()) {
+            *best = out;
+        }
+    };
+    let mut best = input.to_vec();
+    for &level in effort::first_passes(effort) {
+        smaller(
+            &mut best,
+            oxipng::optimize_from_memory(input, &pass(level)).ok(),
+        );
+    }
+    let first = pass(effort);
+    if still {
+        let out = depalette::without_palette(&best, &first);
+        smaller(&mut best, out);
+    }
+    if let Some(mut second) = effort::zopfli_pass(effort, pixels, best.len(), filters) {
+        second.strip = first.strip.clone();
+        second.max_decompressed_size = first.max_decompressed_size;
+        let out = oxipng::optimize_from_memory(&best, &second).ok();
+        smaller(&mut best, out);
+    }
+    if still {
+        let out = grey::from_grey_palette(&best);
+        smaller(&mut best, out);
+    }
+    best
 }
 
 /// One APNG frame's zlib stream: oxipng's filter trials and deflater at `effort`, with the

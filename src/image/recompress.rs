@@ -236,35 +236,8 @@ pub fn recompress_png(
     }
     let has_chrm = parsed.iter().any(|c| &c.name == b"cHRM");
     let (stripped, dropped) = strip(png, &parsed);
-    let mut best = stripped.clone();
-    for &level in effort::first_passes(effort) {
-        let pass = options(level, has_chrm, limits);
-        if let Ok(out) = oxipng::optimize_from_memory(&stripped, &pass) {
-            if out.len() < best.len() {
-                best = out;
-            }
-        }
-    }
-    let first = options(effort, has_chrm, limits);
-    if !animated {
-        if let Some(out) = super::depalette::without_palette(&best, &first) {
-            best = out;
-        }
-    }
-    if let Some(mut second) = effort::zopfli_pass(effort, pixels, best.len(), Filters::All) {
-        second.strip = oxipng::StripChunks::None;
-        second.max_decompressed_size = first.max_decompressed_size;
-        if let Ok(out) = oxipng::optimize_from_memory(&best, &second) {
-            if out.len() < best.len() {
-                best = out;
-            }
-        }
-    }
-    if !animated {
-        if let Some(grey) = super::grey::from_grey_palette(&best) {
-            best = grey;
-        }
-    }
+    let pass = |level| options(level, has_chrm, limits);
+    let best = super::passes(&stripped, effort, !animated, pixels, Filters::All, pass);
     let verified = same_png(png, &best, animated, limits);
     Recompressed::decide(png, best, verified, dropped, min_saving)
 }

@@ -56,9 +56,7 @@ pub fn convert_page(bytes: &[u8], opts: &MarkupOptions) -> PageMarkup {
     // most of the memory (a 2 MB page of `<b>x</b>` took 175 MB).
     if let Ok(source) = html::source::Source::new(bytes, opts.encoding) {
         let shadow = source.shadow();
-        let foreign = [&b"svg"[..], b"math"]
-            .iter()
-            .any(|tag| html::lex::may_have_tag(shadow, tag));
+        let foreign = html::lex::may_have_any_tag(shadow, &[b"svg", b"math"]);
         if !foreign && constructs::count_tags(shadow, &opts.images).is_empty() {
             return unchanged(&BTreeMap::new(), "none");
         }

@@ -335,10 +335,7 @@ fn read_staged(
             // none of them is made but from such a start tag (`<image>` makes an `img`), so a
             // page without one is not parsed.
             let text = decoded.text.as_bytes();
-            let refs = match [&b"im"[..], b"script", b"base"]
-                .iter()
-                .any(|tag| html::lex::may_have_tag(text, tag))
-            {
+            let refs = match html::lex::may_have_any_tag(text, &[b"im", b"script", b"base"]) {
                 true => html::references(&decoded.text),
                 false => html::PageRefs::default(),
             };
