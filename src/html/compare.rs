@@ -2,8 +2,9 @@
 //! converter built: same nodes in the same order, same element names and namespaces, same
 //! attributes (in any order), same text (adjacent text nodes joined, as a parser joins them),
 //! comments, doctypes and template contents. The walk is iterative, so that no page is too
-//! deep for it; [`digest`] reduces a tree to one 64-bit hash per step, so that the first tree
-//! can be freed before the second is built (the two trees of a 10 MB page need hundreds of MB).
+//! deep for it; [`digest`] reduces a tree to a [`Digest`] of a few bytes (a 64-bit hash of each
+//! step, folded as the walk goes), so that the first tree can be freed before the second is
+//! built (the two trees of a 10 MB page need hundreds of MB) and no list of the steps is held.
 //! The second is a compact [`Tree`] (`super::arena`); both kinds are walked by the same code,
 //! so equal trees give equal digests whichever kind holds them.
 
@@ -205,27 +206,34 @@ impl<'t, T: Nodes> Walk<'t, T> {
     }
 }
 
-/// One hash per step of the walk of `root`'s children (SipHash with fixed keys: a wrong edit
-/// passes only if some step's hash collides, about 2⁻⁶⁴).
-pub fn digest(root: &Handle) -> Vec<u64> {
+/// A tree reduced to the number of steps of its walk and the hash of their hashes, in order
+/// (SipHash with fixed keys: a wrong edit passes only if the fold collides, about 2⁻⁶⁴).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Digest {
+    steps: u64,
+    hash: u64,
+}
+
+/// The [`Digest`] of the walk of `root`'s children.
+pub fn digest(root: &Handle) -> Digest {
     digest_with(&RcNodes, root, false)
 }
 
-/// [`digest`] of a compact tree (the same steps give the same hashes).
-pub fn digest_tree(tree: &Tree) -> Vec<u64> {
+/// [`digest`] of a compact tree (the same steps give the same digest).
+pub fn digest_tree(tree: &Tree) -> Digest {
     digest_with(tree, &tree.document(), false)
 }
 
 /// [`digest_tree`] of the page as `--minify-html` leaves it: comments passed over, and white
 /// space in text outside the elements that keep it (`minify::KEEPS_WHITE_SPACE`, MathML)
 /// reduced to a space or its line breaks (`super::minify`).
-pub fn digest_minified(tree: &Tree) -> Vec<u64> {
+pub fn digest_minified(tree: &Tree) -> Digest {
     digest_with(tree, &tree.document(), true)
 }
 
-fn digest_with<T: Nodes>(tree: &T, root: &T::N, minified: bool) -> Vec<u64> {
+fn digest_with<T: Nodes>(tree: &T, root: &T::N, minified: bool) -> Digest {
     let mut walk = Walk::new(tree, root, minified);
-    let mut out = Vec::new();
+    let (mut steps, mut fold) = (0u64, DefaultHasher::new());
     // Per open element: whether its text keeps its white space.
     let mut keeps: Vec<bool> = Vec::new();
     while let Some(step) = walk.next() {
@@ -272,9 +280,13 @@ fn digest_with<T: Nodes>(tree: &T, root: &T::N, minified: bool) -> Vec<u64> {
                 });
             }
         }
-        out.push(h.finish());
+        steps += 1;
+        fold.write_u64(h.finish());
     }
-    out
+    Digest {
+        steps,
+        hash: fold.finish(),
+    }
 }
 
 /// Every run of ASCII white space as `--minify-html` writes it: its line breaks, or one space.

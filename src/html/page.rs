@@ -328,14 +328,25 @@ impl<'a> Page<'a> {
     }
 
     /// Whether `edits` turn the page into exactly the edited tree (re-parsed in the page's
-    /// encoding, which the edit must not change either). The page is consumed: its tree is
-    /// reduced to a digest and freed before the edited bytes are parsed. Nobody else may hold
-    /// its nodes by then (they would be kept alive).
+    /// encoding, which the edit must not change either). The page is consumed: its source map
+    /// is freed first, then its tree is reduced to a digest and freed, before the edited bytes
+    /// are parsed. Nobody else may hold its nodes by then (they would be kept alive).
     pub fn proves(self, edits: &[SpanEdit]) -> bool {
-        let expected = digest(&self.dom.document);
-        let quirks = self.dom.quirks_mode.get();
-        let (bytes, encoding) = (self.source.bytes(), self.source.encoding());
-        drop((self.dom, self.log, self.ops));
+        let Page {
+            source,
+            dom,
+            log,
+            own,
+            parsed_attrs,
+            pairs,
+            misnested,
+            ops,
+        } = self;
+        drop((log, own, parsed_attrs, pairs, misnested, ops));
+        let expected = digest(&dom.document);
+        let quirks = dom.quirks_mode.get();
+        drop(dom);
+        let (bytes, encoding) = (source.bytes(), source.encoding());
         let edited = render(bytes, encoding, edits, &str::to_string);
         // The browser must read the edited page as it read the page (an edit could push a
         // `<meta>` past where Chromium's scan stops).
