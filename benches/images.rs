@@ -9,10 +9,11 @@
 //!   EFFORTS=default cargo bench --bench images      # one level
 //!   FORMATS=png,webp,best cargo bench --bench images  # also lossless WebP, and the best of both
 //!   CSV=/tmp/images.csv cargo bench --bench images  # also one line per image and level
+//!   CORPUS=libwww-docs cargo bench --bench images   # another corpus of ../shared/corpora
 //!
 //! libwebp's own tools on the same files: `benches/images.sh webp`.
 //!
-//! Needs ../shared/corpora/spacejam (or WEBDIET_SHARED=/path/to/shared).
+//! Needs ../shared/corpora/spacejam, or CORPUS's (WEBDIET_SHARED=/path/to/shared elsewhere).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -32,7 +33,8 @@ struct Sum {
 fn main() {
     let shared =
         std::env::var_os("WEBDIET_SHARED").map_or_else(|| "../shared".into(), PathBuf::from);
-    let site = shared.join("corpora/spacejam");
+    let corpus = std::env::var("CORPUS").unwrap_or_else(|_| "spacejam".into());
+    let site = shared.join("corpora").join(corpus);
     if !site.is_dir() {
         println!(
             "skipped: {} is missing (set WEBDIET_SHARED)",

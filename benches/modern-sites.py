@@ -71,8 +71,10 @@ def png_anchors(work, site, name, oxipng):
     """Every PNG of the site through each anchor tool, given the stripped PNG; bytes after
     keep-smaller against the stripped PNG, and CPU seconds."""
     scratch = os.path.join(work, f"png-{name}")
-    shutil.rmtree(scratch, ignore_errors=True)
-    os.makedirs(scratch)
+    reuse = os.environ.get("REUSE_ANCHORS") == "1" and os.path.isfile(os.path.join(scratch, "cpu.json"))
+    if not reuse:
+        shutil.rmtree(scratch, ignore_errors=True)
+        os.makedirs(scratch)
     keep = ",".join(c.decode() for c in sorted(KEPT - {b"tRNS", b"acTL", b"fcTL", b"fdAT"}))
     tools = {
         "oxipng -o max": lambda i, o: [oxipng, "-o", "max", "--strip", "none", "--out", o, i],
@@ -90,11 +92,17 @@ def png_anchors(work, site, name, oxipng):
         open(src, "wb").write(data)
         for tool, args in tools.items():
             dst = os.path.join(scratch, f"{k}.{tool.split()[0]}.png")
-            before = children_cpu()
-            run_tool(args(src, dst))
-            cpu[tool] += children_cpu() - before
+            if not reuse:
+                before = children_cpu()
+                run_tool(args(src, dst))
+                cpu[tool] += children_cpu() - before
             got = os.path.getsize(dst) if os.path.exists(dst) else len(data)
             sizes[tool][rel] = min(got, len(data))
+    cpu_file = os.path.join(scratch, "cpu.json")
+    if reuse:
+        cpu = json.load(open(cpu_file))
+    else:
+        json.dump(cpu, open(cpu_file, "w"))
     return stripped, sizes, cpu
 
 

@@ -16,6 +16,7 @@
 #   benches/modern-sites.sh [WORK_DIR]          # default WORK_DIR: target/modern-sites
 #   EFFORTS="default" benches/modern-sites.sh   # fewer levels
 #   VERIFY=0 benches/modern-sites.sh            # skip the render check
+#   REUSE_ANCHORS=1 benches/modern-sites.sh     # the PNG anchors' outputs and CPU from the last run
 #
 # Needs (Debian): apt-get install -y optipng zopfli libjpeg-turbo-progs chromium
 # fonts-liberation fonts-dejavu-core; `cargo install oxipng --version 10.2.1` (Debian 12 has

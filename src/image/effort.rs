@@ -7,8 +7,6 @@
 //! at the same effort always gives the same bytes. The measurements behind the choices are in
 //! `docs/images.md`.
 
-use std::num::NonZeroU64;
-
 use serde::Serialize;
 
 /// How hard the image stage works (`--effort`), like oxipng's presets. The output is the same
@@ -65,13 +63,6 @@ fn base(preset: u8, interlace: bool) -> oxipng::Options {
     o
 }
 
-fn zopfli(iterations: u64) -> oxipng::Deflater {
-    oxipng::Deflater::Zopfli(oxipng::ZopfliOptions {
-        iteration_count: NonZeroU64::new(iterations.max(1)).expect("at least one"),
-        ..Default::default()
-    })
-}
-
 /// oxipng options for a still image (the first pass, libdeflate only):
 /// - `fast`: filters None and MinSum at libdeflate 10, where oxipng sorts the palette by luma
 ///   (its preset 0, libdeflate 5 without palette sorting, was larger than `optipng -o2`; this
@@ -124,9 +115,10 @@ fn pair(other: oxipng::FilterStrategy, level: u8, interlace: bool) -> oxipng::Op
 /// them.
 pub(crate) const ZOPFLI_FROM_BYTES: usize = 1200;
 
-/// From this size on, Zopfli runs 5 iterations instead of 15: on Space Jam's still images
-/// from 7,000 B, 5 iterations kept about 80 % of the saving of 15 for 70 % of their time, and
-/// `max` then stays within 40 CPU s per MB of GIF.
+/// From this size on, Zopfli runs 15 iterations instead of 20 (measured on Space Jam's still
+/// GIFs with zenzop's ECT-derived search: 20 below 7,000 B and 15 from there, 1,379,711 B at
+/// 28.3 CPU s per MB of GIF; 15 everywhere 1,379,894 B at 26.7; 25 and 15 1,379,639 B at 29.7,
+/// too near the 30 s budget for the 72 B; docs/images.md).
 pub(crate) const ZOPFLI_FEWER_FROM_BYTES: usize = 7000;
 
 /// Past this many pixels Zopfli runs 2 iterations whatever the size of the result, so that no
@@ -149,17 +141,28 @@ pub(crate) enum Filters {
     All,
 }
 
+/// `--effort max`'s second pass over the PNG the first pass made (see [`zopfli_pass`]).
+pub(crate) struct ZopfliPass {
+    /// oxipng's options for ranking the filters: its quick deflate (libdeflate 7, or 8 with
+    /// more than four filters, whatever the final level from 11 on) picks the filter, and
+    /// libdeflate 11 writes the PNG whose image data Zopfli then compresses again.
+    pub ranking: oxipng::Options,
+    /// Zopfli's iterations.
+    pub iterations: u64,
+}
+
 /// The second pass at `--effort max`, on the PNG the first pass made (already reduced, so
 /// reductions are off): `filters` ranked again by a quick deflate, and the best compressed by
-/// Zopfli, 15 iterations below [`ZOPFLI_FEWER_FROM_BYTES`], 5 from there, 2 past
-/// [`ZOPFLI_LARGE_PIXELS`]. `None` at the other levels, and for results under
-/// [`ZOPFLI_FROM_BYTES`]. The caller keeps the smaller PNG.
+/// Zopfli (zenzop's ECT-derived search, `image::zopfli`), 20 iterations below
+/// [`ZOPFLI_FEWER_FROM_BYTES`], 15 from there, 2 past [`ZOPFLI_LARGE_PIXELS`]. `None` at the
+/// other levels, and for results under [`ZOPFLI_FROM_BYTES`]. The caller keeps the smaller
+/// PNG.
 pub(crate) fn zopfli_pass(
     effort: Effort,
     pixels: u64,
     bytes: usize,
     filters: Filters,
-) -> Option<oxipng::Options> {
+) -> Option<ZopfliPass> {
     if effort != Effort::Max || bytes < ZOPFLI_FROM_BYTES {
         return None;
     }
@@ -169,14 +172,22 @@ pub(crate) fn zopfli_pass(
     }
     o.interlace = None;
     fixed_format(&mut o);
-    o.deflater = zopfli(if pixels > ZOPFLI_LARGE_PIXELS {
+    // The ranking's PNG is compressed again: the cheaper of the near-optimal levels that keep
+    // the ranking deflater (oxipng ranks at 7 or 8 for any final level from 11 on).
+    o.deflater = oxipng::Deflater::Libdeflater { compression: 11 };
+    // Written even when not smaller than its input: Zopfli has not run yet.
+    o.force = true;
+    let iterations = if pixels > ZOPFLI_LARGE_PIXELS {
         2
     } else if bytes < ZOPFLI_FEWER_FROM_BYTES {
-        15
+        20
     } else {
-        5
-    });
-    Some(o)
+        15
+    };
+    Some(ZopfliPass {
+        ranking: o,
+        iterations,
+    })
 }
 
 /// oxipng options for one APNG frame: filters and deflater only, since every frame shares

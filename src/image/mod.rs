@@ -22,6 +22,7 @@ mod recompress;
 mod target;
 pub mod verify;
 pub mod webp;
+mod zopfli;
 
 use std::time::{Duration, Instant};
 
@@ -322,9 +323,9 @@ pub(crate) fn passes(
         smaller(&mut best, out);
     }
     if let Some(mut second) = effort::zopfli_pass(effort, pixels, best.len(), filters) {
-        second.strip = first.strip.clone();
-        second.max_decompressed_size = first.max_decompressed_size;
-        let out = oxipng::optimize_from_memory(&best, &second).ok();
+        second.ranking.strip = first.strip.clone();
+        second.ranking.max_decompressed_size = first.max_decompressed_size;
+        let out = zopfli_pass(&best, &second);
         smaller(&mut best, out);
     }
     if still {
@@ -332,6 +333,13 @@ pub(crate) fn passes(
         smaller(&mut best, out);
     }
     best
+}
+
+/// Runs `max`'s Zopfli pass over `png`: oxipng ranks the pass's filters and writes the best,
+/// whose image data Zopfli compresses again. `None` when oxipng fails on it.
+fn zopfli_pass(png: &[u8], pass: &effort::ZopfliPass) -> Option<Vec<u8>> {
+    let ranked = oxipng::optimize_from_memory(png, &pass.ranking).ok()?;
+    zopfli::recompress(&ranked, pass.iterations)
 }
 
 /// One APNG frame's zlib stream: oxipng's filter trials and deflater at `effort`, with the
@@ -371,7 +379,7 @@ fn compress_frame(
         .create_optimized_png(&effort::frame_options(effort))
         .map_err(|e| e.to_string())?;
     if let Some(second) = effort::zopfli_pass(effort, pixels, png.len(), effort::Filters::Pair) {
-        if let Ok(out) = oxipng::optimize_from_memory(&png, &second) {
+        if let Some(out) = zopfli_pass(&png, &second) {
             if out.len() < png.len() {
                 png = out;
             }
