@@ -64,7 +64,7 @@ pub(crate) fn recompress(png: &[u8], iterations: u64) -> Option<Vec<u8>> {
 /// hundred kilobytes; one inflating past 16 MiB is left as it is.
 fn profile(data: &[u8], iterations: u64) -> Option<Vec<u8>> {
     let name_end = data.iter().take(80).position(|&b| b == 0)?;
-    let (head, stream) = data.split_at(name_end + 2);
+    let (head, stream) = data.split_at_checked(name_end + 2)?;
     if head[name_end + 1] != 0 {
         return None;
     }
@@ -195,8 +195,11 @@ mod tests {
         assert!(iccp.len() < chunk.len());
         let stream = &iccp[head.len()..];
         assert_eq!(crate::deflate::inflate_zlib(stream, 1 << 20).unwrap(), icc);
-        // A profile with another compression method than 0 is not touched.
+        // A profile with another compression method than 0 is not touched, nor a chunk cut
+        // short after its name.
         let other = [b"x\0\x01".as_slice(), &weak].concat();
         assert_eq!(profile(&other, 5), None);
+        assert_eq!(profile(b"x\0", 5), None);
+        assert_eq!(profile(b"no name end", 5), None);
     }
 }
