@@ -207,6 +207,46 @@ fn an_apng_is_recompressed_frame_by_frame_and_checked_with_its_timing() {
 }
 
 #[test]
+fn an_apng_at_max_gets_its_first_frame_compressed_again_by_zopfli_and_keeps_every_frame() {
+    // Large enough that the first pass leaves more than Zopfli's threshold (1,200 B).
+    let (w, h) = (160, 120);
+    let mut out = Vec::new();
+    {
+        let mut encoder = png::Encoder::new(&mut out, w, h);
+        encoder.set_color(png::ColorType::Rgba);
+        encoder.set_compression(png::Compression::Fastest);
+        encoder.set_filter(png::Filter::NoFilter);
+        encoder.set_animated(3, 0).unwrap();
+        encoder.set_frame_delay(1, 5).unwrap();
+        let mut writer = encoder.write_header().unwrap();
+        for frame in 0..3u8 {
+            let mut data = pixels(w, h, 4);
+            for (i, p) in data.chunks_exact_mut(4).enumerate() {
+                p[2] = p[2].wrapping_add(frame * 40) ^ (i as u8 % 13);
+            }
+            writer.write_image_data(&data).unwrap();
+        }
+    }
+    let default = recompress_png(&out, Effort::Default, 1, &limits());
+    let max = recompress_png(&out, Effort::Max, 1, &limits());
+    assert_eq!(max.outcome, Recompression::Optimized, "{}", max.reason);
+    let (default, new) = (default.bytes.unwrap(), max.bytes.unwrap());
+    assert!(
+        new.len() < default.len(),
+        "{} ≥ {}",
+        new.len(),
+        default.len()
+    );
+    assert_eq!(
+        super::super::verify::same_animation(&out, &new, &limits()),
+        Ok(())
+    );
+    let names = names(&new);
+    assert_eq!(names.iter().filter(|n| *n == "fcTL").count(), 3);
+    assert_eq!(names.iter().filter(|n| *n == "IDAT").count(), 1);
+}
+
+#[test]
 fn the_same_png_at_the_same_effort_gives_the_same_bytes() {
     let original = rgb(&[]);
     for effort in [Effort::Fast, Effort::Default] {
