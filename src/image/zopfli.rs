@@ -15,8 +15,8 @@ pub(crate) fn zlib(data: &[u8], iterations: u64) -> Option<Vec<u8>> {
     o.iteration_count = NonZeroU64::new(iterations.max(1))?;
     o.enhanced = true;
     let mut out = Vec::with_capacity(data.len() / 2);
-    // As oxipng does for zopfli: a boxed reader, not the slice (the slice's reads change how
-    // the encoder splits its input, and the size).
+    // A boxed reader, not the slice, as oxipng gives the `zopfli` crate (whose output grew
+    // when handed the slice: how the input is read decides how the encoder splits it).
     let reader: Box<dyn Read + '_> = Box::new(data);
     zenzop::compress(o, zenzop::Format::Zlib, reader, &mut out).ok()?;
     Some(out)
