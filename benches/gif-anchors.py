@@ -17,55 +17,22 @@ Needs optipng, zopflipng (Debian: apt-get install -y optipng zopfli), oxipng 10.
 """
 
 import os
-import resource
 import shutil
 import subprocess
 import sys
 import tempfile
+
+from benchlib import children_cpu, gif_frames
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARED = os.environ.get("WEBDIET_SHARED", os.path.join(ROOT, "..", "shared"))
 OXIPNG = os.environ.get("OXIPNG", shutil.which("oxipng") or "oxipng")
 
 
-def frames(data):
-    """Image descriptors in a GIF (0x2C blocks), walked by the block structure."""
-    if data[:3] != b"GIF" or len(data) < 13:
-        return 0
-    at = 13
-    if data[10] & 0x80:
-        at += 3 << ((data[10] & 7) + 1)
-    n = 0
-    while at < len(data):
-        block = data[at]
-        if block == 0x3B:
-            break
-        if block == 0x21:
-            at += 2
-        elif block == 0x2C:
-            n += 1
-            flags = data[at + 9]
-            at += 10
-            if flags & 0x80:
-                at += 3 << ((flags & 7) + 1)
-            at += 1  # LZW minimum code size
-        else:
-            break
-        while at < len(data) and data[at]:
-            at += data[at] + 1
-        at += 1
-    return n
-
-
-def cpu():
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-
-
 def run(cmd):
-    before = cpu()
+    before = children_cpu()
     subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-    return cpu() - before
+    return children_cpu() - before
 
 
 def main(corpus):
@@ -79,7 +46,7 @@ def main(corpus):
         for f in files
         if f.lower().endswith(".gif")
     )
-    still = [g for g in gifs if frames(open(g, "rb").read()) == 1]
+    still = [g for g in gifs if gif_frames(open(g, "rb").read()) == 1]
     totals = {"gif": 0, "optipng -o7": 0, "zopflipng -m": 0, "oxipng -o max": 0, "best": 0}
     times = {k: 0.0 for k in totals}
     with tempfile.TemporaryDirectory() as tmp:

@@ -36,38 +36,10 @@ if [ "${1:-}" = webp ]; then
   trap 'rm -rf "$WORK"' EXIT
   echo "machine: $(nproc) cores, $(uname -sr); libwebp tools $(cwebp -version | head -1)"
   python3 - "$SITE" "$WORK" <<'PY'
-import os, resource, subprocess, sys
+import os, subprocess, sys
 site, work = sys.argv[1], sys.argv[2]
-
-def frames(data):
-    """Image descriptors in a GIF (its frame count), walking its blocks."""
-    if data[:6] not in (b"GIF87a", b"GIF89a") or len(data) < 13:
-        return 0
-    at, n = 13, 0
-    if data[10] & 0x80:
-        at += 3 << ((data[10] & 7) + 1)
-    def skip_blocks(at):
-        while at < len(data) and data[at]:
-            at += data[at] + 1
-        return at + 1
-    while at < len(data):
-        b = data[at]
-        if b == 0x21:
-            at = skip_blocks(at + 2)
-        elif b == 0x2C:
-            n += 1
-            flags = data[at + 9] if at + 9 < len(data) else 0
-            at += 10
-            if flags & 0x80:
-                at += 3 << ((flags & 7) + 1)
-            at = skip_blocks(at + 1)
-        else:
-            break
-    return n
-
-def cpu():
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
+sys.path.insert(0, "benches")
+from benchlib import children_cpu as cpu, gif_frames as frames
 
 gifs = sorted(os.path.join(d, f) for d, _, fs in os.walk(site) for f in fs if f.lower().endswith(".gif"))
 kinds = {g: ("animated" if frames(open(g, "rb").read()) > 1 else "still") for g in gifs}

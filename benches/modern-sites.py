@@ -8,12 +8,13 @@ build)."""
 
 import json
 import os
-import resource
 import shutil
 import struct
 import subprocess
 import sys
 import zlib
+
+from benchlib import children_cpu
 
 # The ancillary chunks webdiet keeps (src/image/recompress.rs, KEPT), and tRNS with the pixels.
 KEPT = {b"gAMA", b"cHRM", b"sRGB", b"iCCP", b"cICP", b"mDCV", b"cLLI", b"pHYs", b"eXIf",
@@ -38,11 +39,6 @@ def strip(data):
         if name[:1].isupper() or name in KEPT:
             out.append(raw)
     return b"".join(out)
-
-
-def children_cpu():
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
 
 
 def run_tool(args):

@@ -43,6 +43,14 @@ pub(super) fn parse(png: &[u8]) -> Result<Vec<Chunk<'_>>, String> {
     }
 }
 
+/// The image data: every IDAT chunk's data, joined in order (one zlib stream).
+pub(super) fn image_data(list: &[Chunk<'_>]) -> Vec<u8> {
+    list.iter()
+        .filter(|c| &c.name == b"IDAT")
+        .flat_map(|c| c.data.iter().copied())
+        .collect()
+}
+
 /// Appends one chunk to `out`.
 pub(super) fn write(out: &mut Vec<u8>, name: &[u8; 4], data: &[u8]) {
     out.extend_from_slice(&(data.len() as u32).to_be_bytes());

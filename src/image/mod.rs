@@ -388,21 +388,10 @@ fn compress_frame(
     Ok(idat(&png))
 }
 
-/// The concatenated IDAT data of a well-formed PNG (one oxipng just wrote).
+/// The image data of a PNG oxipng just wrote (empty if it were not one: the APNG made of it
+/// would then fail verification).
 fn idat(png: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    let mut at = 8;
-    while at + 12 <= png.len() {
-        let len = u32::from_be_bytes([png[at], png[at + 1], png[at + 2], png[at + 3]]) as usize;
-        let Some(end) = (at + 8).checked_add(len).filter(|e| *e + 4 <= png.len()) else {
-            break;
-        };
-        if &png[at + 4..at + 8] == b"IDAT" {
-            out.extend_from_slice(&png[at + 8..end]);
-        }
-        at = end + 4;
-    }
-    out
+    chunks::parse(png).map_or_else(|_| Vec::new(), |list| chunks::image_data(&list))
 }
 
 #[cfg(test)]

@@ -177,25 +177,33 @@ fn a_changed_sample_or_a_lost_colour_chunk_fails_the_check() {
     assert!(why.contains("gamma"), "{why}");
 }
 
+/// An unoptimised APNG (no filter, fastest deflate) of three frames of 1/5 s, played `plays`
+/// times (0: for ever): [`pixels`] with `tweak(frame, pixel index, pixel)` applied.
+fn apng(width: u32, height: u32, plays: u32, tweak: impl Fn(u8, usize, &mut [u8])) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut encoder = png::Encoder::new(&mut out, width, height);
+    encoder.set_color(png::ColorType::Rgba);
+    encoder.set_compression(png::Compression::Fastest);
+    encoder.set_filter(png::Filter::NoFilter);
+    encoder.set_animated(3, plays).unwrap();
+    encoder.set_frame_delay(1, 5).unwrap();
+    let mut writer = encoder.write_header().unwrap();
+    for frame in 0..3u8 {
+        let mut data = pixels(width, height, 4);
+        for (i, p) in data.chunks_exact_mut(4).enumerate() {
+            tweak(frame, i, p);
+        }
+        writer.write_image_data(&data).unwrap();
+    }
+    writer.finish().unwrap();
+    out
+}
+
 #[test]
 fn an_apng_is_recompressed_frame_by_frame_and_checked_with_its_timing() {
-    let mut out = Vec::new();
-    {
-        let mut encoder = png::Encoder::new(&mut out, 40, 30);
-        encoder.set_color(png::ColorType::Rgba);
-        encoder.set_compression(png::Compression::Fastest);
-        encoder.set_filter(png::Filter::NoFilter);
-        encoder.set_animated(3, 2).unwrap();
-        encoder.set_frame_delay(1, 5).unwrap();
-        let mut writer = encoder.write_header().unwrap();
-        for frame in 0..3u8 {
-            let mut data = pixels(40, 30, 4);
-            for p in data.chunks_exact_mut(4) {
-                p[2] = p[2].wrapping_add(frame * 40);
-            }
-            writer.write_image_data(&data).unwrap();
-        }
-    }
+    let out = apng(40, 30, 2, |frame, _, p| {
+        p[2] = p[2].wrapping_add(frame * 40)
+    });
     let r = recompress_png(&out, Effort::Fast, 1, &limits());
     assert_eq!(r.outcome, Recompression::Optimized, "{}", r.reason);
     let new = r.bytes.unwrap();
@@ -209,24 +217,9 @@ fn an_apng_is_recompressed_frame_by_frame_and_checked_with_its_timing() {
 #[test]
 fn an_apng_at_max_gets_its_first_frame_compressed_again_by_zopfli_and_keeps_every_frame() {
     // Large enough that the first pass leaves more than Zopfli's threshold (1,200 B).
-    let (w, h) = (160, 120);
-    let mut out = Vec::new();
-    {
-        let mut encoder = png::Encoder::new(&mut out, w, h);
-        encoder.set_color(png::ColorType::Rgba);
-        encoder.set_compression(png::Compression::Fastest);
-        encoder.set_filter(png::Filter::NoFilter);
-        encoder.set_animated(3, 0).unwrap();
-        encoder.set_frame_delay(1, 5).unwrap();
-        let mut writer = encoder.write_header().unwrap();
-        for frame in 0..3u8 {
-            let mut data = pixels(w, h, 4);
-            for (i, p) in data.chunks_exact_mut(4).enumerate() {
-                p[2] = p[2].wrapping_add(frame * 40) ^ (i as u8 % 13);
-            }
-            writer.write_image_data(&data).unwrap();
-        }
-    }
+    let out = apng(160, 120, 0, |frame, i, p| {
+        p[2] = p[2].wrapping_add(frame * 40) ^ (i as u8 % 13)
+    });
     let default = recompress_png(&out, Effort::Default, 1, &limits());
     let max = recompress_png(&out, Effort::Max, 1, &limits());
     assert_eq!(max.outcome, Recompression::Optimized, "{}", max.reason);

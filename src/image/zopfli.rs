@@ -33,12 +33,7 @@ pub(crate) fn recompress(png: &[u8], iterations: u64) -> Option<Vec<u8>> {
     let height = u64::from(u32::from_be_bytes(ihdr.get(4..8)?.try_into().ok()?));
     // At most 8 bytes a pixel and a filter byte a row, twice over for Adam7's passes.
     let limit = 2 * height.checked_mul(1 + width.checked_mul(8)?)? + 1024;
-    let compressed: Vec<u8> = list
-        .iter()
-        .filter(|c| &c.name == b"IDAT")
-        .flat_map(|c| c.data.iter().copied())
-        .collect();
-    let filtered = crate::deflate::inflate_zlib(&compressed, limit).ok()?;
+    let filtered = crate::deflate::inflate_zlib(&chunks::image_data(&list), limit).ok()?;
     let idat = zlib(&filtered, iterations)?;
     let mut out = SIGNATURE.to_vec();
     let mut written = false;
@@ -104,11 +99,7 @@ mod tests {
         writer.write_image_data(&pixels).unwrap();
         writer.finish().unwrap();
         let list = chunks::parse(&one).unwrap();
-        let data: Vec<u8> = list
-            .iter()
-            .filter(|c| &c.name == b"IDAT")
-            .flat_map(|c| c.data.iter().copied())
-            .collect();
+        let data = chunks::image_data(&list);
         let mut out = SIGNATURE.to_vec();
         for c in list
             .iter()
@@ -154,15 +145,8 @@ mod tests {
         );
         assert_eq!(names(&out), [*b"IHDR", *b"tEXt", *b"IDAT", *b"IEND"]);
         // Smaller than the best of libdeflate, the compressor of every other level.
-        let filtered = {
-            let data: Vec<u8> = chunks::parse(&input)
-                .unwrap()
-                .iter()
-                .filter(|c| &c.name == b"IDAT")
-                .flat_map(|c| c.data.iter().copied())
-                .collect();
-            crate::deflate::inflate_zlib(&data, 1 << 20).unwrap()
-        };
+        let data = chunks::image_data(&chunks::parse(&input).unwrap());
+        let filtered = crate::deflate::inflate_zlib(&data, 1 << 20).unwrap();
         let zopfli = zlib(&filtered, 5).unwrap();
         assert!(zopfli.len() < crate::deflate::zlib_best(&filtered).len());
         assert_eq!(
