@@ -12,7 +12,7 @@ use crate::replay::Mode;
 
 /// Makes old, heavy web sites lighter and proves by how much.
 #[derive(Debug, Parser)]
-#[command(name = "webdiet", version, about, max_term_width = 100)]
+#[command(name = "webdiet", version = crate::BUILD, about, max_term_width = 100)]
 pub struct Cli {
     #[command(subcommand)]
     command: Sub,

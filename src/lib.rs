@@ -4,6 +4,10 @@
 //! options struct: [`site::crawl`] → [`inventory::analyze`] → … → [`report`]. [`app::run`] wires
 //! them for the command line.
 
+/// This build: the package version, and the git revision it was built from (`build.rs`).
+/// `--version` prints it, and `batch` keys its unit reports by it.
+pub const BUILD: &str = env!("WEBDIET_BUILD");
+
 pub mod app;
 pub mod archive;
 pub mod audit;

@@ -218,14 +218,16 @@ impl SampleSpec {
 }
 
 /// What makes two runs of a unit comparable: the options that change its results, by name.
-/// Part of every unit's digest, so a unit measured with other options is measured again.
+/// Part of every unit's digest, with the build ([`crate::BUILD`]: the version and git
+/// revision), so a unit measured with other options or by another build is measured again,
+/// never mixed with this one's.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Settings(pub BTreeMap<String, String>);
 
 impl Settings {
     pub fn fingerprint(&self) -> String {
         let text = serde_json::to_string(&self.0).expect("a map of strings serializes");
-        digest::hex(&["settings", env!("CARGO_PKG_VERSION"), &text])
+        digest::hex(&["settings", crate::BUILD, &text])
     }
 }
 
@@ -268,7 +270,7 @@ impl Manifest {
         Manifest {
             kind: MANIFEST_KIND.into(),
             schema_version: SCHEMA_VERSION,
-            tool_version: env!("CARGO_PKG_VERSION").into(),
+            tool_version: crate::BUILD.into(),
             units: units
                 .iter()
                 .map(|u| ManifestUnit {

@@ -160,8 +160,8 @@ fn record(entry: &super::ManifestUnit, fingerprint: &str) -> UnitRecord {
 }
 
 /// Checks `--out` with the rules of [`crate::output::check`] (outside every unit, and
-/// `batch.json` and `units/` absent or webdiet's), refuses a `batch.json` of another list or
-/// other options, and writes the marker and `batch.json`.
+/// `batch.json` and `units/` absent or webdiet's), refuses a `batch.json` of another list,
+/// other options or another build, and writes the marker and `batch.json`.
 fn prepare(out: &Path, units: &[Unit], manifest: &Manifest) -> Result<()> {
     let plan = Plan {
         command: "batch",
@@ -181,6 +181,18 @@ fn prepare(out: &Path, units: &[Unit], manifest: &Manifest) -> Result<()> {
     crate::output::check(&paths, &plan, &inputs)?;
     if out.join(MANIFEST).exists() {
         let old = Manifest::read(out)?;
+        if old.tool_version != manifest.tool_version {
+            return Err(Error::Usage {
+                message: format!(
+                    "{} was written by webdiet {}, and this is webdiet {}: one batch's unit \
+                     reports must come from one build (another may measure differently): use \
+                     another --out",
+                    crate::error::shown(&out.join(MANIFEST)),
+                    old.tool_version,
+                    manifest.tool_version
+                ),
+            });
+        }
         if old != *manifest {
             return Err(Error::Usage {
                 message: format!(

@@ -148,6 +148,29 @@ fn batch_refuses_an_output_inside_a_site_and_another_list_in_the_same_output() {
 }
 
 #[test]
+fn batch_refuses_to_add_to_the_reports_of_another_build() {
+    let tmp = tempfile::tempdir().unwrap();
+    let list = sites(tmp.path());
+    let out = tmp.path().join("out");
+    batch(&list, &out).arg("--no-replay").assert().success();
+    let manifest = out.join("batch.json");
+    let mut json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&manifest).unwrap()).unwrap();
+    let ours = json["tool_version"].as_str().unwrap().to_string();
+    assert!(ours.starts_with(env!("CARGO_PKG_VERSION")), "{ours}");
+    json["tool_version"] = "0.0.9 (rev 0123456789ab)".into();
+    std::fs::write(&manifest, serde_json::to_vec(&json).unwrap()).unwrap();
+    batch(&list, &out)
+        .arg("--no-replay")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "written by webdiet 0.0.9 (rev 0123456789ab)",
+        ))
+        .stderr(predicate::str::contains(format!("this is webdiet {ours}")));
+}
+
+#[test]
 fn merge_refuses_results_of_other_options() {
     let tmp = tempfile::tempdir().unwrap();
     let list = tmp.path().join("list");
