@@ -396,3 +396,5 @@ fn idat(png: &[u8]) -> Vec<u8> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod zopfli_yield;
