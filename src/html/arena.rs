@@ -1,14 +1,19 @@
-//! A compact tree for the parses that only read a page (its references, the proof that an
-//! edit gives the converter's tree, the minifier's proof). `RcDom` costs about 150 bytes a
-//! node (an `Rc` with two `RefCell`s, a child `Vec` each, a weak parent) and as much again in
-//! allocator work to build and free; here a node is 32 bytes in one `Vec`, linked by index,
-//! element names are interned, attributes and text live in side tables, and the text a pass
-//! does not read is not kept at all. A 15 MB page of `<b>x</b>` took 670 MB with `RcDom`.
+//! The compact tree every parse of a page builds: the reference scan, the converter's editable
+//! page ([`super::Page`], through [`super::parse`], which records the source map around this
+//! sink), the proof that an edit gives the converter's tree, the minifier's proof. `RcDom`
+//! costs about 150 bytes a node (an `Rc` with two `RefCell`s, a child `Vec` each, a weak
+//! parent) and as much again in allocator work to build and free; here a node is 32 bytes in
+//! one list grown by chunks, linked by index, element names are interned, attributes and text
+//! live in side tables, and the text a pass does not read is not kept at all. A 15 MB page of
+//! `<b>x</b>` took 670 MB with `RcDom`.
+//!
+//! The converter edits it in place (`Tree::rename`, `Tree::unwrap`, attributes through
+//! `Tree::attrs_mut`, which keeps what an element had before its first change).
 //!
 //! The tree is the one `RcDom` builds from the same tokens, step for step (text joined to a
 //! text node before it, template contents in a fragment of their own, the same depth guard as
-//! [`super::parse`]); `html::tests` checks both trees give the same digest and references on
-//! every page of the corpora.
+//! [`super::parse`]); `html::tests` checks that `RcDom`, this tree and the editable page's
+//! give the same digest, and the same references, on every page of the corpora.
 
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
@@ -21,6 +26,7 @@ use html5ever::tokenizer::{Token, TokenSink, TokenSinkResult, Tokenizer, Tokeniz
 use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts};
 use html5ever::{Attribute, LocalName, Namespace, QualName, TokenizerResult};
 
+use super::chunked::Chunked;
 use super::parse::MAX_DEPTH;
 use super::source::Source;
 
@@ -29,6 +35,13 @@ const NONE: u32 = u32::MAX;
 /// A node of a [`Tree`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Id(u32);
+
+impl Id {
+    /// The node's number: below the tree's [`Tree::nodes_made`].
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
 
 /// Which text nodes a parse keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,16 +102,20 @@ pub enum Kind<'a> {
 /// A parsed page (see the module documentation).
 #[derive(Debug)]
 pub struct Tree {
-    nodes: Vec<Node>,
+    /// In chunks (`super::chunked`): a doubling `Vec` held up to twice the nodes of a large
+    /// page, and three times while it moved them.
+    nodes: Chunked<Node>,
     names: Vec<QualName>,
-    attrs: Vec<Vec<Attribute>>,
-    texts: Vec<StrTendril>,
+    attrs: Chunked<Vec<Attribute>>,
+    texts: Chunked<StrTendril>,
     leaves: Vec<Leaf>,
     /// Template element → its contents (a document fragment).
     templates: HashMap<u32, u32>,
     /// MathML `annotation-xml` elements that are HTML integration points.
     integration_points: HashSet<u32>,
     quirks: QuirksMode,
+    /// The attributes each element had before [`Tree::attrs_mut`] first changed them.
+    originals: HashMap<u32, Vec<Attribute>>,
 }
 
 /// A page nests deeper than [`MAX_DEPTH`] elements.
@@ -110,21 +127,7 @@ const CHUNK: usize = 1 << 16;
 
 /// Parses `source` into a [`Tree`], or says it nests too deep.
 pub fn parse(source: &Source<'_>, keep: KeepText) -> Result<Tree, TooDeep> {
-    let sink = Sink {
-        tree: RefCell::new(Tree {
-            nodes: vec![Node::new(Data::Document)],
-            names: Vec::new(),
-            attrs: Vec::new(),
-            texts: Vec::new(),
-            leaves: Vec::new(),
-            templates: HashMap::new(),
-            integration_points: HashSet::new(),
-            quirks: QuirksMode::NoQuirks,
-        }),
-        name_ids: RefCell::new(HashMap::new()),
-        keep,
-        too_deep: Cell::new(false),
-    };
+    let sink = Sink::new(keep);
     let guard = Guard {
         builder: TreeBuilder::new(sink, TreeBuilderOpts::default()),
     };
@@ -212,6 +215,148 @@ impl Tree {
         })
     }
 
+    /// The parent of `id` (`None` for a root or a detached node).
+    pub fn parent(&self, id: Id) -> Option<Id> {
+        Some(self.nodes[id.0 as usize].parent)
+            .filter(|&p| p != NONE)
+            .map(Id)
+    }
+
+    /// The siblings just before and after `id`.
+    pub fn neighbours(&self, id: Id) -> (Option<Id>, Option<Id>) {
+        let node = &self.nodes[id.0 as usize];
+        let some = |i: u32| (i != NONE).then_some(Id(i));
+        (some(node.prev), some(node.next))
+    }
+
+    /// The element's name and attributes; `None` for other nodes.
+    pub fn element(&self, id: Id) -> Option<(&QualName, &[Attribute])> {
+        match self.kind(id) {
+            Kind::Element(name, attrs) => Some((name, attrs)),
+            _ => None,
+        }
+    }
+
+    /// The element's lower-case local name; `None` for other nodes.
+    pub fn tag(&self, id: Id) -> Option<&str> {
+        self.element(id).map(|(name, _)| &*name.local)
+    }
+
+    /// The text of a text node.
+    pub fn text(&self, id: Id) -> Option<&StrTendril> {
+        match self.kind(id) {
+            Kind::Text(text) => Some(text),
+            _ => None,
+        }
+    }
+
+    /// How many nodes were ever made (detached ones included): every [`Id`] is below it.
+    pub fn nodes_made(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// The element's attributes, to change (made on first use for an element without any);
+    /// `None` for other nodes. The first call for an element keeps the attributes it had
+    /// ([`Tree::original_attrs`]).
+    pub(super) fn attrs_mut(&mut self, id: Id) -> Option<&mut Vec<Attribute>> {
+        let Data::Element { name, attrs } = self.nodes[id.0 as usize].data else {
+            return None;
+        };
+        let index = match attrs {
+            NONE => {
+                self.attrs.push(Vec::new());
+                let index = (self.attrs.len() - 1) as u32;
+                self.nodes[id.0 as usize].data = Data::Element { name, attrs: index };
+                index
+            }
+            i => i,
+        };
+        let current = &mut self.attrs[index as usize];
+        self.originals
+            .entry(id.0)
+            .or_insert_with(|| current.clone());
+        Some(current)
+    }
+
+    /// The attributes `id` had before they were first changed (through `Tree::attrs_mut`):
+    /// its current ones if they never were.
+    pub fn original_attrs(&self, id: Id) -> &[Attribute] {
+        match self.originals.get(&id.0) {
+            Some(attrs) => attrs,
+            None => self.element(id).map_or(&[], |(_, attrs)| attrs),
+        }
+    }
+
+    /// The elements whose attributes were changed (or may have been: asked for to change).
+    pub fn touched(&self) -> impl Iterator<Item = Id> + '_ {
+        self.originals.keys().map(|&i| Id(i))
+    }
+
+    /// Gives the element `id` another name, in place (attributes and children stay).
+    pub(super) fn rename(&mut self, id: Id, name: QualName) {
+        let name = self.intern(name);
+        if let Data::Element { attrs, .. } = self.nodes[id.0 as usize].data {
+            self.nodes[id.0 as usize].data = Data::Element { name, attrs };
+        }
+    }
+
+    /// Takes `id` out of the tree, its children put where it was.
+    pub(super) fn unwrap(&mut self, id: Id) {
+        let parent = self.nodes[id.0 as usize].parent;
+        if parent == NONE {
+            return;
+        }
+        let mut at = self.nodes[id.0 as usize].first;
+        while at != NONE {
+            let next = self.nodes[at as usize].next;
+            self.detach(at);
+            self.insert(parent, at, id.0);
+            at = next;
+        }
+        self.detach(id.0);
+    }
+
+    /// Takes `id` (and everything in it) out of the tree.
+    pub(super) fn remove(&mut self, id: Id) {
+        self.detach(id.0);
+    }
+
+    /// A new element, not yet in the tree.
+    pub(super) fn new_element(&mut self, name: QualName, attrs: Vec<Attribute>) -> Id {
+        let name = self.intern(name);
+        let attrs = match attrs.is_empty() {
+            true => NONE,
+            false => {
+                self.attrs.push(attrs);
+                (self.attrs.len() - 1) as u32
+            }
+        };
+        Id(self.push(Data::Element { name, attrs }))
+    }
+
+    /// A new text node, not yet in the tree.
+    pub(super) fn new_text(&mut self, text: StrTendril) -> Id {
+        self.texts.push(text);
+        let index = (self.texts.len() - 1) as u32;
+        Id(self.push(Data::Text(index)))
+    }
+
+    /// Puts the detached node `child` last under `parent`.
+    pub(super) fn append(&mut self, parent: Id, child: Id) {
+        self.detach(child.0);
+        self.insert(parent.0, child.0, NONE);
+    }
+
+    fn intern(&mut self, name: QualName) -> u32 {
+        match self.names.iter().position(|n| *n == name) {
+            Some(i) => i as u32,
+            None => {
+                self.names.push(name);
+                (self.names.len() - 1) as u32
+            }
+        }
+    }
+
     fn push(&mut self, data: Data) -> u32 {
         self.nodes.push(Node::new(data));
         (self.nodes.len() - 1) as u32
@@ -276,12 +421,13 @@ impl Tree {
     }
 }
 
-/// The tree builder's sink.
-struct Sink {
-    tree: RefCell<Tree>,
+/// The tree builder's sink (also the inner sink of [`super::parse`]'s, which records the
+/// source map around it).
+pub(super) struct Sink {
+    pub(super) tree: RefCell<Tree>,
     name_ids: RefCell<HashMap<QualName, u32>>,
     keep: KeepText,
-    too_deep: Cell<bool>,
+    pub(super) too_deep: Cell<bool>,
 }
 
 /// An element's name, owned (the tree is behind a `RefCell`, so no reference into it can be
@@ -303,6 +449,25 @@ impl ElemName for Name {
 }
 
 impl Sink {
+    pub(super) fn new(keep: KeepText) -> Sink {
+        Sink {
+            tree: RefCell::new(Tree {
+                nodes: Chunked::one(Node::new(Data::Document)),
+                names: Vec::new(),
+                attrs: Chunked::default(),
+                texts: Chunked::default(),
+                leaves: Vec::new(),
+                templates: HashMap::new(),
+                integration_points: HashSet::new(),
+                quirks: QuirksMode::NoQuirks,
+                originals: HashMap::new(),
+            }),
+            name_ids: RefCell::new(HashMap::new()),
+            keep,
+            too_deep: Cell::new(false),
+        }
+    }
+
     /// The depth guard of [`super::parse`], step for step: counts the elements from `parent`
     /// up, and marks the page too deep past [`MAX_DEPTH`].
     fn placed(&self, tree: &Tree, parent: u32) {
@@ -405,6 +570,9 @@ impl TreeSink for Sink {
         let attrs = match attrs.is_empty() {
             true => NONE,
             false => {
+                // The tokenizer's list has room for more (4 for 1): it is kept for the page.
+                let mut attrs = attrs;
+                attrs.shrink_to_fit();
                 tree.attrs.push(attrs);
                 (tree.attrs.len() - 1) as u32
             }

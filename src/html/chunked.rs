@@ -1,12 +1,13 @@
-//! A list that grows by fixed chunks instead of doubling, for the parse's source map: a page
-//! of 15 MB makes millions of tokens, and a doubling `Vec` holds up to twice their size, and
-//! three times while it moves them to a larger buffer. Here the slack is one chunk and
-//! nothing is ever moved.
+//! A list that grows by fixed chunks instead of doubling, for the parse's tree and source
+//! map: a page of 15 MB makes millions of nodes and tokens, and a doubling `Vec` holds up to
+//! twice their size, and three times while it moves them to a larger buffer. Here the slack is
+//! one chunk and nothing is ever moved.
 
 /// Elements per chunk.
 const CHUNK: usize = 4096;
 
 /// A growable list in chunks of [`CHUNK`] elements.
+#[derive(Debug)]
 pub struct Chunked<T> {
     chunks: Vec<Vec<T>>,
     len: usize,
@@ -22,6 +23,17 @@ impl<T> Default for Chunked<T> {
 }
 
 impl<T> Chunked<T> {
+    /// A list of one element.
+    pub fn one(item: T) -> Self {
+        let mut list = Chunked::default();
+        list.push(item);
+        list
+    }
+
+    pub fn get(&self, i: usize) -> Option<&T> {
+        self.chunks.get(i / CHUNK)?.get(i % CHUNK)
+    }
+
     pub fn push(&mut self, item: T) {
         if self.len % CHUNK == 0 {
             self.chunks.push(Vec::with_capacity(CHUNK));

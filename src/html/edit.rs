@@ -1,169 +1,129 @@
-//! Small DOM helpers over markup5ever_rcdom, so that stages outside `html/` can read and edit
-//! elements (read and drop attributes, make new elements) without importing html5ever
-//! themselves. Structural edits of a parsed page (rename, unwrap, remove, append to the head)
-//! go through [`super::Page`], which logs them to write them back into the page's bytes.
+//! Small DOM helpers over a parsed page's compact tree ([`super::arena`]), so that stages
+//! outside `html/` can read and edit elements (read and drop attributes) without importing
+//! html5ever themselves. A [`Node`] is a handle: the page's tree and a node's number in it.
+//! Structural edits (rename, unwrap, remove, append to the head) go through [`super::Page`],
+//! which logs them to write them back into the page's bytes.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use html5ever::{ns, Attribute, LocalName, QualName};
-use markup5ever_rcdom::{Handle, Node, NodeData};
+
+use super::arena::{Id, Tree};
+
+/// One node of a page's tree.
+#[derive(Clone)]
+pub struct Node {
+    pub(super) tree: Rc<RefCell<Tree>>,
+    pub(super) id: Id,
+}
+
+impl Node {
+    /// The node's number in its tree: equal for the same node, whatever handle names it.
+    pub fn id(&self) -> Id {
+        self.id
+    }
+
+    fn at(&self, id: Id) -> Node {
+        Node {
+            tree: Rc::clone(&self.tree),
+            id,
+        }
+    }
+}
+
+impl std::fmt::Debug for Node {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Node({:?}, {:?})", self.id, tag(self))
+    }
+}
 
 /// The lower-case local name of an element, or `None` for other nodes.
-pub fn tag(node: &Handle) -> Option<&str> {
-    match &node.data {
-        NodeData::Element { name, .. } => Some(&name.local),
-        _ => None,
-    }
+pub fn tag(node: &Node) -> Option<LocalName> {
+    let tree = node.tree.borrow();
+    tree.element(node.id).map(|(name, _)| name.local.clone())
+}
+
+/// Whether the node is an element named `name`.
+pub fn is(node: &Node, name: &str) -> bool {
+    node.tree.borrow().tag(node.id) == Some(name)
 }
 
 /// The value of an attribute, if the element has it.
-pub fn attr(node: &Handle, name: &str) -> Option<String> {
-    match &node.data {
-        NodeData::Element { attrs, .. } => attrs
-            .borrow()
-            .iter()
-            .find(|a| &*a.name.local == name)
-            .map(|a| a.value.to_string()),
-        _ => None,
-    }
+pub fn attr(node: &Node, name: &str) -> Option<String> {
+    let tree = node.tree.borrow();
+    let (_, attrs) = tree.element(node.id)?;
+    attrs
+        .iter()
+        .find(|a| &*a.name.local == name)
+        .map(|a| a.value.to_string())
 }
 
 /// The names of all attributes of an element, in source order.
-pub fn attr_names(node: &Handle) -> Vec<String> {
-    match &node.data {
-        NodeData::Element { attrs, .. } => attrs
-            .borrow()
-            .iter()
-            .map(|a| a.name.local.to_string())
-            .collect(),
-        _ => Vec::new(),
-    }
-}
-
-/// Removes an attribute; returns whether it was there.
-pub fn remove_attr(node: &Handle, name: &str) -> bool {
-    if let NodeData::Element { attrs, .. } = &node.data {
-        let mut attrs = attrs.borrow_mut();
-        let before = attrs.len();
-        attrs.retain(|a| &*a.name.local != name);
-        return attrs.len() != before;
-    }
-    false
-}
-
-/// Sets (or replaces) an attribute.
-pub fn set_attr(node: &Handle, name: &str, value: &str) {
-    if let NodeData::Element { attrs, .. } = &node.data {
-        let mut attrs = attrs.borrow_mut();
-        if let Some(a) = attrs.iter_mut().find(|a| &*a.name.local == name) {
-            a.value = value.into();
-        } else {
-            attrs.push(Attribute {
-                name: QualName::new(None, ns!(), LocalName::from(name)),
-                value: value.into(),
-            });
-        }
-    }
-}
-
-/// Makes a new HTML element with the given attributes and no children.
-pub fn new_element(tag: &str, attrs: &[(&str, &str)]) -> Handle {
-    Node::new(NodeData::Element {
-        name: QualName::new(None, ns!(html), LocalName::from(tag)),
-        attrs: RefCell::new(
-            attrs
-                .iter()
-                .map(|(n, v)| Attribute {
-                    name: QualName::new(None, ns!(), LocalName::from(*n)),
-                    value: (*v).into(),
-                })
-                .collect(),
-        ),
-        template_contents: RefCell::new(None),
-        mathml_annotation_xml_integration_point: false,
+pub fn attr_names(node: &Node) -> Vec<String> {
+    let tree = node.tree.borrow();
+    tree.element(node.id).map_or_else(Vec::new, |(_, attrs)| {
+        attrs.iter().map(|a| a.name.local.to_string()).collect()
     })
 }
 
-/// Replaces `node` in its parent by a new element named `tag` that takes over the old
-/// element's attributes and children (rcdom cannot rename in place). Returns the new element.
-pub(super) fn rename(node: &Handle, tag: &str) -> Handle {
-    let attrs = match &node.data {
-        NodeData::Element { attrs, .. } => attrs.borrow().clone(),
-        _ => Vec::new(),
+/// Every attribute of an element as (name, value), in source order.
+pub fn attrs(node: &Node) -> Vec<(String, String)> {
+    let tree = node.tree.borrow();
+    tree.element(node.id).map_or_else(Vec::new, |(_, attrs)| {
+        attrs
+            .iter()
+            .map(|a| (a.name.local.to_string(), a.value.to_string()))
+            .collect()
+    })
+}
+
+/// Removes an attribute; returns whether it was there.
+pub fn remove_attr(node: &Node, name: &str) -> bool {
+    let mut tree = node.tree.borrow_mut();
+    let Some(attrs) = tree.attrs_mut(node.id) else {
+        return false;
     };
-    let new = new_element(tag, &[]);
-    if let NodeData::Element {
-        attrs: new_attrs, ..
-    } = &new.data
-    {
-        *new_attrs.borrow_mut() = attrs;
-    }
-    let children: Vec<Handle> = node.children.borrow_mut().drain(..).collect();
-    for child in &children {
-        child.parent.set(Some(Rc::downgrade(&new)));
-    }
-    *new.children.borrow_mut() = children;
-    replace_with(node, std::slice::from_ref(&new));
-    new
+    let before = attrs.len();
+    attrs.retain(|a| &*a.name.local != name);
+    attrs.len() != before
 }
 
-/// Removes `node`, putting its children where it was.
-pub(super) fn unwrap(node: &Handle) {
-    let children: Vec<Handle> = node.children.borrow_mut().drain(..).collect();
-    replace_with(node, &children);
-}
-
-/// Removes `node` and everything in it.
-pub(super) fn remove(node: &Handle) {
-    replace_with(node, &[]);
-}
-
-fn replace_with(node: &Handle, replacements: &[Handle]) {
-    let Some(parent) = node.parent.take().and_then(|weak| weak.upgrade()) else {
+/// Sets (or replaces) an attribute.
+pub fn set_attr(node: &Node, name: &str, value: &str) {
+    let mut tree = node.tree.borrow_mut();
+    let Some(attrs) = tree.attrs_mut(node.id) else {
         return;
     };
-    let mut siblings = parent.children.borrow_mut();
-    if let Some(i) = siblings.iter().position(|c| Rc::ptr_eq(c, node)) {
-        for r in replacements {
-            r.parent.set(Some(Rc::downgrade(&parent)));
-        }
-        siblings.splice(i..=i, replacements.iter().cloned());
+    match attrs.iter_mut().find(|a| &*a.name.local == name) {
+        Some(a) => a.value = value.into(),
+        None => attrs.push(Attribute {
+            name: QualName::new(None, ns!(), LocalName::from(name)),
+            value: value.into(),
+        }),
     }
 }
 
-/// Appends `child` as the last child of `parent`.
-pub fn append(parent: &Handle, child: Handle) {
-    child.parent.set(Some(Rc::downgrade(parent)));
-    parent.children.borrow_mut().push(child);
-}
-
-/// The parent element, if any.
-pub fn parent(node: &Handle) -> Option<Handle> {
-    let weak = node.parent.take();
-    let parent = weak.as_ref().and_then(|w| w.upgrade());
-    node.parent.set(weak);
-    parent
+/// The parent node, if any.
+pub fn parent(node: &Node) -> Option<Node> {
+    let parent = node.tree.borrow().parent(node.id)?;
+    Some(node.at(parent))
 }
 
 /// Whether the node sits between two text nodes, not both whitespace (removing it would join
 /// text a browser shows into one text node).
-pub fn between_text(node: &Handle) -> bool {
-    let Some(parent) = parent(node) else {
+pub fn between_text(node: &Node) -> bool {
+    let tree = node.tree.borrow();
+    if tree.parent(node.id).is_none() {
         return false;
-    };
-    let children = parent.children.borrow();
-    let Some(at) = children.iter().position(|c| Rc::ptr_eq(c, node)) else {
-        return false;
-    };
+    }
+    let (before, after) = tree.neighbours(node.id);
     // Whether the sibling is text, and whether it is all whitespace.
-    let text = |i: Option<usize>| match i.and_then(|i| children.get(i)).map(|c| &c.data) {
-        Some(NodeData::Text { contents }) => {
-            Some(contents.borrow().chars().all(|c| c.is_ascii_whitespace()))
-        }
-        _ => None,
+    let text = |id: Option<Id>| {
+        let text = tree.text(id?)?;
+        Some(text.chars().all(|c| c.is_ascii_whitespace()))
     };
-    match (text(at.checked_sub(1)), text(Some(at + 1))) {
+    match (text(before), text(after)) {
         (Some(a), Some(b)) => !(a && b),
         _ => false,
     }
@@ -171,67 +131,81 @@ pub fn between_text(node: &Handle) -> bool {
 
 /// Every element under `root` (root included), in document order. Collected first, so the
 /// caller may edit the tree while iterating.
-pub fn elements(root: &Handle) -> Vec<Handle> {
+pub fn elements(root: &Node) -> Vec<Node> {
     descendants(root).collect()
 }
 
 /// The elements under `root` (and `root` itself if it is one) in document order, one at a
 /// time: for a read-only pass that may stop early. A pass that changes the tree collects them
 /// first ([`elements`]).
-pub fn descendants(root: &Handle) -> impl Iterator<Item = Handle> {
-    let mut stack = vec![root.clone()];
+pub fn descendants(root: &Node) -> impl Iterator<Item = Node> + '_ {
+    let mut stack = vec![root.id];
     std::iter::from_fn(move || loop {
-        let node = stack.pop()?;
-        stack.extend(node.children.borrow().iter().rev().cloned());
-        if matches!(node.data, NodeData::Element { .. }) {
-            return Some(node);
+        let id = stack.pop()?;
+        let tree = root.tree.borrow();
+        stack.extend(tree.children_rev(id));
+        if tree.element(id).is_some() {
+            return Some(root.at(id));
         }
     })
 }
 
 /// The first element named `tag` under `root`, in document order.
-pub fn find(root: &Handle, tag_name: &str) -> Option<Handle> {
-    descendants(root).find(|e| tag(e) == Some(tag_name))
+pub fn find(root: &Node, tag_name: &str) -> Option<Node> {
+    descendants(root).find(|e| is(e, tag_name))
 }
 
 /// The text of a node's direct text children.
-pub fn text_of(node: &Handle) -> String {
+pub fn text_of(node: &Node) -> String {
+    let tree = node.tree.borrow();
     let mut text = String::new();
-    for child in node.children.borrow().iter() {
-        if let NodeData::Text { contents } = &child.data {
-            text.push_str(&contents.borrow());
+    for child in tree.children(node.id) {
+        if let Some(t) = tree.text(child) {
+            text.push_str(t);
         }
     }
     text
 }
 
 /// All the text under `root`, in document order (what a browser's `textContent` gives).
-pub fn text_content(root: &Handle) -> String {
+pub fn text_content(root: &Node) -> String {
+    let tree = root.tree.borrow();
     let mut text = String::new();
-    let mut stack = vec![root.clone()];
-    while let Some(node) = stack.pop() {
-        if let NodeData::Text { contents } = &node.data {
-            text.push_str(&contents.borrow());
+    let mut stack = vec![root.id];
+    while let Some(id) = stack.pop() {
+        if let Some(t) = tree.text(id) {
+            text.push_str(t);
         }
-        stack.extend(node.children.borrow().iter().rev().cloned());
+        stack.extend(tree.children_rev(id));
     }
     text
 }
 
 /// Whether the node is an element in the HTML namespace (not SVG or MathML).
-pub fn is_html(node: &Handle) -> bool {
-    match &node.data {
-        NodeData::Element { name, .. } => name.ns == ns!(html),
-        _ => false,
-    }
+pub fn is_html(node: &Node) -> bool {
+    let tree = node.tree.borrow();
+    tree.element(node.id)
+        .is_some_and(|(name, _)| name.ns == ns!(html))
 }
 
-/// Appends a text node.
-pub fn append_text(parent: &Handle, text: &str) {
-    append(
-        parent,
-        Node::new(NodeData::Text {
-            contents: RefCell::new(text.into()),
-        }),
-    );
+/// A new element the rewrite adds to a page's head: its name, attributes and text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewElement {
+    pub tag: String,
+    pub attrs: Vec<(String, String)>,
+    pub text: String,
+}
+
+impl NewElement {
+    /// An element named `tag` with these attributes and no text.
+    pub fn new(tag: &str, attrs: &[(&str, &str)]) -> NewElement {
+        NewElement {
+            tag: tag.to_string(),
+            attrs: attrs
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect(),
+            text: String::new(),
+        }
+    }
 }

@@ -24,7 +24,7 @@ mod parse;
 pub mod source;
 pub(crate) mod write;
 
-pub use markup5ever_rcdom::{Handle, NodeData, RcDom};
+pub use edit::{NewElement, Node};
 pub use page::{Page, Piece, SpanEdit, Unparsed};
 pub use parse::MAX_DEPTH;
 
@@ -132,20 +132,21 @@ pub struct PageRefs {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TooDeep;
 
-/// Parses a decoded page.
-pub fn parse(text: &str) -> Result<RcDom, TooDeep> {
+/// Parses a decoded page; returns its document node.
+pub fn parse(text: &str) -> Result<Node, TooDeep> {
     let source = source::Source::new(text.as_bytes(), encoding_rs::UTF_8)
         .expect("UTF-8 is not a stateful encoding");
     let parsed = parse::parse(&source, false);
     match parsed.too_deep {
         true => Err(TooDeep),
-        false => Ok(parsed.dom),
+        false => {
+            let document = parsed.tree.document();
+            Ok(Node {
+                tree: std::rc::Rc::new(std::cell::RefCell::new(parsed.tree)),
+                id: document,
+            })
+        }
     }
-}
-
-/// Whether the parsed page renders in (full) quirks mode.
-pub fn is_quirks(dom: &RcDom) -> bool {
-    dom.quirks_mode.get() == html5ever::tree_builder::QuirksMode::Quirks
 }
 
 /// The page's first `<base href>`, as [`references`] finds it, without parsing a page that

@@ -4,11 +4,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use markup5ever_rcdom::Handle;
-
-use super::edit;
-use super::page::key;
-use super::parse::{Log, TokKind};
+use super::arena::{Id, Tree};
+use super::parse::{Log, Owners, TokKind};
 use super::write;
 
 /// Elements other than formatting elements that a caller renames (their end tags are looked
@@ -27,42 +24,35 @@ pub(super) const FORMATTING: &[&str] = &[
 /// misnested end tag the parser ignored) have none, as have the elements of `unpaired` names.
 pub(super) fn pair_tags(
     log: &Log,
-    own: &HashMap<usize, usize>,
+    own: &Owners,
     unpaired: &HashSet<String>,
-    document: &Handle,
+    tree: &Tree,
 ) -> HashMap<usize, usize> {
-    let made: HashMap<usize, usize> = log
+    let made: HashMap<Id, usize> = log
         .created
         .iter()
-        .filter_map(|(node, token)| Some((key(node), (*token)?)))
+        .filter_map(|&(node, token)| Some((node, token?)))
         .collect();
     // Every element in document order with its start tag (or the token during which the parser
     // made it), whether that is its own start tag, and where its subtree ends in this order.
-    let mut order: Vec<(Handle, usize, bool)> = Vec::new();
+    let mut order: Vec<(Id, usize, bool)> = Vec::new();
     let mut subtree_end: Vec<usize> = Vec::new();
-    let mut stack: Vec<(Handle, Option<usize>)> = vec![(document.clone(), None)];
+    let mut stack: Vec<(Id, Option<usize>)> = vec![(tree.document(), None)];
     while let Some((node, entered)) = stack.pop() {
         if let Some(i) = entered {
             subtree_end[i] = order.len();
             continue;
         }
-        let k = key(&node);
         let token = own
-            .get(&k)
-            .map(|&t| (t, true))
-            .or(made.get(&k).map(|&t| (t, false)));
+            .get(node)
+            .map(|t| (t, true))
+            .or(made.get(&node).map(|&t| (t, false)));
         if let Some((token, is_own)) = token {
-            order.push((node.clone(), token, is_own));
+            order.push((node, token, is_own));
             subtree_end.push(0);
-            stack.push((node.clone(), Some(order.len() - 1)));
+            stack.push((node, Some(order.len() - 1)));
         }
-        stack.extend(
-            node.children
-                .borrow()
-                .iter()
-                .rev()
-                .map(|c| (c.clone(), None)),
-        );
+        stack.extend(tree.children_rev(node).map(|c| (c, None)));
     }
     let mut end_tags: HashMap<&str, Vec<usize>> = HashMap::new();
     for (index, token) in log.tokens.iter().enumerate() {
@@ -82,7 +72,7 @@ pub(super) fn pair_tags(
             last = last.max(last_inside[child]);
             child = subtree_end[child];
         }
-        let name = edit::tag(node).unwrap_or("");
+        let name = tree.tag(*node).unwrap_or("");
         let next = order.get(subtree_end[i]).map(|(_, t, _)| *t);
         let end = end_tags
             .get(name)
@@ -106,11 +96,11 @@ pub(super) fn pair_tags(
 
 /// Names of the formatting elements the parser copied (reconstruction, adoption agency): which
 /// element a copy copies is not recorded, so every element of such a name is misnested.
-pub(super) fn copied_names(log: &Log, own: &HashMap<usize, usize>) -> HashSet<String> {
+pub(super) fn copied_names(log: &Log, own: &Owners, tree: &Tree) -> HashSet<String> {
     log.created
         .iter()
-        .filter(|(node, _)| !own.contains_key(&key(node)))
-        .filter_map(|(node, _)| edit::tag(node))
+        .filter(|&&(node, _)| !own.contains(node))
+        .filter_map(|&(node, _)| tree.tag(node))
         .filter(|t| FORMATTING.contains(t))
         .map(str::to_string)
         .collect()
@@ -121,24 +111,25 @@ pub(super) fn copied_names(log: &Log, own: &HashMap<usize, usize>) -> HashSet<St
 /// ([`pair_tags`]): one misnested `<nobr>` is closed by the start tag of the next.
 pub(super) fn misnested(
     log: &Log,
-    own: &HashMap<usize, usize>,
+    own: &Owners,
+    tree: &Tree,
     pairs: &HashMap<usize, usize>,
     mut names: HashSet<String>,
-) -> HashSet<usize> {
-    for (node, _) in &log.created {
-        let Some(tag) = edit::tag(node).filter(|t| FORMATTING.contains(t)) else {
+) -> HashSet<Id> {
+    for &(node, _) in &log.created {
+        let Some(tag) = tree.tag(node).filter(|t| FORMATTING.contains(t)) else {
             continue;
         };
         if own
-            .get(&key(node))
-            .is_none_or(|start| !pairs.contains_key(start))
+            .get(node)
+            .is_none_or(|start| !pairs.contains_key(&start))
         {
             names.insert(tag.to_string());
         }
     }
     log.created
         .iter()
-        .filter(|(node, _)| edit::tag(node).is_some_and(|t| names.contains(t)))
-        .map(|(node, _)| key(node))
+        .filter(|&&(node, _)| tree.tag(node).is_some_and(|t| names.contains(t)))
+        .map(|&(node, _)| node)
         .collect()
 }

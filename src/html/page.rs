@@ -17,15 +17,16 @@ use std::ops::Range;
 use std::rc::Rc;
 
 use encoding_rs::Encoding;
-use html5ever::Attribute;
-use markup5ever_rcdom::{Handle, NodeData};
+use html5ever::{ns, Attribute, LocalName, QualName};
 
-use super::compare::{digest, digest_tree};
+use super::arena::{Id, Tree};
+use super::compare::digest_tree;
+use super::edit::{NewElement, Node};
 use super::lex::{self, LexedTag};
 use super::nesting::{copied_names, misnested, pair_tags, FORMATTING, RENAMED};
-use super::parse::{self, Log, TokKind};
+use super::parse::{self, Log, Owners, TokKind};
 use super::source::{self, Source};
-use super::{edit, write};
+use super::write;
 
 /// Replace `span` of the page's bytes with `pieces`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,42 +66,41 @@ impl Unparsed {
 
 /// A structural change, in the order the caller made them.
 enum Op {
-    Rename { old: Handle, new: Handle },
-    Unwrap(Handle),
-    Remove(Handle),
-    Append { parent: Handle, child: Handle },
+    /// Renamed in place; `old` is the name it had.
+    Rename {
+        node: Id,
+        old: LocalName,
+    },
+    Unwrap(Id),
+    Remove(Id),
+    /// Rare (one per page), so boxed: the log holds a rename per converted `<font>`.
+    Append {
+        parent: Id,
+        child: Box<NewElement>,
+    },
 }
 
 /// A parsed page with its source map (see the module documentation).
 pub struct Page<'a> {
     source: Source<'a>,
-    dom: markup5ever_rcdom::RcDom,
+    /// Shared with the [`Node`] handles the caller holds.
+    tree: Rc<RefCell<Tree>>,
     log: Log,
-    /// Start-tag token of each element made for one, by address.
-    own: HashMap<usize, usize>,
-    /// The attributes of every element that has any, as parsed, by address (the parser's own
-    /// values, shared, not copied into strings: most are never looked at again).
-    parsed_attrs: HashMap<usize, Box<[Attribute]>>,
+    /// Start-tag token of each element made for one.
+    own: Owners,
     /// Start-tag token → the end-tag token that closes it, where markup nests properly.
     pairs: HashMap<usize, usize>,
     /// Formatting elements the parser copies or closes in other places than their end tags.
-    misnested: HashSet<usize>,
+    misnested: HashSet<Id>,
     ops: RefCell<Vec<Op>>,
 }
 
-pub(super) fn key(node: &Handle) -> usize {
-    Rc::as_ptr(node) as usize
-}
-
-pub(super) fn attrs_of(node: &Handle) -> Vec<(String, String)> {
-    match &node.data {
-        NodeData::Element { attrs, .. } => attrs
-            .borrow()
-            .iter()
-            .map(|a| (a.name.local.to_string(), a.value.to_string()))
-            .collect(),
-        _ => Vec::new(),
-    }
+/// An element's attributes as (name, value).
+fn pairs_of(attrs: &[Attribute]) -> Vec<(String, String)> {
+    attrs
+        .iter()
+        .map(|a| (a.name.local.to_string(), a.value.to_string()))
+        .collect()
 }
 
 impl<'a> Page<'a> {
@@ -111,32 +111,16 @@ impl<'a> Page<'a> {
         if parsed.too_deep {
             return Err(Unparsed::TooDeep);
         }
-        let log = parsed.log;
-        let own: HashMap<usize, usize> = log
-            .tokens
-            .iter()
-            .enumerate()
-            .filter_map(|(i, t)| Some((key(t.own.as_ref()?), i)))
-            .collect();
-        let parsed_attrs = log
-            .created
-            .iter()
-            .filter_map(|(node, _)| match &node.data {
-                NodeData::Element { attrs, .. } if !attrs.borrow().is_empty() => {
-                    Some((key(node), attrs.borrow().clone().into_boxed_slice()))
-                }
-                _ => None,
-            })
-            .collect();
-        let copied = copied_names(&log, &own);
-        let pairs = pair_tags(&log, &own, &copied, &parsed.dom.document);
-        let misnested = misnested(&log, &own, &pairs, copied);
+        let (log, tree) = (parsed.log, parsed.tree);
+        let own = Owners::of(&log, tree.nodes_made());
+        let copied = copied_names(&log, &own, &tree);
+        let pairs = pair_tags(&log, &own, &copied, &tree);
+        let misnested = misnested(&log, &own, &tree, &pairs, copied);
         Ok(Page {
             source,
-            dom: parsed.dom,
+            tree: Rc::new(RefCell::new(tree)),
             log,
             own,
-            parsed_attrs,
             pairs,
             misnested,
             ops: RefCell::new(Vec::new()),
@@ -150,21 +134,22 @@ impl<'a> Page<'a> {
         ((t.len(), t.capacity()), (c.len(), c.capacity()))
     }
 
-    pub fn document(&self) -> &Handle {
-        &self.dom.document
+    pub fn document(&self) -> Node {
+        let id = self.tree.borrow().document();
+        self.node(id)
     }
 
-    /// The attributes `node` had when the page was parsed.
-    fn parsed_attrs(&self, node: &Handle) -> &[Attribute] {
-        self.parsed_attrs.get(&key(node)).map_or(&[], |a| a)
+    fn node(&self, id: Id) -> Node {
+        Node {
+            tree: Rc::clone(&self.tree),
+            id,
+        }
     }
 
     /// Whether `node`'s attributes differ from those it was parsed with.
-    fn attrs_changed(&self, node: &Handle) -> bool {
-        let NodeData::Element { attrs, .. } = &node.data else {
-            return false;
-        };
-        let (now, then) = (attrs.borrow(), self.parsed_attrs(node));
+    fn attrs_changed(tree: &Tree, node: Id) -> bool {
+        let now = tree.element(node).map_or(&[][..], |(_, attrs)| attrs);
+        let then = tree.original_attrs(node);
         now.len() != then.len()
             || now
                 .iter()
@@ -174,44 +159,60 @@ impl<'a> Page<'a> {
 
     /// Whether the page renders in (full) quirks mode.
     pub fn is_quirks(&self) -> bool {
-        super::is_quirks(&self.dom)
+        self.tree.borrow().is_quirks()
     }
 
     /// Whether this is a formatting element (`<font>`, `<u>`, `<nobr>`…) in misnested markup:
     /// the parser copies it into the blocks that follow, or closes it elsewhere than at its
     /// own end tag, or it is such a copy. Renamed, it would change how the page parses.
-    pub fn is_misnested(&self, el: &Handle) -> bool {
-        self.misnested.contains(&key(el))
+    pub fn is_misnested(&self, el: &Node) -> bool {
+        self.misnested.contains(&el.id)
     }
 
-    /// Replaces `el` by a new element named `tag` with its attributes and children.
-    pub fn rename(&self, el: &Handle, tag: &str) -> Handle {
-        let new = edit::rename(el, tag);
-        self.ops.borrow_mut().push(Op::Rename {
-            old: el.clone(),
-            new: new.clone(),
-        });
-        new
+    /// Renames `el` to `tag` (an HTML element), in place: attributes and children stay.
+    /// Returns it.
+    pub fn rename(&self, el: &Node, tag: &str) -> Node {
+        let mut tree = self.tree.borrow_mut();
+        if let Some(old) = tree.element(el.id).map(|(name, _)| name.local.clone()) {
+            tree.rename(el.id, QualName::new(None, ns!(html), LocalName::from(tag)));
+            self.ops.borrow_mut().push(Op::Rename { node: el.id, old });
+        }
+        el.clone()
     }
 
     /// Removes `el`, putting its children where it was.
-    pub fn unwrap(&self, el: &Handle) {
-        edit::unwrap(el);
-        self.ops.borrow_mut().push(Op::Unwrap(el.clone()));
+    pub fn unwrap(&self, el: &Node) {
+        self.tree.borrow_mut().unwrap(el.id);
+        self.ops.borrow_mut().push(Op::Unwrap(el.id));
     }
 
     /// Removes `el` and everything in it.
-    pub fn remove(&self, el: &Handle) {
-        edit::remove(el);
-        self.ops.borrow_mut().push(Op::Remove(el.clone()));
+    pub fn remove(&self, el: &Node) {
+        self.tree.borrow_mut().remove(el.id);
+        self.ops.borrow_mut().push(Op::Remove(el.id));
     }
 
-    /// Appends a new element (with text children only) to `parent`, which must be the head.
-    pub fn append(&self, parent: &Handle, child: Handle) {
-        edit::append(parent, child.clone());
+    /// Appends a new element (with text only) to `parent`, which must be the head.
+    pub fn append(&self, parent: &Node, child: NewElement) {
+        let mut tree = self.tree.borrow_mut();
+        let attrs = child
+            .attrs
+            .iter()
+            .map(|(n, v)| Attribute {
+                name: QualName::new(None, ns!(), LocalName::from(n.as_str())),
+                value: v.as_str().into(),
+            })
+            .collect();
+        let name = QualName::new(None, ns!(html), LocalName::from(child.tag.as_str()));
+        let el = tree.new_element(name, attrs);
+        if !child.text.is_empty() {
+            let text = tree.new_text(child.text.as_str().into());
+            tree.append(el, text);
+        }
+        tree.append(parent.id, el);
         self.ops.borrow_mut().push(Op::Append {
-            parent: parent.clone(),
-            child,
+            parent: parent.id,
+            child: Box::new(child),
         });
     }
 
@@ -220,70 +221,84 @@ impl<'a> Page<'a> {
     /// source (an implied element, a parser's copy).
     pub fn edits(&self) -> Result<Vec<SpanEdit>, &'static str> {
         const UNMAPPABLE: &str = "unmappable-edit";
-        let mut renamed: HashMap<usize, Handle> = HashMap::new();
-        let mut gone: HashMap<usize, bool> = HashMap::new(); // address → whether unwrapped
-        let mut appended: Vec<Handle> = Vec::new();
-        for op in self.ops.borrow().iter() {
-            let (node, mapped) = match op {
-                Op::Rename { old, new } => (old, renamed.insert(key(old), new.clone()).is_none()),
-                Op::Unwrap(el) => (el, gone.insert(key(el), true).is_none()),
-                Op::Remove(el) => (el, gone.insert(key(el), false).is_none()),
+        let tree = self.tree.borrow();
+        // Renamed elements with the name they had; removed ones with whether unwrapped.
+        let mut renamed: HashMap<Id, LocalName> = HashMap::new();
+        let mut gone: HashMap<Id, bool> = HashMap::new();
+        let mut appended: Vec<&NewElement> = Vec::new();
+        let ops = self.ops.borrow();
+        for op in ops.iter() {
+            let (node, tag, mapped) = match op {
+                Op::Rename { node, old } => {
+                    (*node, &**old, renamed.insert(*node, old.clone()).is_none())
+                }
+                Op::Unwrap(el) => (
+                    *el,
+                    tree.tag(*el).unwrap_or(""),
+                    gone.insert(*el, true).is_none(),
+                ),
+                Op::Remove(el) => (
+                    *el,
+                    tree.tag(*el).unwrap_or(""),
+                    gone.insert(*el, false).is_none(),
+                ),
                 Op::Append { parent, child } => {
-                    if !self
-                        .log
-                        .head
-                        .as_ref()
-                        .is_some_and(|h| Rc::ptr_eq(h, parent))
-                    {
+                    if self.log.head != Some(*parent) {
                         return Err(UNMAPPABLE);
                     }
-                    appended.push(child.clone());
+                    appended.push(child);
                     continue;
                 }
             };
             // Only elements whose end tag is looked for (`pair_tags`) are renamed or unwrapped;
             // only void elements (one tag, no content) are removed.
-            let tag = edit::tag(node).unwrap_or("");
             let supported = match op {
                 Op::Remove(_) => write::is_void(tag),
                 _ => write::is_void(tag) || FORMATTING.contains(&tag) || RENAMED.contains(&tag),
             };
-            if !mapped || !supported || !self.own.contains_key(&key(node)) {
+            if !mapped || !supported || !self.own.contains(node) {
                 return Err(UNMAPPABLE);
             }
         }
-        let merged: HashSet<usize> = self.log.merged.iter().map(key).collect();
-        for (node, _) in &self.log.created {
-            let k = key(node);
-            let changed = self.attrs_changed(node);
-            let copy = self.misnested.contains(&k);
-            if changed && (!self.own.contains_key(&k) && !copy || merged.contains(&k)) {
+        let merged: HashSet<Id> = self.log.merged.iter().copied().collect();
+        for node in tree.touched() {
+            let changed = Self::attrs_changed(&tree, node);
+            let copy = self.misnested.contains(&node);
+            if changed && (!self.own.contains(node) && !copy || merged.contains(&node)) {
                 return Err(UNMAPPABLE);
             }
         }
-        let mut edits = Vec::new();
+        let edited = |el: Id| {
+            gone.contains_key(&el) || renamed.contains_key(&el) || Self::attrs_changed(&tree, el)
+        };
+        // Counted first, so that the list is made at its size: it is kept until the site's
+        // sheet is built, and a doubling list held up to twice its edits (three times while
+        // it moved them).
+        let count: usize = (self.log.tokens.iter())
+            .filter_map(|t| t.own.filter(|&el| edited(el)))
+            .map(|el| 1 + usize::from(gone.contains_key(&el) || renamed.contains_key(&el)))
+            .sum();
+        let mut edits = Vec::with_capacity(count + usize::from(!appended.is_empty()));
         let shadow = self.source.shadow();
         let ends = &self.pairs;
         for (index, token) in self.log.tokens.iter().enumerate() {
-            let Some(el) = &token.own else { continue };
-            let k = key(el);
-            let current = renamed.get(&k).unwrap_or(el);
-            let removed = gone.get(&k).copied();
-            if removed.is_none() && !renamed.contains_key(&k) && !self.attrs_changed(el) {
+            let Some(el) = token.own.filter(|&el| edited(el)) else {
                 continue;
-            }
-            let final_attrs = attrs_of(current);
-            let parsed: Vec<(String, String)> = self
-                .parsed_attrs(el)
-                .iter()
-                .map(|a| (a.name.local.to_string(), a.value.to_string()))
-                .collect();
+            };
+            let removed = gone.get(&el).copied();
+            let old_name = renamed.get(&el);
+            let final_attrs = tree.element(el).map_or_else(Vec::new, |(_, a)| pairs_of(a));
+            let parsed = pairs_of(tree.original_attrs(el));
+            // Renamed: the name it has now.
+            let new_name = old_name.and_then(|_| tree.tag(el));
             let tag = self.start_tag(index).ok_or(UNMAPPABLE)?;
             let pieces = match removed {
                 Some(_) => Vec::new(),
                 None => {
-                    let new_name = renamed.get(&k).and_then(edit::tag);
-                    let old_name = edit::tag(el).unwrap_or("");
+                    let old_name = match old_name {
+                        Some(name) => name,
+                        None => tree.tag(el).unwrap_or(""),
+                    };
                     let mut pieces = self.start_tag_pieces(&tag, new_name, &parsed, &final_attrs);
                     if let Some(new) = new_name {
                         if write::is_void(old_name) && !write::is_void(new) {
@@ -300,7 +315,7 @@ impl<'a> Page<'a> {
             let Some(end_tag) = self.end_tag(end) else {
                 continue;
             };
-            let pieces = match (removed, renamed.get(&k).and_then(edit::tag)) {
+            let pieces = match (removed, new_name) {
                 (Some(_), _) => Vec::new(),
                 (None, Some(new)) => vec![
                     self.keep(end_tag.span.start..end_tag.name_span.start),
@@ -314,12 +329,14 @@ impl<'a> Page<'a> {
         if !appended.is_empty() {
             let at = self.head_end().ok_or(UNMAPPABLE)?;
             let mut text = String::new();
-            for child in &appended {
+            for child in appended {
                 write::element(child, &mut text);
             }
             edits.push(self.edit(at..at, vec![Piece::Text(text)]));
         }
-        edits.sort_by_key(|e| (e.span.start, e.span.end));
+        // In place (a stable sort takes a buffer of half the list). No two edits have the same
+        // span: each tag is edited once, and the one insertion is empty where no tag is.
+        edits.sort_unstable_by_key(|e| (e.span.start, e.span.end));
         let overlapping = edits.windows(2).any(|w| w[1].span.start < w[0].span.end);
         if overlapping || shadow.is_empty() && !edits.is_empty() {
             return Err(UNMAPPABLE);
@@ -327,25 +344,32 @@ impl<'a> Page<'a> {
         Ok(edits)
     }
 
+    /// The digest of the tree as it is now.
+    #[cfg(test)]
+    pub(super) fn digest(&self) -> super::compare::Digest {
+        digest_tree(&self.tree.borrow())
+    }
+
     /// Whether `edits` turn the page into exactly the edited tree (re-parsed in the page's
     /// encoding, which the edit must not change either). The page is consumed: its source map
     /// is freed first, then its tree is reduced to a digest and freed, before the edited bytes
-    /// are parsed. Nobody else may hold its nodes by then (they would be kept alive).
+    /// are parsed. Nobody else may hold its nodes by then (they would keep the tree alive).
     pub fn proves(self, edits: &[SpanEdit]) -> bool {
         let Page {
             source,
-            dom,
+            tree,
             log,
             own,
-            parsed_attrs,
             pairs,
             misnested,
             ops,
         } = self;
-        drop((log, own, parsed_attrs, pairs, misnested, ops));
-        let expected = digest(&dom.document);
-        let quirks = dom.quirks_mode.get();
-        drop(dom);
+        drop((log, own, pairs, misnested, ops));
+        let (expected, quirks) = {
+            let tree = tree.borrow();
+            (digest_tree(&tree), tree.quirks_mode())
+        };
+        drop(tree);
         let (bytes, encoding) = (source.bytes(), source.encoding());
         let edited = render(bytes, encoding, edits, &str::to_string);
         // The browser must read the edited page as it read the page (an edit could push a
@@ -413,12 +437,12 @@ impl<'a> Page<'a> {
     /// the token that ended the head (for text, after its leading whitespace, which the head
     /// keeps), else at the end of the page.
     fn head_end(&self) -> Option<usize> {
-        let head = self.log.head.as_ref()?;
+        let head = self.log.head?;
         let made = self
             .log
             .created
             .iter()
-            .find(|(n, _)| Rc::ptr_eq(n, head))
+            .find(|(n, _)| *n == head)
             .and_then(|(_, t)| *t)?;
         let closed_by = self.log.head_closed_by;
         let last = closed_by.unwrap_or(self.log.tokens.len());

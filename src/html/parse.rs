@@ -7,14 +7,14 @@
 //!   the browser's anyway) and says so; callers fall back or leave the page alone.
 //! - **a source map.** Every piece ends just after a `>`, and a tag token is emitted when its
 //!   `>` is read, so each tag's end offset is known; a tap between the tokenizer and the tree
-//!   builder numbers the tokens, and a sink around `RcDom` records which token each element
-//!   was created for. Elements the parser makes up (implied `<tbody>`, the copies of a
+//!   builder numbers the tokens, and a sink around the compact tree's ([`super::arena`])
+//!   records which token each element was created for. Elements the parser makes up (implied `<tbody>`, the copies of a
 //!   `<font>` that the adoption agency and the reconstruction of formatting elements make)
 //!   have no token of their own.
 
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
-use std::rc::Rc;
+use std::collections::HashSet;
 
 use html5ever::buffer_queue::BufferQueue;
 use html5ever::interface::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
@@ -23,9 +23,9 @@ use html5ever::tokenizer::{
     Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
 };
 use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts};
-use html5ever::{Attribute, ExpandedName, LocalName, QualName, TokenizerResult};
-use markup5ever_rcdom::{Handle, NodeData, RcDom};
+use html5ever::{Attribute, LocalName, QualName, TokenizerResult};
 
+use super::arena::{self, Id, KeepText, Tree};
 use super::chunked::Chunked;
 use super::source::Source;
 
@@ -53,7 +53,7 @@ pub struct Tok {
     /// Just after the token's `>` (see [`TokKind::Chars`]).
     pub end: usize,
     /// The element the tree builder made for a start tag.
-    pub own: Option<Handle>,
+    pub own: Option<Id>,
 }
 
 /// What the tap and the sink recorded.
@@ -61,23 +61,49 @@ pub struct Tok {
 pub struct Log {
     pub tokens: Chunked<Tok>,
     /// Every element the tree builder created, with the token being processed at the time.
-    pub created: Chunked<(Handle, Option<usize>)>,
+    pub created: Chunked<(Id, Option<usize>)>,
     /// Elements that took attributes from a second start tag (`<body>` twice). An implied
     /// element without attributes that takes them from one start tag (`<body>` after text)
     /// is instead that tag's own element.
-    pub merged: Vec<Handle>,
-    /// Addresses of the elements that have a start tag of their own.
-    owned: std::collections::HashSet<usize>,
+    pub merged: Vec<Id>,
+    /// The elements that have a start tag of their own.
+    owned: HashSet<Id>,
     /// The `<head>` element and the token during which something was first put outside it
     /// after it was made (where the head ends).
-    pub head: Option<Handle>,
+    pub head: Option<Id>,
     pub head_closed_by: Option<usize>,
+}
+
+/// The start-tag token of each element that has one, by node.
+pub struct Owners(Vec<u32>);
+
+impl Owners {
+    /// From the tokens' own elements, for a tree of `nodes` nodes.
+    pub fn of(log: &Log, nodes: usize) -> Owners {
+        let mut own = vec![u32::MAX; nodes];
+        for (i, token) in log.tokens.iter().enumerate() {
+            if let Some(el) = token.own {
+                own[el.index()] = i as u32;
+            }
+        }
+        Owners(own)
+    }
+
+    /// The start-tag token of `node`, if it has one.
+    pub fn get(&self, node: Id) -> Option<usize> {
+        let token = *self.0.get(node.index())?;
+        (token != u32::MAX).then_some(token as usize)
+    }
+
+    pub fn contains(&self, node: Id) -> bool {
+        self.get(node).is_some()
+    }
 }
 
 /// A parsed page: the tree, whether it was cut off, and the source map when asked for.
 pub struct Parsed {
-    pub dom: RcDom,
-    /// The page nests deeper than [`MAX_DEPTH`]; `dom` holds only its beginning.
+    pub tree: Tree,
+    /// The page nests deeper than [`MAX_DEPTH`]; `tree` holds only its beginning.
     pub too_deep: bool,
     pub log: Log,
 }
@@ -85,10 +111,9 @@ pub struct Parsed {
 /// Parses `source`; with `record`, keeps the source map in [`Parsed::log`].
 pub fn parse(source: &Source<'_>, record: bool) -> Parsed {
     let sink = MapSink {
-        dom: RcDom::default(),
+        inner: arena::Sink::new(KeepText::All),
         record,
         token: Cell::new(None),
-        too_deep: Cell::new(false),
         log: RefCell::new(Log::default()),
     };
     let tap = Tap {
@@ -102,18 +127,18 @@ pub fn parse(source: &Source<'_>, record: bool) -> Parsed {
         tokenizer.sink.piece_end.set(range.end);
         queue.push_back(StrTendril::from(text));
         while !matches!(tokenizer.feed(&queue), TokenizerResult::Done) {}
-        if tokenizer.sink.builder.sink.too_deep.get() {
+        if tokenizer.sink.builder.sink.too_deep() {
             break;
         }
     }
-    let too_deep = tokenizer.sink.builder.sink.too_deep.get();
+    let too_deep = tokenizer.sink.builder.sink.too_deep();
     if !too_deep {
         tokenizer.sink.piece_end.set(source.shadow().len());
         tokenizer.end();
     }
     let sink = tokenizer.sink.builder.sink;
     Parsed {
-        dom: sink.dom,
+        tree: sink.inner.tree.into_inner(),
         too_deep,
         log: sink.log.into_inner(),
     }
@@ -121,7 +146,7 @@ pub fn parse(source: &Source<'_>, record: bool) -> Parsed {
 
 /// Sits between the tokenizer and the tree builder and numbers the tokens.
 struct Tap {
-    builder: TreeBuilder<Handle, MapSink>,
+    builder: TreeBuilder<Id, MapSink>,
     /// Shadow offset just after the piece being fed.
     piece_end: Cell<usize>,
     /// End of the last markup token.
@@ -129,11 +154,11 @@ struct Tap {
 }
 
 impl TokenSink for Tap {
-    type Handle = Handle;
+    type Handle = Id;
 
-    fn process_token(&self, token: Token, line: u64) -> TokenSinkResult<Handle> {
+    fn process_token(&self, token: Token, line: u64) -> TokenSinkResult<Id> {
         let sink = &self.builder.sink;
-        if sink.too_deep.get() {
+        if sink.too_deep() {
             return TokenSinkResult::Continue;
         }
         let (kind, name) = match &token {
@@ -175,15 +200,15 @@ impl TokenSink for Tap {
         if kind == TokKind::Start {
             let mut log = sink.log.borrow_mut();
             let name = name.unwrap_or_default();
+            let tree = sink.inner.tree.borrow();
             let own = log
                 .created
                 .from(created_before)
                 .rev()
-                .map(|(node, _)| node)
-                .find(|node| is_made_for(node, &name))
-                .cloned();
+                .map(|&(node, _)| node)
+                .find(|&node| is_made_for(&tree, node, &name));
             if let Some(own) = own {
-                log.owned.insert(key(&own));
+                log.owned.insert(own);
                 log.tokens[index].own = Some(own);
             }
         }
@@ -202,53 +227,31 @@ impl TokenSink for Tap {
 
 /// Whether `node` is the element a start tag named `tag` makes (`<image>` makes `img`;
 /// SVG names get their camel case).
-fn is_made_for(node: &Handle, tag: &LocalName) -> bool {
-    match &node.data {
-        NodeData::Element { name, .. } => {
-            name.local.eq_ignore_ascii_case(tag) || (&*name.local == "img" && &**tag == "image")
-        }
-        _ => false,
-    }
+fn is_made_for(tree: &Tree, node: Id, tag: &LocalName) -> bool {
+    tree.tag(node)
+        .is_some_and(|name| name.eq_ignore_ascii_case(tag) || (name == "img" && &**tag == "image"))
 }
 
-/// `RcDom` plus the records of the source map and the depth guard.
+/// The compact tree's sink plus the records of the source map.
 struct MapSink {
-    dom: RcDom,
+    inner: arena::Sink,
     record: bool,
     /// The token being processed.
     token: Cell<Option<usize>>,
-    too_deep: Cell<bool>,
     log: RefCell<Log>,
 }
 
-fn key(node: &Handle) -> usize {
-    Rc::as_ptr(node) as usize
-}
-
 impl MapSink {
-    /// Checks the depth of an element placed under `parent` (by walking up: at most
-    /// [`MAX_DEPTH`] steps, and a handful on ordinary pages).
-    fn placed(&self, parent: &Handle, child: &NodeOrText<Handle>) {
-        let NodeOrText::AppendNode(child) = child else {
-            self.head_ends_unless_in(parent);
-            return;
+    fn too_deep(&self) -> bool {
+        self.inner.too_deep.get()
+    }
+
+    /// Notes where the head ends when `child` is put under `parent` (the head itself aside).
+    fn placed(&self, parent: Id, child: &NodeOrText<Id>) {
+        let is_head = match child {
+            NodeOrText::AppendNode(child) => self.log.borrow().head == Some(*child),
+            NodeOrText::AppendText(_) => false,
         };
-        let mut depth = 1;
-        let mut node = Some(parent.clone()).filter(|n| super::edit::tag(n).is_some());
-        while let Some(n) = node {
-            depth += 1;
-            if depth > MAX_DEPTH {
-                self.too_deep.set(true);
-                break;
-            }
-            node = super::edit::parent(&n).filter(|n| super::edit::tag(n).is_some());
-        }
-        let is_head = self
-            .log
-            .borrow()
-            .head
-            .as_ref()
-            .is_some_and(|h| Rc::ptr_eq(h, child));
         if !is_head {
             self.head_ends_unless_in(parent);
         }
@@ -256,29 +259,30 @@ impl MapSink {
 
     /// Notes where the head ends: the first token after it was made that puts a node outside
     /// it (the head itself aside).
-    fn head_ends_unless_in(&self, parent: &Handle) {
+    fn head_ends_unless_in(&self, parent: Id) {
         if !self.record {
             return;
         }
         let mut log = self.log.borrow_mut();
-        let (Some(head), None) = (&log.head, log.head_closed_by) else {
+        let (Some(head), None) = (log.head, log.head_closed_by) else {
             return;
         };
-        let mut node = Some(parent.clone());
+        let tree = self.inner.tree.borrow();
+        let mut node = Some(parent);
         while let Some(n) = node {
-            if Rc::ptr_eq(&n, head) {
+            if n == head {
                 return;
             }
-            node = super::edit::parent(&n);
+            node = tree.parent(n);
         }
         log.head_closed_by = self.token.get();
     }
 }
 
 impl TreeSink for MapSink {
-    type Handle = Handle;
+    type Handle = Id;
     type Output = Self;
-    type ElemName<'a> = ExpandedName<'a>;
+    type ElemName<'a> = arena::Name;
 
     fn finish(self) -> Self {
         self
@@ -286,50 +290,46 @@ impl TreeSink for MapSink {
 
     fn parse_error(&self, _msg: Cow<'static, str>) {}
 
-    fn get_document(&self) -> Handle {
-        self.dom.get_document()
+    fn get_document(&self) -> Id {
+        self.inner.get_document()
     }
 
-    fn elem_name<'a>(&'a self, target: &'a Handle) -> ExpandedName<'a> {
-        self.dom.elem_name(target)
+    fn elem_name<'a>(&'a self, target: &'a Id) -> arena::Name {
+        self.inner.elem_name(target)
     }
 
-    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> Handle {
+    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> Id {
         let is_head = name.local == *"head" && name.ns == html5ever::ns!(html);
-        let node = self.dom.create_element(name, attrs, flags);
+        let node = self.inner.create_element(name, attrs, flags);
         if self.record {
             let mut log = self.log.borrow_mut();
             if is_head && log.head.is_none() {
-                log.head = Some(node.clone());
+                log.head = Some(node);
             }
-            log.created.push((node.clone(), self.token.get()));
+            log.created.push((node, self.token.get()));
         }
         node
     }
 
-    fn create_comment(&self, text: StrTendril) -> Handle {
-        self.dom.create_comment(text)
+    fn create_comment(&self, text: StrTendril) -> Id {
+        self.inner.create_comment(text)
     }
 
-    fn create_pi(&self, target: StrTendril, data: StrTendril) -> Handle {
-        self.dom.create_pi(target, data)
+    fn create_pi(&self, target: StrTendril, data: StrTendril) -> Id {
+        self.inner.create_pi(target, data)
     }
 
-    fn append(&self, parent: &Handle, child: NodeOrText<Handle>) {
-        self.placed(parent, &child);
-        self.dom.append(parent, child);
+    fn append(&self, parent: &Id, child: NodeOrText<Id>) {
+        self.placed(*parent, &child);
+        self.inner.append(parent, child);
     }
 
-    fn append_based_on_parent_node(
-        &self,
-        element: &Handle,
-        prev_element: &Handle,
-        child: NodeOrText<Handle>,
-    ) {
-        match super::edit::parent(element) {
+    fn append_based_on_parent_node(&self, element: &Id, prev_element: &Id, child: NodeOrText<Id>) {
+        let parent = self.inner.tree.borrow().parent(*element);
+        match parent {
             Some(parent) => {
-                self.placed(&parent, &child);
-                self.dom.append_before_sibling(element, child);
+                self.placed(parent, &child);
+                self.inner.append_before_sibling(element, child);
             }
             None => self.append(prev_element, child),
         }
@@ -341,57 +341,60 @@ impl TreeSink for MapSink {
         public_id: StrTendril,
         system_id: StrTendril,
     ) {
-        self.dom
+        self.inner
             .append_doctype_to_document(name, public_id, system_id);
     }
 
-    fn get_template_contents(&self, target: &Handle) -> Handle {
-        self.dom.get_template_contents(target)
+    fn get_template_contents(&self, target: &Id) -> Id {
+        self.inner.get_template_contents(target)
     }
 
-    fn same_node(&self, x: &Handle, y: &Handle) -> bool {
-        Rc::ptr_eq(x, y)
+    fn same_node(&self, x: &Id, y: &Id) -> bool {
+        x == y
     }
 
     fn set_quirks_mode(&self, mode: QuirksMode) {
-        self.dom.set_quirks_mode(mode);
+        self.inner.set_quirks_mode(mode);
     }
 
-    fn append_before_sibling(&self, sibling: &Handle, child: NodeOrText<Handle>) {
-        if let Some(parent) = super::edit::parent(sibling) {
-            self.placed(&parent, &child);
+    fn append_before_sibling(&self, sibling: &Id, child: NodeOrText<Id>) {
+        let parent = self.inner.tree.borrow().parent(*sibling);
+        if let Some(parent) = parent {
+            self.placed(parent, &child);
         }
-        self.dom.append_before_sibling(sibling, child);
+        self.inner.append_before_sibling(sibling, child);
     }
 
-    fn add_attrs_if_missing(&self, target: &Handle, attrs: Vec<Attribute>) {
+    fn add_attrs_if_missing(&self, target: &Id, attrs: Vec<Attribute>) {
         if self.record && !attrs.is_empty() {
             let log = &mut *self.log.borrow_mut();
-            let bare = matches!(&target.data, NodeData::Element { attrs, .. } if attrs.borrow().is_empty());
+            let bare = self
+                .inner
+                .tree
+                .borrow()
+                .element(*target)
+                .is_some_and(|(_, attrs)| attrs.is_empty());
             match self.token.get() {
-                Some(token) if bare && !log.owned.contains(&key(target)) => {
-                    log.owned.insert(key(target));
-                    log.tokens[token].own = Some(target.clone());
+                Some(token) if bare && !log.owned.contains(target) => {
+                    log.owned.insert(*target);
+                    log.tokens[token].own = Some(*target);
                 }
-                _ => log.merged.push(target.clone()),
+                _ => log.merged.push(*target),
             }
         }
-        self.dom.add_attrs_if_missing(target, attrs);
+        self.inner.add_attrs_if_missing(target, attrs);
     }
 
-    fn remove_from_parent(&self, target: &Handle) {
-        self.dom.remove_from_parent(target);
+    fn remove_from_parent(&self, target: &Id) {
+        self.inner.remove_from_parent(target);
     }
 
-    fn reparent_children(&self, node: &Handle, new_parent: &Handle) {
-        self.dom.reparent_children(node, new_parent);
+    fn reparent_children(&self, node: &Id, new_parent: &Id) {
+        self.inner.reparent_children(node, new_parent);
     }
 
-    fn is_mathml_annotation_xml_integration_point(&self, handle: &Handle) -> bool {
-        self.dom.is_mathml_annotation_xml_integration_point(handle)
-    }
-
-    fn maybe_clone_an_option_into_selectedcontent(&self, option: &Handle) {
-        self.dom.maybe_clone_an_option_into_selectedcontent(option);
+    fn is_mathml_annotation_xml_integration_point(&self, handle: &Id) -> bool {
+        self.inner
+            .is_mathml_annotation_xml_integration_point(handle)
     }
 }

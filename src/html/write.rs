@@ -4,7 +4,7 @@
 //! [`super::page::render`], which writes them as numeric character references, and the text of
 //! a `<style>` is made ASCII with CSS escapes (a reference means nothing in raw text).
 
-use markup5ever_rcdom::{Handle, NodeData};
+use super::edit::NewElement;
 
 /// Elements without an end tag (the parser's list, `image` included).
 const VOID: &[&str] = &[
@@ -50,27 +50,20 @@ pub fn attribute(name: &str, value: &str, out: &mut String) {
 }
 
 /// Appends a new element whose children are text only (`<link …>`, `<style>…</style>`).
-pub fn element(node: &Handle, out: &mut String) {
-    let NodeData::Element { name, attrs, .. } = &node.data else {
-        return;
-    };
+pub fn element(el: &NewElement, out: &mut String) {
     out.push('<');
-    out.push_str(&name.local);
-    for a in attrs.borrow().iter() {
+    out.push_str(&el.tag);
+    for (name, value) in &el.attrs {
         out.push(' ');
-        attribute(&a.name.local, &a.value, out);
+        attribute(name, value, out);
     }
     out.push('>');
-    if is_void(&name.local) {
+    if is_void(&el.tag) {
         return;
     }
-    for child in node.children.borrow().iter() {
-        if let NodeData::Text { contents } = &child.data {
-            out.push_str(&crate::css::ascii(&contents.borrow()));
-        }
-    }
+    out.push_str(&crate::css::ascii(&el.text));
     out.push_str("</");
-    out.push_str(&name.local);
+    out.push_str(&el.tag);
     out.push('>');
 }
 
@@ -95,8 +88,8 @@ mod tests {
 
     #[test]
     fn style_text_is_written_in_ascii_with_css_escapes() {
-        let style = crate::html::edit::new_element("style", &[]);
-        crate::html::edit::append_text(&style, ".a{background:url(café.gif)}");
+        let mut style = NewElement::new("style", &[]);
+        style.text = ".a{background:url(café.gif)}".to_string();
         let mut out = String::new();
         element(&style, &mut out);
         assert_eq!(out, "<style>.a{background:url(caf\\e9 .gif)}</style>");

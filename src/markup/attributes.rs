@@ -2,7 +2,7 @@
 //! `hspace`…) as CSS declarations, and spacer images as sized spans: the attribute half of
 //! [`super::convert`]'s walk. Every mapping is in the table of `docs/markup.md`.
 
-use crate::html::{edit, Handle};
+use crate::html::{edit, Node};
 
 use super::constructs::{is_presentational, is_spacer};
 use super::convert::Converter;
@@ -33,7 +33,7 @@ struct ElementFacts {
 }
 
 impl ElementFacts {
-    fn read(el: &Handle, tag: &str) -> Self {
+    fn read(el: &Node, tag: &str) -> Self {
         let table_border = edit::attr(el, "border").filter(|_| tag == "table");
         let bordered = table_border
             .as_deref()
@@ -111,7 +111,7 @@ impl Converter<'_> {
     }
 
     /// Presentational attributes of any other element. Returns the body `text` colour.
-    pub(super) fn attributes(&mut self, el: &Handle, tag: &str) -> Option<String> {
+    pub(super) fn attributes(&mut self, el: &Node, tag: &str) -> Option<String> {
         let mut decls: Vec<Decl> = Vec::new();
         let mut nested: Vec<(String, Vec<Decl>)> = Vec::new();
         let mut text_color = None;
@@ -205,7 +205,7 @@ impl Converter<'_> {
     }
 
     /// `align`, by element.
-    fn align(&self, el: &Handle, tag: &str, facts: &ElementFacts, value: &str) -> Mapped {
+    fn align(&self, el: &Node, tag: &str, facts: &ElementFacts, value: &str) -> Mapped {
         match tag {
             "table" => rules::table_align(value).ok_or("unparsed-value"),
             "img" => self.image_align(facts.hspace.as_deref(), value),
@@ -244,7 +244,7 @@ impl Converter<'_> {
     /// `border` and `bordercolor` of images, objects and tables.
     fn border(
         &mut self,
-        el: &Handle,
+        el: &Node,
         attr: &str,
         tag: &str,
         facts: &ElementFacts,
@@ -306,7 +306,7 @@ impl Converter<'_> {
     /// margin edge, so lines, cells, floats and alignment lay out the same. `decls` already
     /// hold what `align`, `hspace`, `vspace` and `border` became. Returns the element that
     /// now carries the style.
-    fn spacer(&mut self, el: &Handle, decls: &mut Vec<Decl>) -> Handle {
+    fn spacer(&mut self, el: &Node, decls: &mut Vec<Decl>) -> Node {
         if !is_spacer(el, &self.opts.images) {
             return el.clone();
         }

@@ -55,8 +55,8 @@ pub fn text_images(text: &str, opts: &TextImageOptions) -> Vec<TextImage> {
         return Vec::new();
     };
     let mut found = Vec::new();
-    for el in edit::elements(&dom.document) {
-        if edit::tag(&el) != Some("img") || !in_link(&el) {
+    for el in edit::elements(&dom) {
+        if !edit::is(&el, "img") || !in_link(&el) {
             continue;
         }
         let num = |a: &str| edit::attr(&el, a).and_then(|v| v.trim().parse::<u32>().ok());
@@ -85,10 +85,10 @@ pub fn text_images(text: &str, opts: &TextImageOptions) -> Vec<TextImage> {
     found
 }
 
-fn in_link(el: &html::Handle) -> bool {
+fn in_link(el: &html::Node) -> bool {
     let mut cur = edit::parent(el);
     while let Some(node) = cur {
-        if edit::tag(&node) == Some("a") && edit::attr(&node, "href").is_some() {
+        if edit::is(&node, "a") && edit::attr(&node, "href").is_some() {
             return true;
         }
         cur = edit::parent(&node);

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::html::{edit, lex, Handle, NodeData};
+use crate::html::{edit, lex, Node};
 use crate::image::ImageFacts;
 
 /// Elements that are presentational constructs in themselves.
@@ -60,7 +60,7 @@ pub(super) fn is_presentational(tag: &str, attr: &str) -> bool {
 /// Whether an `<img>` is a spacer: an image of one flat fill (transparent or one opaque colour)
 /// by its decoded pixels when the caller knows the file (`MarkupOptions::images`), otherwise by
 /// the usual names (`spacer.gif`, `blank.gif`, `1x1.gif`…) with a declared size.
-pub(super) fn is_spacer(el: &Handle, images: &BTreeMap<String, ImageFacts>) -> bool {
+pub(super) fn is_spacer(el: &Node, images: &BTreeMap<String, ImageFacts>) -> bool {
     spacer_by(&|a| edit::attr(el, a), images)
 }
 
@@ -118,17 +118,17 @@ fn count_element(
 }
 
 /// Presentational constructs in a parsed page, by name.
-pub fn count(document: &Handle, images: &BTreeMap<String, ImageFacts>) -> BTreeMap<String, usize> {
+pub fn count(document: &Node, images: &BTreeMap<String, ImageFacts>) -> BTreeMap<String, usize> {
     let mut counts = BTreeMap::new();
     for el in edit::descendants(document) {
-        if let (true, NodeData::Element { name, attrs, .. }) = (edit::is_html(&el), &el.data) {
-            let attrs = attrs.borrow();
+        if let (true, Some(name)) = (edit::is_html(&el), edit::tag(&el)) {
+            let attrs = edit::attrs(&el);
             let attr = |a: &str| {
-                let found = attrs.iter().find(|at| &*at.name.local == a)?;
-                Some(found.value.to_string())
+                let found = attrs.iter().find(|(n, _)| n == a)?;
+                Some(found.1.clone())
             };
-            let names: Vec<&str> = attrs.iter().map(|a| &*a.name.local).collect();
-            count_element(&name.local, &names, &attr, images, &mut counts);
+            let names: Vec<&str> = attrs.iter().map(|(n, _)| n.as_str()).collect();
+            count_element(&name, &names, &attr, images, &mut counts);
         }
     }
     counts

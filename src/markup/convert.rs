@@ -4,10 +4,9 @@
 //! re-parsing the edited bytes gives the same tree ([`html::Page::proves`]).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::rc::Rc;
 
 use crate::css::sheet;
-use crate::html::{self, edit, Handle, Page, Piece, SpanEdit};
+use crate::html::{self, edit, NewElement, Node, Page, Piece, SpanEdit};
 
 use super::constructs;
 use super::rules::{self, Decl};
@@ -25,15 +24,15 @@ pub(super) struct Converter<'a> {
     /// The site directory (`a/sub/`, or `` for the root) that relative URLs of the page
     /// resolve against: the page's own, or its `<base href>`'s.
     pub(super) base_dir: String,
-    pub(super) styles: Vec<(Handle, Style)>,
+    pub(super) styles: Vec<(Node, Style)>,
     /// Tables whose `border` became CSS, with the style of the 1px border their cells need
     /// (`inset`, or `solid` with `bordercolor`).
-    pub(super) bordered: Vec<(Handle, &'static str)>,
+    pub(super) bordered: Vec<(Node, &'static str)>,
     pub(super) left: Vec<(String, String)>,
     pub(super) changed: bool,
     /// Where each element's entry is in `styles`, by node address: finding it is then
     /// constant time, not a scan of every element styled so far (quadratic on a large page).
-    pub(super) style_at: HashMap<*const (), usize>,
+    pub(super) style_at: HashMap<html::arena::Id, usize>,
 }
 
 /// Rewrites one page (its bytes, in `opts.encoding`). Never fails: a page it cannot handle
@@ -74,7 +73,8 @@ pub fn convert_page(bytes: &[u8], opts: &MarkupOptions) -> PageMarkup {
             return unchanged(&counts, why.reason());
         }
     };
-    let document = page.document();
+    let root = page.document();
+    let document = &root;
     let constructs_before = constructs::count(document, &opts.images);
     let unchanged = |reason: &str| unchanged(&constructs_before, reason);
     if constructs_before.is_empty() {
@@ -103,7 +103,7 @@ pub fn convert_page(bytes: &[u8], opts: &MarkupOptions) -> PageMarkup {
     }
     // The shared sheet's `<link>` is resolved by the browser against the page's base.
     let base_href = edit::descendants(document)
-        .filter(|e| edit::tag(e) == Some("base") && edit::is_html(e))
+        .filter(|e| edit::is(e, "base") && edit::is_html(e))
         .find_map(|e| edit::attr(&e, "href"));
     let base_dir = match base_dir(&opts.page_path, base_href.as_deref()) {
         Some(dir) => dir,
@@ -128,7 +128,7 @@ pub fn convert_page(bytes: &[u8], opts: &MarkupOptions) -> PageMarkup {
         if !edit::is_html(&el) {
             continue;
         }
-        let tag = edit::tag(&el).unwrap_or("").to_string();
+        let tag = edit::tag(&el).as_deref().unwrap_or("").to_string();
         match tag.as_str() {
             "font" => c.font(&el),
             "basefont" if edit::between_text(&el) => {
@@ -155,7 +155,7 @@ pub fn convert_page(bytes: &[u8], opts: &MarkupOptions) -> PageMarkup {
     // parent (Chromium's `color: -internal-quirk-inherit`); once `text` is CSS, say it outright.
     if let (true, Some(color)) = (c.quirks, body_text_color) {
         for table in edit::elements(document) {
-            if edit::tag(&table) == Some("table") && edit::is_html(&table) {
+            if edit::is(&table, "table") && edit::is_html(&table) {
                 c.add(&table, vec![("color".to_string(), color.clone())]);
             }
         }
@@ -172,6 +172,7 @@ pub fn convert_page(bytes: &[u8], opts: &MarkupOptions) -> PageMarkup {
     let left_as_is = std::mem::take(&mut c.left);
     // The converter holds nodes; the proof frees the tree before it parses the edited bytes.
     drop(c);
+    drop(root);
     let mut edits = match page.edits() {
         Ok(edits) if page.proves(&edits) => edits,
         Ok(_) => return unchanged("reparse-differs"),
@@ -207,18 +208,16 @@ pub(crate) fn fill_pieces(edits: &mut [SpanEdit], fill: impl Fn(&str) -> String)
 }
 
 /// Whether an attribute value holds a character the stage uses as a slot or selector mark.
-fn uses_private_characters(document: &Handle) -> bool {
-    edit::descendants(document).any(|el| match &el.data {
-        html::NodeData::Element { attrs, .. } => attrs
-            .borrow()
+fn uses_private_characters(document: &Node) -> bool {
+    edit::descendants(document).any(|el| {
+        edit::attrs(&el)
             .iter()
-            .any(|a| a.value.contains([SLOT_OPEN, SLOT_CLOSE, SELF])),
-        _ => false,
+            .any(|(_, value)| value.contains([SLOT_OPEN, SLOT_CLOSE, SELF]))
     })
 }
 
-fn has_author_css(document: &Handle) -> bool {
-    edit::descendants(document).any(|el| match edit::tag(&el) {
+fn has_author_css(document: &Node) -> bool {
+    edit::descendants(document).any(|el| match edit::tag(&el).as_deref() {
         Some("style") => true,
         Some("link") => edit::attr(&el, "rel").is_some_and(|r| {
             r.to_ascii_lowercase()
@@ -230,7 +229,7 @@ fn has_author_css(document: &Handle) -> bool {
 }
 
 impl Converter<'_> {
-    pub(super) fn add(&mut self, el: &Handle, decls: Vec<Decl>) {
+    pub(super) fn add(&mut self, el: &Node, decls: Vec<Decl>) {
         let s = self.style_of(el);
         for d in decls {
             s.set(d);
@@ -239,9 +238,9 @@ impl Converter<'_> {
     }
 
     /// The CSS collected for `el`, made empty on first use.
-    pub(super) fn style_of(&mut self, el: &Handle) -> &mut Style {
+    pub(super) fn style_of(&mut self, el: &Node) -> &mut Style {
         let next = self.styles.len();
-        let at = *self.style_at.entry(Rc::as_ptr(el).cast()).or_insert(next);
+        let at = *self.style_at.entry(el.id()).or_insert(next);
         if at == next {
             self.styles.push((el.clone(), Style::default()));
         }
@@ -252,7 +251,7 @@ impl Converter<'_> {
         self.left.push((construct.to_string(), reason.to_string()));
     }
 
-    fn font(&mut self, el: &Handle) {
+    fn font(&mut self, el: &Node) {
         let guessed = |a: &str| edit::attr(el, a).is_some_and(|v| !v.is_ascii());
         if self.opts.encoding_guessed && ["face", "size", "color"].into_iter().any(guessed) {
             return self.leave("font", "encoding-guessed");
@@ -303,7 +302,7 @@ impl Converter<'_> {
         }
     }
 
-    fn phrase(&mut self, el: &Handle, tag: &str) {
+    fn phrase(&mut self, el: &Node, tag: &str) {
         if !self.opts.phrase_elements {
             // `<center>` → `<div class=…>` is 3 bytes longer, `<tt>` → `<span class=…>` 13:
             // renamed with a class, these elements only ever grow the page.
@@ -320,10 +319,10 @@ impl Converter<'_> {
     }
 
     /// `cellpadding` becomes `padding` on each cell whose nearest table is this one.
-    fn cellpadding(&mut self, document: &Handle) {
-        let mut padded: Vec<(Handle, Decl)> = Vec::new();
+    fn cellpadding(&mut self, document: &Node) {
+        let mut padded: Vec<(Node, Decl)> = Vec::new();
         for el in edit::descendants(document) {
-            if edit::tag(&el) != Some("table") || !edit::is_html(&el) {
+            if !edit::is(&el, "table") || !edit::is_html(&el) {
                 continue;
             }
             let Some(value) = edit::attr(&el, "cellpadding") else {
@@ -354,7 +353,7 @@ impl Converter<'_> {
     /// each cell's own style when there are no selectors (`inline-style`). Nothing else webdiet
     /// writes sets padding or borders on cells, and pages with author CSS are never converted,
     /// so the higher specificity of the table rule decides nothing.
-    fn style_cells(&mut self, table: &Handle, decls: Vec<Decl>) {
+    fn style_cells(&mut self, table: &Node, decls: Vec<Decl>) {
         if self.opts.css == CssMode::InlineStyle {
             return self.add_to_cells(table, decls);
         }
@@ -362,10 +361,10 @@ impl Converter<'_> {
         self.style_of(table).set_nested(CELLS, decls);
     }
 
-    fn add_to_cells(&mut self, table: &Handle, decls: Vec<Decl>) {
+    fn add_to_cells(&mut self, table: &Node, decls: Vec<Decl>) {
         for cell in edit::elements(table) {
-            if matches!(edit::tag(&cell), Some("td" | "th"))
-                && nearest_table(&cell).is_some_and(|t| Rc::ptr_eq(&t, table))
+            if matches!(edit::tag(&cell).as_deref(), Some("td" | "th"))
+                && nearest_table(&cell).is_some_and(|t| t.id() == table.id())
             {
                 self.add(&cell, decls.clone());
             }
@@ -374,7 +373,7 @@ impl Converter<'_> {
 
     /// Puts the CSS where the options say; returns each classed element's rule keys, in the
     /// order of their slots (none in `inline-style` mode).
-    fn attach(&mut self, document: &Handle) -> Vec<ElementClasses> {
+    fn attach(&mut self, document: &Node) -> Vec<ElementClasses> {
         let mut classes = Vec::new();
         let mut slots: HashMap<String, usize> = HashMap::new();
         let head = edit::find(document, "head");
@@ -422,8 +421,8 @@ impl Converter<'_> {
                 }
                 CssMode::PerPage if !rules.is_empty() => {
                     let names = sheet::class_names(&rules.iter().cloned().collect());
-                    let style = edit::new_element("style", &[]);
-                    edit::append_text(&style, &page_css(&rules, &names));
+                    let mut style = NewElement::new("style", &[]);
+                    style.text = page_css(&rules, &names);
                     self.page.append(&head, style);
                 }
                 _ => {}
@@ -467,9 +466,9 @@ pub(super) fn base_dir(page_path: &str, base_href: Option<&str>) -> Option<Strin
 
 /// The `<link>` to the shared sheet that a page in site-sheet mode gets; `base_dir` is where
 /// the page's relative URLs resolve ([`base_dir`]).
-pub(super) fn sheet_link(base_dir: &str, sheet_name: &str) -> Handle {
+pub(super) fn sheet_link(base_dir: &str, sheet_name: &str) -> NewElement {
     let href = format!("{}{sheet_name}", to_root(base_dir));
-    edit::new_element("link", &[("rel", "stylesheet"), ("href", &href)])
+    NewElement::new("link", &[("rel", "stylesheet"), ("href", &href)])
 }
 
 /// The minified CSS of a page's own `<style>`.
@@ -488,10 +487,10 @@ pub(super) fn rule_keys(classes: &[ElementClasses], atomic: bool) -> Vec<String>
     keys.into_iter().cloned().collect()
 }
 
-fn nearest_table(el: &Handle) -> Option<Handle> {
+fn nearest_table(el: &Node) -> Option<Node> {
     let mut cur = edit::parent(el);
     while let Some(node) = cur {
-        if edit::tag(&node) == Some("table") {
+        if edit::is(&node, "table") {
             return Some(node);
         }
         cur = edit::parent(&node);

@@ -192,8 +192,8 @@ impl PageMarkup {
         }
         let mut link = String::new();
         html::write::element(&convert::sheet_link(page_path, sheet_name), &mut link);
-        let style = html::edit::new_element("style", &[]);
-        html::edit::append_text(&style, &style_css);
+        let mut style = html::NewElement::new("style", &[]);
+        style.text = style_css;
         let mut style_tag = String::new();
         html::write::element(&style, &mut style_tag);
         let mut edits = self.edits.to_vec();

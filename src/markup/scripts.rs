@@ -14,7 +14,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::html::{edit, Handle};
+use crate::html::{edit, Node};
 
 /// Words (lower case) that name what the pass converts: its elements, its attributes and
 /// their DOM properties, and the class it adds.
@@ -71,7 +71,7 @@ const IMAGES: &[&str] = &["img", "images"];
 /// `javascript:` URLs, and `external`, the scripts it loads) that names what the pass
 /// converts; `None` when there is none.
 pub fn touching_word(
-    document: &Handle,
+    document: &Node,
     external: &str,
     spacers: bool,
     phrase_elements: bool,
@@ -85,7 +85,7 @@ pub fn touching_word(
     }
     let mut texts = vec![external.to_string()];
     for el in edit::descendants(document) {
-        if edit::tag(&el) == Some("script") {
+        if edit::is(&el, "script") {
             texts.push(edit::text_of(&el));
         }
         for name in edit::attr_names(&el) {

@@ -1,7 +1,7 @@
 //! A spacer image becomes an empty `inline-block` span of the same size: the declarations
 //! that make the span take the image's box, or the reason it cannot.
 
-use crate::html::{edit, Handle};
+use crate::html::{edit, Node};
 use crate::image::{Fill, ImageFacts};
 
 use super::rules::{self, Decl};
@@ -13,7 +13,7 @@ const SPACER_KEEPS: &[&str] = &["src", "alt", "width", "height", "title", "class
 
 /// The declarations that make a span take a spacer's box, or why it cannot.
 pub(super) fn spacer_box(
-    el: &Handle,
+    el: &Node,
     facts: &ImageFacts,
     decls: &[Decl],
 ) -> Result<Vec<Decl>, &'static str> {
@@ -24,7 +24,7 @@ pub(super) fn spacer_box(
         return Err("spacer-attributes");
     }
     // A `<picture>` chooses among its sources for the `<img>`: it may show something else.
-    if edit::parent(el).is_some_and(|p| edit::tag(&p) == Some("picture")) {
+    if edit::parent(el).is_some_and(|p| edit::is(&p, "picture")) {
         return Err("spacer-in-picture");
     }
     // The alt text is not shown while the image loads, but it is what a screen reader or a

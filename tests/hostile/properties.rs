@@ -156,7 +156,9 @@ fn visible_text(html: &str) -> String {
             }
         }
     }
-    let dom = webdiet::html::parse(html).expect("generated pages nest a few levels deep");
+    use html5ever::tendril::TendrilSink;
+    let dom = html5ever::parse_document(markup5ever_rcdom::RcDom::default(), Default::default())
+        .one(html);
     let mut out = String::new();
     walk(&dom.document, &mut out);
     out

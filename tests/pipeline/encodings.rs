@@ -98,7 +98,7 @@ fn common<'a>(a: &[Token<'a>], b: &[Token<'a>]) -> (Vec<bool>, Vec<bool>) {
 fn text_content(bytes: &[u8]) -> String {
     let decoded = charset::decode(bytes);
     let dom = html::parse(&decoded.text).expect("a shallow page");
-    edit::text_content(&dom.document)
+    edit::text_content(&dom)
 }
 
 /// Whether a tag of the original is one the rewrite may change: presentational elements, tags
