@@ -32,17 +32,19 @@ use super::write;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SpanEdit {
     pub span: Range<usize>,
-    pub pieces: Vec<Piece>,
+    /// Boxed at their size: a page's edits are kept until the site's sheet is built.
+    pub pieces: Box<[Piece]>,
 }
 
 /// Part of a replacement.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Piece {
-    /// These bytes of the original page, as they are.
-    Keep(Range<usize>),
+    /// These bytes of the original page, as they are (a page of 4 GiB or more is not edited:
+    /// [`Unparsed::TooLarge`]; offsets in 32 bits make a piece 16 bytes, not 24).
+    Keep(Range<u32>),
     /// New markup. ASCII, except characters the caller fills in before writing (class-name
     /// slots); any other non-ASCII character is written as a numeric character reference.
-    Text(String),
+    Text(Box<str>),
 }
 
 /// Why a page has no [`Page`].
@@ -52,6 +54,8 @@ pub enum Unparsed {
     TooDeep,
     /// A stateful encoding (ISO-2022-JP…), whose bytes cannot be edited in place.
     Encoding(&'static Encoding),
+    /// 4 GiB or more: past what an edit's offsets hold.
+    TooLarge,
 }
 
 impl Unparsed {
@@ -60,6 +64,7 @@ impl Unparsed {
         match self {
             Unparsed::TooDeep => "too-deep",
             Unparsed::Encoding(_) => "encoding-not-editable",
+            Unparsed::TooLarge => "too-large-to-edit",
         }
     }
 }
@@ -106,7 +111,13 @@ fn pairs_of(attrs: &[Attribute]) -> Vec<(String, String)> {
 impl<'a> Page<'a> {
     /// Parses a page's bytes in `encoding` (as `site::charset::detect` decided it).
     pub fn parse(bytes: &'a [u8], encoding: &'static Encoding) -> Result<Page<'a>, Unparsed> {
+        if u32::try_from(bytes.len()).is_err() {
+            return Err(Unparsed::TooLarge);
+        }
         let source = Source::new(bytes, encoding).map_err(|e| Unparsed::Encoding(e.0))?;
+        if u32::try_from(source.shadow().len()).is_err() {
+            return Err(Unparsed::TooLarge);
+        }
         let parsed = parse::parse(&source, true);
         if parsed.too_deep {
             return Err(Unparsed::TooDeep);
@@ -302,7 +313,7 @@ impl<'a> Page<'a> {
                     let mut pieces = self.start_tag_pieces(&tag, new_name, &parsed, &final_attrs);
                     if let Some(new) = new_name {
                         if write::is_void(old_name) && !write::is_void(new) {
-                            pieces.push(Piece::Text(format!("</{new}>")));
+                            pieces.push(Piece::Text(format!("</{new}>").into()));
                         }
                     }
                     pieces
@@ -319,7 +330,7 @@ impl<'a> Page<'a> {
                 (Some(_), _) => Vec::new(),
                 (None, Some(new)) => vec![
                     self.keep(end_tag.span.start..end_tag.name_span.start),
-                    Piece::Text(new.to_string()),
+                    Piece::Text(new.into()),
                     self.keep(end_tag.name_span.end..end_tag.span.end),
                 ],
                 (None, None) => continue,
@@ -332,7 +343,7 @@ impl<'a> Page<'a> {
             for child in appended {
                 write::element(child, &mut text);
             }
-            edits.push(self.edit(at..at, vec![Piece::Text(text)]));
+            edits.push(self.edit(at..at, vec![Piece::Text(text.into())]));
         }
         // In place (a stable sort takes a buffer of half the list). No two edits have the same
         // span: each tag is edited once, and the one insertion is empty where no tag is.
@@ -389,17 +400,21 @@ impl<'a> Page<'a> {
     fn edit(&self, shadow: Range<usize>, pieces: Vec<Piece>) -> SpanEdit {
         SpanEdit {
             span: self.source.bytes_of(shadow),
-            pieces,
+            pieces: pieces.into_boxed_slice(),
         }
     }
 
     fn keep(&self, shadow: Range<usize>) -> Piece {
-        Piece::Keep(self.source.bytes_of(shadow))
+        let Range { start, end } = self.source.bytes_of(shadow);
+        // The page is under 4 GiB (`Page::parse`).
+        Piece::Keep(start as u32..end as u32)
     }
 
     /// Where the token before `index` ended.
     fn before(&self, index: usize) -> usize {
-        index.checked_sub(1).map_or(0, |i| self.log.tokens[i].end)
+        index
+            .checked_sub(1)
+            .map_or(0, |i| self.log.tokens[i].end as usize)
     }
 
     /// The start tag of token `index` as written: the first `<` + letter after the token
@@ -407,7 +422,7 @@ impl<'a> Page<'a> {
     /// tokenizer ended it.
     fn start_tag(&self, index: usize) -> Option<LexedTag> {
         let shadow = self.source.shadow();
-        let end = self.log.tokens[index].end;
+        let end = self.log.tokens[index].end as usize;
         let mut at = self.before(index);
         loop {
             let lt = lex::memchr(b'<', shadow, at).filter(|&lt| lt < end)?;
@@ -422,7 +437,7 @@ impl<'a> Page<'a> {
     /// lexes to where the tokenizer ended it (raw text may hold other `</x` first).
     fn end_tag(&self, index: usize) -> Option<LexedTag> {
         let shadow = self.source.shadow();
-        let end = self.log.tokens[index].end;
+        let end = self.log.tokens[index].end as usize;
         let mut at = self.before(index);
         while let Some(lt) = lex::find_seq(shadow, b"</", at).filter(|&lt| lt < end) {
             if let Some(tag) = lex::tag_at(shadow, lt).filter(|t| t.closed && t.span.end == end) {
@@ -488,13 +503,13 @@ impl<'a> Page<'a> {
         };
         let mut pieces = vec![self.keep(tag.span.start..tag.name_span.start)];
         pieces.push(match new_name {
-            Some(name) => Piece::Text(name.to_string()),
+            Some(name) => Piece::Text(name.into()),
             None => self.keep(tag.name_span.clone()),
         });
         let mut at = tag.name_span.end;
         let mut seen: HashSet<&str> = HashSet::new();
         let separator = |at: usize, start: usize| match at == start {
-            true => Piece::Text(" ".to_string()),
+            true => Piece::Text(" ".into()),
             false => self.keep(at..start),
         };
         for attr in &tag.attrs {
@@ -505,7 +520,7 @@ impl<'a> Page<'a> {
                     pieces.push(separator(at, attr.span.start));
                     let mut text = String::new();
                     write::attribute(&attr.name, &value, &mut text);
-                    pieces.push(Piece::Text(text));
+                    pieces.push(Piece::Text(text.into()));
                 }
                 Some(_) => {
                     pieces.push(separator(at, attr.span.start));
@@ -519,7 +534,7 @@ impl<'a> Page<'a> {
             if !seen.contains(name.as_str()) {
                 let mut text = " ".to_string();
                 write::attribute(name, value, &mut text);
-                pieces.push(Piece::Text(text));
+                pieces.push(Piece::Text(text.into()));
             }
         }
         pieces.push(self.keep(at..tag.span.end));
@@ -544,7 +559,9 @@ pub fn render(
         out.extend_from_slice(&bytes[at..edit.span.start]);
         for piece in &edit.pieces {
             match piece {
-                Piece::Keep(range) => out.extend_from_slice(&bytes[range.clone()]),
+                Piece::Keep(range) => {
+                    out.extend_from_slice(&bytes[range.start as usize..range.end as usize])
+                }
                 Piece::Text(text) => source::encode_ascii(encoding, &fill(text), &mut out),
             }
         }

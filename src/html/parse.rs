@@ -50,8 +50,9 @@ pub struct Tok {
     pub kind: TokKind,
     /// Tag name (lower case) for start and end tags.
     pub name: Option<LocalName>,
-    /// Just after the token's `>` (see [`TokKind::Chars`]).
-    pub end: usize,
+    /// Just after the token's `>` (see [`TokKind::Chars`]); in 32 bits (a token is then 24
+    /// bytes, not 32), so a page with a source map is under 4 GiB (`Page::parse`).
+    pub end: u32,
     /// The element the tree builder made for a start tag.
     pub own: Option<Id>,
 }
@@ -189,7 +190,7 @@ impl TokenSink for Tap {
             log.tokens.push(Tok {
                 kind,
                 name: name.clone(),
-                end,
+                end: end as u32,
                 own: None,
             });
             log.tokens.len() - 1

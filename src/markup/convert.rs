@@ -10,7 +10,7 @@ use crate::html::{self, edit, NewElement, Node, Page, Piece, SpanEdit};
 
 use super::constructs;
 use super::rules::{self, Decl};
-use super::style::{Style, CELLS};
+use super::style::{Decls, Style, CELLS};
 use super::{
     fill_slots, rule_css, to_root, CssMode, ElementClasses, MarkupOptions, PageMarkup, SELF,
     SLOT_CLOSE, SLOT_OPEN,
@@ -25,6 +25,8 @@ pub(super) struct Converter<'a> {
     /// resolve against: the page's own, or its `<base href>`'s.
     pub(super) base_dir: String,
     pub(super) styles: Vec<(Node, Style)>,
+    /// The declarations `styles` hold, each once.
+    pub(super) decls: Decls,
     /// Tables whose `border` became CSS, with the style of the 1px border their cells need
     /// (`inset`, or `solid` with `bordercolor`).
     pub(super) bordered: Vec<(Node, &'static str)>,
@@ -118,6 +120,7 @@ pub fn convert_page(bytes: &[u8], opts: &MarkupOptions) -> PageMarkup {
         quirks: page.is_quirks(),
         has_base: edit::find(document, "base").is_some(),
         styles: Vec::new(),
+        decls: Decls::default(),
         bordered: Vec::new(),
         left: Vec::new(),
         changed: false,
@@ -202,7 +205,7 @@ pub fn convert_page(bytes: &[u8], opts: &MarkupOptions) -> PageMarkup {
 pub(crate) fn fill_pieces(edits: &mut [SpanEdit], fill: impl Fn(&str) -> String) {
     for piece in edits.iter_mut().flat_map(|e| e.pieces.iter_mut()) {
         if let Piece::Text(text) = piece {
-            *text = fill(text);
+            *text = fill(text).into();
         }
     }
 }
@@ -230,9 +233,10 @@ fn has_author_css(document: &Node) -> bool {
 
 impl Converter<'_> {
     pub(super) fn add(&mut self, el: &Node, decls: Vec<Decl>) {
-        let s = self.style_of(el);
+        self.style_of(el);
+        let at = self.style_at[&el.id()];
         for d in decls {
-            s.set(d);
+            self.styles[at].1.set(d, &mut self.decls);
         }
         self.changed = true;
     }
@@ -383,7 +387,7 @@ impl Converter<'_> {
             }
             match self.opts.css {
                 CssMode::InlineStyle => {
-                    let mut text = Style::block(&style.own);
+                    let mut text = Style::block(&style.own(&self.decls));
                     if let Some(old) = edit::attr(el, "style") {
                         text = format!("{text};{old}");
                     }
@@ -395,8 +399,8 @@ impl Converter<'_> {
                     // combined class or one class per declaration is decided when the names
                     // are filled in.
                     let these = ElementClasses {
-                        combined: style.key(),
-                        atomic: style.keys(true),
+                        combined: style.key(&self.decls),
+                        atomic: style.keys(true, &self.decls),
                     };
                     // The combined key says everything the atomic keys say.
                     let index = *slots.entry(these.combined.clone()).or_insert_with(|| {

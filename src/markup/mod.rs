@@ -201,10 +201,10 @@ impl PageMarkup {
         for piece in edits.iter_mut().flat_map(|e| e.pieces.iter_mut()) {
             if let html::Piece::Text(text) = piece {
                 if text.contains(&link) {
-                    *text = text.replacen(&link, &style_tag, 1);
+                    *text = text.replacen(&link, &style_tag, 1).into();
                     swapped += 1;
                 }
-                *text = fill_slots(text, &self.classes, self.atomic, &names);
+                *text = fill_slots(text, &self.classes, self.atomic, &names).into();
             }
         }
         (swapped == 1).then(|| PageMarkup {
