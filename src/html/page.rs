@@ -397,10 +397,21 @@ impl<'a> Page<'a> {
         })
     }
 
+    /// An edit of `shadow`'s bytes, its pieces of kept bytes that follow each other joined
+    /// (a start tag is kept in up to a piece per attribute).
     fn edit(&self, shadow: Range<usize>, pieces: Vec<Piece>) -> SpanEdit {
+        let mut joined: Vec<Piece> = Vec::with_capacity(pieces.len());
+        for piece in pieces {
+            match (joined.last_mut(), piece) {
+                (Some(Piece::Keep(last)), Piece::Keep(next)) if last.end == next.start => {
+                    last.end = next.end;
+                }
+                (_, piece) => joined.push(piece),
+            }
+        }
         SpanEdit {
             span: self.source.bytes_of(shadow),
-            pieces: pieces.into_boxed_slice(),
+            pieces: joined.into_boxed_slice(),
         }
     }
 

@@ -12,8 +12,8 @@ use super::constructs;
 use super::rules::{self, Decl};
 use super::style::{Decls, Style, CELLS};
 use super::{
-    fill_slots, rule_css, to_root, CssMode, ElementClasses, MarkupOptions, PageMarkup, SELF,
-    SLOT_CLOSE, SLOT_OPEN,
+    fill_slots, rule_css, to_root, CssMode, ElementClasses, LeftAsIs, MarkupOptions, PageMarkup,
+    SELF, SLOT_CLOSE, SLOT_OPEN,
 };
 
 pub(super) struct Converter<'a> {
@@ -30,7 +30,7 @@ pub(super) struct Converter<'a> {
     /// Tables whose `border` became CSS, with the style of the 1px border their cells need
     /// (`inset`, or `solid` with `bordercolor`).
     pub(super) bordered: Vec<(Node, &'static str)>,
-    pub(super) left: Vec<(String, String)>,
+    pub(super) left: LeftAsIs,
     pub(super) changed: bool,
     /// Where each element's entry is in `styles`, by node address: finding it is then
     /// constant time, not a scan of every element styled so far (quadratic on a large page).
@@ -44,10 +44,13 @@ pub fn convert_page(bytes: &[u8], opts: &MarkupOptions) -> PageMarkup {
         encoding: opts.encoding,
         constructs_before: counts.clone(),
         constructs_after: counts.clone(),
-        left_as_is: counts
-            .iter()
-            .flat_map(|(c, n)| std::iter::repeat_n((c.clone(), reason.to_string()), *n))
-            .collect(),
+        left_as_is: {
+            let mut left = LeftAsIs::default();
+            for (construct, n) in counts {
+                left.add(construct, reason, *n);
+            }
+            left
+        },
         ..PageMarkup::default()
     };
     // A page with no construct in its start tags has none in its tree: the tree's elements
@@ -122,7 +125,7 @@ pub fn convert_page(bytes: &[u8], opts: &MarkupOptions) -> PageMarkup {
         styles: Vec::new(),
         decls: Decls::default(),
         bordered: Vec::new(),
-        left: Vec::new(),
+        left: LeftAsIs::default(),
         changed: false,
         style_at: HashMap::new(),
     };
@@ -252,7 +255,7 @@ impl Converter<'_> {
     }
 
     pub(super) fn leave(&mut self, construct: &str, reason: &str) {
-        self.left.push((construct.to_string(), reason.to_string()));
+        self.left.add(construct, reason, 1);
     }
 
     fn font(&mut self, el: &Node) {

@@ -166,8 +166,6 @@ struct Staged {
     before_deflated: u64,
     /// The original page's size, raw and deflated (the report's "before").
     original: (u64, u64),
-    /// The page decoded, as a browser reads it.
-    text: String,
     /// The images its `<img src>` values name, keyed by `src` as written.
     images: BTreeMap<String, FoundImage>,
     /// The text of the site's scripts it loads (`<script src>`), for the script check.
@@ -353,7 +351,6 @@ fn read_staged(
                 before,
                 images: lookup.page(&f.path, &refs),
                 scripts: lookup.scripts(&f.path, &refs),
-                text: decoded.text,
             })
         })
         .collect()
@@ -572,9 +569,9 @@ fn add_page(
         *report.constructs_after.entry(k.clone()).or_default() += n;
     }
     let mut left: BTreeMap<String, usize> = BTreeMap::new();
-    for (_, reason) in &page.left_as_is {
-        *left.entry(reason.clone()).or_default() += 1;
-        *report.left_as_is.entry(reason.clone()).or_default() += 1;
+    for (_, reason, n) in page.left_as_is.counts() {
+        *left.entry(reason.to_string()).or_default() += n;
+        *report.left_as_is.entry(reason.to_string()).or_default() += n;
     }
     let (bytes_before, deflated_before) = s.original;
     let deflated_after = match *out == s.before {
@@ -629,7 +626,10 @@ fn by_construct(page: &PageMarkup) -> BTreeMap<String, ConstructCount> {
 /// Adds the images of one page that look like text.
 fn add_text_images(report: &mut MarkupReport, s: &Staged) {
     let audit = markup::audit::TextImageOptions::default();
-    for image in markup::audit::text_images(&s.text, &audit) {
+    // Decoded again rather than kept: every page's decoded copy stayed alive through both
+    // conversions, a third copy of each page.
+    let text = charset::decode(&s.before).text;
+    for image in markup::audit::text_images(&text, &audit) {
         // The pixel half of the test: few colours (flat text on a flat ground).
         let Some(found) = s.images.get(&image.src) else {
             continue;
@@ -705,10 +705,7 @@ fn left_alone(page: PageMarkup, reason: &str) -> PageMarkup {
     for (construct, before) in &page.constructs_before {
         let after = page.constructs_after.get(construct).copied().unwrap_or(0);
         let converted = before.saturating_sub(after);
-        left_as_is.extend(std::iter::repeat_n(
-            (construct.clone(), reason.to_string()),
-            converted,
-        ));
+        left_as_is.add(construct, reason, converted);
     }
     PageMarkup {
         edits: Default::default(),

@@ -78,7 +78,7 @@ fn every_golden_case_converts_to_its_expected_page_and_sheet() {
         let html = String::from_utf8(page.bytes(input.as_bytes(), Some(&sheet))).unwrap();
         let css = sheet.css.clone();
         let mut left = String::new();
-        for (construct, reason) in &page.left_as_is {
+        for (construct, reason) in page.left_as_is.iter() {
             left.push_str(&format!("{construct}\t{reason}\n"));
         }
         let expected = [

@@ -122,7 +122,7 @@ fn convert_directory_for_inspection() {
         for (k, v) in &page.constructs_after {
             *after_total.entry(k.clone()).or_default() += v;
         }
-        for (c, r) in &page.left_as_is {
+        for (c, r) in page.left_as_is.iter() {
             *left.entry(format!("{c}:{r}")).or_default() += 1;
         }
         let decoded = charset::decode(original);

@@ -363,7 +363,7 @@ fn words_split_by_tags_without_effect_render_pixel_identical() {
     let joins = converted
         .left_as_is
         .iter()
-        .filter(|(c, r)| c == "basefont" && r == "joins-text")
+        .filter(|(c, r)| *c == "basefont" && *r == "joins-text")
         .count();
     assert_eq!(joins, 250);
     let after = converted.bytes(page.as_bytes(), None);
