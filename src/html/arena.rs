@@ -116,6 +116,8 @@ pub struct Tree {
     quirks: QuirksMode,
     /// The attributes each element had before [`Tree::attrs_mut`] first changed them.
     originals: HashMap<u32, Vec<Attribute>>,
+    /// Each name's index in `names`.
+    name_ids: HashMap<QualName, u32>,
 }
 
 /// A page nests deeper than [`MAX_DEPTH`] elements.
@@ -259,18 +261,7 @@ impl Tree {
     /// `None` for other nodes. The first call for an element keeps the attributes it had
     /// ([`Tree::original_attrs`]).
     pub(super) fn attrs_mut(&mut self, id: Id) -> Option<&mut Vec<Attribute>> {
-        let Data::Element { name, attrs } = self.nodes[id.0 as usize].data else {
-            return None;
-        };
-        let index = match attrs {
-            NONE => {
-                self.attrs.push(Vec::new());
-                let index = (self.attrs.len() - 1) as u32;
-                self.nodes[id.0 as usize].data = Data::Element { name, attrs: index };
-                index
-            }
-            i => i,
-        };
+        let index = self.attrs_index(id)?;
         let current = &mut self.attrs[index as usize];
         self.originals
             .entry(id.0)
@@ -278,13 +269,10 @@ impl Tree {
         Some(current)
     }
 
-    /// The attributes `id` had before they were first changed (through `Tree::attrs_mut`):
-    /// its current ones if they never were.
-    pub fn original_attrs(&self, id: Id) -> &[Attribute] {
-        match self.originals.get(&id.0) {
-            Some(attrs) => attrs,
-            None => self.element(id).map_or(&[], |(_, attrs)| attrs),
-        }
+    /// The attributes `id` had before they were first changed (through `Tree::attrs_mut`);
+    /// `None` if they never were.
+    pub fn original_attrs(&self, id: Id) -> Option<&[Attribute]> {
+        self.originals.get(&id.0).map(Vec::as_slice)
     }
 
     /// The elements whose attributes were changed (or may have been: asked for to change).
@@ -327,6 +315,9 @@ impl Tree {
         let attrs = match attrs.is_empty() {
             true => NONE,
             false => {
+                // The tokenizer's list has room for more (4 for 1): it is kept for the page.
+                let mut attrs = attrs;
+                attrs.shrink_to_fit();
                 self.attrs.push(attrs);
                 (self.attrs.len() - 1) as u32
             }
@@ -348,13 +339,26 @@ impl Tree {
     }
 
     fn intern(&mut self, name: QualName) -> u32 {
-        match self.names.iter().position(|n| *n == name) {
-            Some(i) => i as u32,
-            None => {
-                self.names.push(name);
-                (self.names.len() - 1) as u32
-            }
+        let names = &mut self.names;
+        *self.name_ids.entry(name).or_insert_with_key(|name| {
+            names.push(name.clone());
+            (names.len() - 1) as u32
+        })
+    }
+
+    /// The index of the element's attribute list, made empty for an element without one;
+    /// `None` for other nodes.
+    fn attrs_index(&mut self, id: Id) -> Option<u32> {
+        let Data::Element { name, attrs } = self.nodes[id.0 as usize].data else {
+            return None;
+        };
+        if attrs != NONE {
+            return Some(attrs);
         }
+        self.attrs.push(Vec::new());
+        let index = (self.attrs.len() - 1) as u32;
+        self.nodes[id.0 as usize].data = Data::Element { name, attrs: index };
+        Some(index)
     }
 
     fn push(&mut self, data: Data) -> u32 {
@@ -425,7 +429,6 @@ impl Tree {
 /// source map around it).
 pub(super) struct Sink {
     pub(super) tree: RefCell<Tree>,
-    name_ids: RefCell<HashMap<QualName, u32>>,
     keep: KeepText,
     pub(super) too_deep: Cell<bool>,
 }
@@ -461,8 +464,8 @@ impl Sink {
                 integration_points: HashSet::new(),
                 quirks: QuirksMode::NoQuirks,
                 originals: HashMap::new(),
+                name_ids: HashMap::new(),
             }),
-            name_ids: RefCell::new(HashMap::new()),
             keep,
             too_deep: Cell::new(false),
         }
@@ -499,7 +502,7 @@ impl Sink {
                 if tree.join_text(prev, &text) || !self.keeps_text(tree, parent) {
                     return;
                 }
-                let id = self.new_text(tree, text);
+                let Id(id) = tree.new_text(text);
                 tree.insert(parent, id, before);
             }
             NodeOrText::AppendNode(Id(child)) => {
@@ -508,12 +511,6 @@ impl Sink {
                 tree.insert(parent, child, before);
             }
         }
-    }
-
-    fn new_text(&self, tree: &mut Tree, text: StrTendril) -> u32 {
-        tree.texts.push(text);
-        let index = (tree.texts.len() - 1) as u32;
-        tree.push(Data::Text(index))
     }
 
     fn new_leaf(&self, leaf: Leaf) -> Id {
@@ -558,34 +555,16 @@ impl TreeSink for Sink {
     }
 
     fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> Id {
-        let name = {
-            let mut ids = self.name_ids.borrow_mut();
-            let mut tree = self.tree.borrow_mut();
-            *ids.entry(name).or_insert_with_key(|name| {
-                tree.names.push(name.clone());
-                (tree.names.len() - 1) as u32
-            })
-        };
         let mut tree = self.tree.borrow_mut();
-        let attrs = match attrs.is_empty() {
-            true => NONE,
-            false => {
-                // The tokenizer's list has room for more (4 for 1): it is kept for the page.
-                let mut attrs = attrs;
-                attrs.shrink_to_fit();
-                tree.attrs.push(attrs);
-                (tree.attrs.len() - 1) as u32
-            }
-        };
-        let id = tree.push(Data::Element { name, attrs });
+        let id = tree.new_element(name, attrs);
         if flags.template {
             let contents = tree.push(Data::Document);
-            tree.templates.insert(id, contents);
+            tree.templates.insert(id.0, contents);
         }
         if flags.mathml_annotation_xml_integration_point {
-            tree.integration_points.insert(id);
+            tree.integration_points.insert(id.0);
         }
-        Id(id)
+        id
     }
 
     fn create_comment(&self, text: StrTendril) -> Id {
@@ -652,16 +631,9 @@ impl TreeSink for Sink {
 
     fn add_attrs_if_missing(&self, target: &Id, attrs: Vec<Attribute>) {
         let tree = &mut *self.tree.borrow_mut();
-        let Data::Element { name, attrs: index } = tree.nodes[target.0 as usize].data else {
-            return;
-        };
-        if index == NONE {
-            tree.attrs.push(Vec::new());
-            let index = (tree.attrs.len() - 1) as u32;
-            tree.nodes[target.0 as usize].data = Data::Element { name, attrs: index };
-            return self.add_attrs_to(tree, index, attrs);
+        if let Some(index) = tree.attrs_index(*target) {
+            self.add_attrs_to(tree, index, attrs);
         }
-        self.add_attrs_to(tree, index, attrs);
     }
 
     fn remove_from_parent(&self, target: &Id) {

@@ -19,16 +19,17 @@ pub struct Node {
 }
 
 impl Node {
+    pub(super) fn new(tree: Rc<RefCell<Tree>>, id: Id) -> Node {
+        Node { tree, id }
+    }
+
     /// The node's number in its tree: equal for the same node, whatever handle names it.
     pub fn id(&self) -> Id {
         self.id
     }
 
     fn at(&self, id: Id) -> Node {
-        Node {
-            tree: Rc::clone(&self.tree),
-            id,
-        }
+        Node::new(Rc::clone(&self.tree), id)
     }
 }
 

@@ -134,19 +134,12 @@ pub struct TooDeep;
 
 /// Parses a decoded page; returns its document node.
 pub fn parse(text: &str) -> Result<Node, TooDeep> {
-    let source = source::Source::new(text.as_bytes(), encoding_rs::UTF_8)
-        .expect("UTF-8 is not a stateful encoding");
-    let parsed = parse::parse(&source, false);
-    match parsed.too_deep {
-        true => Err(TooDeep),
-        false => {
-            let document = parsed.tree.document();
-            Ok(Node {
-                tree: std::rc::Rc::new(std::cell::RefCell::new(parsed.tree)),
-                id: document,
-            })
-        }
-    }
+    let tree = parse_tree(text, arena::KeepText::All)?;
+    let document = tree.document();
+    Ok(Node::new(
+        std::rc::Rc::new(std::cell::RefCell::new(tree)),
+        document,
+    ))
 }
 
 /// The page's first `<base href>`, as [`references`] finds it, without parsing a page that

@@ -118,7 +118,7 @@ impl<'a> Page<'a> {
         if u32::try_from(source.shadow().len()).is_err() {
             return Err(Unparsed::TooLarge);
         }
-        let parsed = parse::parse(&source, true);
+        let parsed = parse::parse(&source);
         if parsed.too_deep {
             return Err(Unparsed::TooDeep);
         }
@@ -147,20 +147,15 @@ impl<'a> Page<'a> {
 
     pub fn document(&self) -> Node {
         let id = self.tree.borrow().document();
-        self.node(id)
-    }
-
-    fn node(&self, id: Id) -> Node {
-        Node {
-            tree: Rc::clone(&self.tree),
-            id,
-        }
+        Node::new(Rc::clone(&self.tree), id)
     }
 
     /// Whether `node`'s attributes differ from those it was parsed with.
     fn attrs_changed(tree: &Tree, node: Id) -> bool {
+        let Some(then) = tree.original_attrs(node) else {
+            return false;
+        };
         let now = tree.element(node).map_or(&[][..], |(_, attrs)| attrs);
-        let then = tree.original_attrs(node);
         now.len() != then.len()
             || now
                 .iter()
@@ -299,7 +294,11 @@ impl<'a> Page<'a> {
             let removed = gone.get(&el).copied();
             let old_name = renamed.get(&el);
             let final_attrs = tree.element(el).map_or_else(Vec::new, |(_, a)| pairs_of(a));
-            let parsed = pairs_of(tree.original_attrs(el));
+            let parsed = pairs_of(
+                tree.original_attrs(el)
+                    .or(tree.element(el).map(|(_, attrs)| attrs))
+                    .unwrap_or_default(),
+            );
             // Renamed: the name it has now.
             let new_name = old_name.and_then(|_| tree.tag(el));
             let tag = self.start_tag(index).ok_or(UNMAPPABLE)?;

@@ -101,7 +101,7 @@ impl Owners {
     }
 }
 
-/// A parsed page: the tree, whether it was cut off, and the source map when asked for.
+/// A parsed page: the tree, whether it was cut off, and the source map.
 pub struct Parsed {
     pub tree: Tree,
     /// The page nests deeper than [`MAX_DEPTH`]; `tree` holds only its beginning.
@@ -109,11 +109,11 @@ pub struct Parsed {
     pub log: Log,
 }
 
-/// Parses `source`; with `record`, keeps the source map in [`Parsed::log`].
-pub fn parse(source: &Source<'_>, record: bool) -> Parsed {
+/// Parses `source` with its source map ([`Parsed::log`]). A parse that only reads the page
+/// builds the compact tree alone ([`arena::parse`]).
+pub fn parse(source: &Source<'_>) -> Parsed {
     let sink = MapSink {
         inner: arena::Sink::new(KeepText::All),
-        record,
         token: Cell::new(None),
         log: RefCell::new(Log::default()),
     };
@@ -175,9 +175,6 @@ impl TokenSink for Tap {
             Token::EOFToken => (TokKind::Eof, None),
             Token::ParseError(_) => return self.builder.process_token(token, line),
         };
-        if !sink.record {
-            return self.builder.process_token(token, line);
-        }
         let end = match kind {
             TokKind::Chars => self.markup_end.get(),
             _ => self.piece_end.get(),
@@ -236,7 +233,6 @@ fn is_made_for(tree: &Tree, node: Id, tag: &LocalName) -> bool {
 /// The compact tree's sink plus the records of the source map.
 struct MapSink {
     inner: arena::Sink,
-    record: bool,
     /// The token being processed.
     token: Cell<Option<usize>>,
     log: RefCell<Log>,
@@ -261,9 +257,6 @@ impl MapSink {
     /// Notes where the head ends: the first token after it was made that puts a node outside
     /// it (the head itself aside).
     fn head_ends_unless_in(&self, parent: Id) {
-        if !self.record {
-            return;
-        }
         let mut log = self.log.borrow_mut();
         let (Some(head), None) = (log.head, log.head_closed_by) else {
             return;
@@ -302,13 +295,11 @@ impl TreeSink for MapSink {
     fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> Id {
         let is_head = name.local == *"head" && name.ns == html5ever::ns!(html);
         let node = self.inner.create_element(name, attrs, flags);
-        if self.record {
-            let mut log = self.log.borrow_mut();
-            if is_head && log.head.is_none() {
-                log.head = Some(node);
-            }
-            log.created.push((node, self.token.get()));
+        let mut log = self.log.borrow_mut();
+        if is_head && log.head.is_none() {
+            log.head = Some(node);
         }
+        log.created.push((node, self.token.get()));
         node
     }
 
@@ -367,7 +358,7 @@ impl TreeSink for MapSink {
     }
 
     fn add_attrs_if_missing(&self, target: &Id, attrs: Vec<Attribute>) {
-        if self.record && !attrs.is_empty() {
+        if !attrs.is_empty() {
             let log = &mut *self.log.borrow_mut();
             let bare = self
                 .inner
