@@ -8,9 +8,9 @@
 //! - **a source map.** Every piece ends just after a `>`, and a tag token is emitted when its
 //!   `>` is read, so each tag's end offset is known; a tap between the tokenizer and the tree
 //!   builder numbers the tokens, and a sink around the compact tree's ([`super::arena`])
-//!   records which token each element was created for. Elements the parser makes up (implied `<tbody>`, the copies of a
-//!   `<font>` that the adoption agency and the reconstruction of formatting elements make)
-//!   have no token of their own.
+//!   records which token each element was created for. Elements the parser makes up
+//!   (implied `<tbody>`, the copies of a `<font>` that the adoption agency and the
+//!   reconstruction of formatting elements make) have no token of their own.
 
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
