@@ -57,6 +57,10 @@ const SAME_EVERY_TIME: &str = "(function () {\
     document.adoptedStyleSheets = document.adoptedStyleSheets.concat([caret]);\
 })();";
 
+/// How many captures [`Browser::render_url_when`] takes at most while waiting for two in a row
+/// to show the same picture.
+const STABLE_CAPTURES: usize = 20;
+
 /// The environment variable that names the Chromium binary, overriding the search.
 pub const CHROMIUM_ENV: &str = "WEBDIET_CHROMIUM";
 
@@ -342,7 +346,9 @@ impl Browser {
     /// Renders a page that is an application rather than a document (ReplayWeb.page showing
     /// an archive): on the real clock, since its service worker's loads are not fetches that
     /// virtual time waits for; captures the viewport once the JavaScript expression `ready`
-    /// (polled every 250 ms) is true and two frames have been drawn.
+    /// (polled every 250 ms) is true, and then once two captures a few frames apart are the
+    /// same picture: an application paints what it has loaded over several frames (a decoded
+    /// background after the frame that laid it out), later on a busy machine.
     pub fn render_url_when(&mut self, url: &str, ready: &str) -> Result<Screenshot, RenderError> {
         let deadline = Instant::now() + self.opts.timeout;
         self.in_new_tab(deadline, |browser, target_id| {
@@ -378,16 +384,30 @@ impl Browser {
                 }
                 std::thread::sleep(Duration::from_millis(250));
             }
-            browser.call(
-                "Runtime.evaluate",
-                json!({
-                    "expression": "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))",
-                    "awaitPromise": true,
-                }),
-                s,
-                deadline,
-            )?;
-            let png = browser.capture(s, (width, height), false, deadline)?;
+            let mut png = Vec::new();
+            for attempt in 0.. {
+                if attempt == STABLE_CAPTURES {
+                    return Err(RenderError::new(
+                        "unsettled",
+                        format!("{url}: no two of {STABLE_CAPTURES} captures were the same"),
+                    ));
+                }
+                browser.call(
+                    "Runtime.evaluate",
+                    json!({
+                        "expression": "new Promise(r => requestAnimationFrame(() => \
+                            requestAnimationFrame(() => setTimeout(r, 100))))",
+                        "awaitPromise": true,
+                    }),
+                    s,
+                    deadline,
+                )?;
+                let next = browser.capture(s, (width, height), false, deadline)?;
+                if next == png {
+                    break;
+                }
+                png = next;
+            }
             Ok(Screenshot {
                 width,
                 height,

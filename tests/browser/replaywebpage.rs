@@ -33,8 +33,9 @@ document.body.appendChild(viewer);
 </script></body></html>"#;
 
 /// True once the archived page has loaded in the viewer's innermost frame (shadow roots and
-/// frames searched), with every image decoded.
-const READY: &str = r#"(() => {
+/// frames searched), with every image decoded, style sheets' backgrounds too (the rewrite
+/// moves `background=` into the sheet, where `document.images` does not see it).
+const READY: &str = r#"(async () => {
   const frames = (root, out) => {
     for (const el of root.querySelectorAll("*")) {
       if (el.shadowRoot) frames(el.shadowRoot, out);
@@ -50,8 +51,21 @@ const READY: &str = r#"(() => {
   });
   if (!page) return false;
   const d = page.contentDocument;
-  return !!d && d.readyState === "complete" && !!d.body
-    && [...d.images].every(i => i.complete && i.naturalWidth > 0);
+  if (!d || d.readyState !== "complete" || !d.body
+    || ![...d.images].every(i => i.complete && i.naturalWidth > 0)) return false;
+  const backgrounds = [...d.querySelectorAll("*")]
+    .flatMap(el => [...page.contentWindow.getComputedStyle(el).backgroundImage
+      .matchAll(/url\("([^"]*)"\)/g)].map(m => m[1]));
+  try {
+    await Promise.all([...d.images].map(i => i.decode()).concat(backgrounds.map(src => {
+      const i = d.createElement("img");
+      i.src = src;
+      return i.decode();
+    })));
+  } catch (e) {
+    return false;
+  }
+  return true;
 })()"#;
 
 fn pages_of(wacz: &Path) -> Vec<String> {
