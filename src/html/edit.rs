@@ -28,6 +28,11 @@ impl Node {
         self.id
     }
 
+    /// How many nodes its tree ever made: every node's [`Id::index`] is below it.
+    pub fn nodes_made(&self) -> usize {
+        self.tree.borrow().nodes_made()
+    }
+
     fn at(&self, id: Id) -> Node {
         Node::new(Rc::clone(&self.tree), id)
     }

@@ -12,9 +12,10 @@ use serde::Serialize;
 use crate::css::{self, CssRefKind};
 
 pub mod arena;
-mod chunked;
+pub(crate) mod chunked;
 mod compare;
 pub mod edit;
+pub mod edits;
 pub mod lex;
 pub mod meta_scan;
 pub mod minify;
@@ -25,7 +26,8 @@ pub mod source;
 pub(crate) mod write;
 
 pub use edit::{NewElement, Node};
-pub use page::{Page, Piece, SpanEdit, Unparsed};
+pub use edits::{Edits, Piece, PieceRef};
+pub use page::{Page, Unparsed};
 pub use parse::MAX_DEPTH;
 
 /// What kind of reference it is, named after where it was written.

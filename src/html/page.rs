@@ -19,33 +19,15 @@ use std::rc::Rc;
 use encoding_rs::Encoding;
 use html5ever::{ns, Attribute, LocalName, QualName};
 
-use super::arena::{Id, Tree};
+use super::arena::{Id, OriginalAttr, Tree};
 use super::compare::digest_tree;
 use super::edit::{NewElement, Node};
+use super::edits::{Edits, Piece, PieceRef};
 use super::lex::{self, LexedTag};
 use super::nesting::{copied_names, misnested, pair_tags, FORMATTING, RENAMED};
 use super::parse::{self, Log, Owners, TokKind};
 use super::source::{self, Source};
 use super::write;
-
-/// Replace `span` of the page's bytes with `pieces`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SpanEdit {
-    pub span: Range<usize>,
-    /// Boxed at their size: a page's edits are kept until the site's sheet is built.
-    pub pieces: Box<[Piece]>,
-}
-
-/// Part of a replacement.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Piece {
-    /// These bytes of the original page, as they are (a page of 4 GiB or more is not edited:
-    /// [`Unparsed::TooLarge`]; offsets in 32 bits make a piece 16 bytes, not 24).
-    Keep(Range<u32>),
-    /// New markup. ASCII, except characters the caller fills in before writing (class-name
-    /// slots); any other non-ASCII character is written as a numeric character reference.
-    Text(Box<str>),
-}
 
 /// Why a page has no [`Page`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,6 +90,14 @@ fn pairs_of(attrs: &[Attribute]) -> Vec<(String, String)> {
         .collect()
 }
 
+/// [`pairs_of`] for the attributes an element had before its first change.
+fn original_pairs(attrs: &[OriginalAttr]) -> Vec<(String, String)> {
+    attrs
+        .iter()
+        .map(|(name, value)| (name.to_string(), value.to_string()))
+        .collect()
+}
+
 impl<'a> Page<'a> {
     /// Parses a page's bytes in `encoding` (as `site::charset::detect` decided it).
     pub fn parse(bytes: &'a [u8], encoding: &'static Encoding) -> Result<Page<'a>, Unparsed> {
@@ -160,7 +150,7 @@ impl<'a> Page<'a> {
             || now
                 .iter()
                 .zip(then)
-                .any(|(a, b)| a.name.local != b.name.local || a.value != b.value)
+                .any(|(a, (name, value))| a.name.local != *name || a.value != *value)
     }
 
     /// Whether the page renders in (full) quirks mode.
@@ -225,8 +215,9 @@ impl<'a> Page<'a> {
     /// The edits of the page's bytes that give the edited tree, or the reason there are none:
     /// `unmappable-edit` when a change touches an element without a tag of its own in the
     /// source (an implied element, a parser's copy).
-    pub fn edits(&self) -> Result<Vec<SpanEdit>, &'static str> {
+    pub fn edits(&self) -> Result<Edits, &'static str> {
         const UNMAPPABLE: &str = "unmappable-edit";
+        const TOO_LARGE: &str = "too-large-to-edit";
         let tree = self.tree.borrow();
         // Renamed elements with the name they had; removed ones with whether unwrapped.
         let mut renamed: HashMap<Id, LocalName> = HashMap::new();
@@ -284,7 +275,7 @@ impl<'a> Page<'a> {
             .filter_map(|t| t.own.filter(|&el| edited(el)))
             .map(|el| 1 + usize::from(gone.contains_key(&el) || renamed.contains_key(&el)))
             .sum();
-        let mut edits = Vec::with_capacity(count + usize::from(!appended.is_empty()));
+        let mut edits = Edits::with_capacity(count + usize::from(!appended.is_empty()));
         let shadow = self.source.shadow();
         let ends = &self.pairs;
         for (index, token) in self.log.tokens.iter().enumerate() {
@@ -294,11 +285,10 @@ impl<'a> Page<'a> {
             let removed = gone.get(&el).copied();
             let old_name = renamed.get(&el);
             let final_attrs = tree.element(el).map_or_else(Vec::new, |(_, a)| pairs_of(a));
-            let parsed = pairs_of(
-                tree.original_attrs(el)
-                    .or(tree.element(el).map(|(_, attrs)| attrs))
-                    .unwrap_or_default(),
-            );
+            let parsed = match tree.original_attrs(el) {
+                Some(then) => original_pairs(then),
+                None => tree.element(el).map_or_else(Vec::new, |(_, a)| pairs_of(a)),
+            };
             // Renamed: the name it has now.
             let new_name = old_name.and_then(|_| tree.tag(el));
             let tag = self.start_tag(index).ok_or(UNMAPPABLE)?;
@@ -312,13 +302,15 @@ impl<'a> Page<'a> {
                     let mut pieces = self.start_tag_pieces(&tag, new_name, &parsed, &final_attrs);
                     if let Some(new) = new_name {
                         if write::is_void(old_name) && !write::is_void(new) {
-                            pieces.push(Piece::Text(format!("</{new}>").into()));
+                            pieces.push(Piece::Text(format!("</{new}>")));
                         }
                     }
                     pieces
                 }
             };
-            edits.push(self.edit(tag.span.clone(), pieces));
+            edits
+                .push(self.source.bytes_of(tag.span.clone()), pieces)
+                .map_err(|_| TOO_LARGE)?;
             let Some(&end) = ends.get(&index) else {
                 continue;
             };
@@ -334,7 +326,9 @@ impl<'a> Page<'a> {
                 ],
                 (None, None) => continue,
             };
-            edits.push(self.edit(end_tag.span.clone(), pieces));
+            edits
+                .push(self.source.bytes_of(end_tag.span.clone()), pieces)
+                .map_err(|_| TOO_LARGE)?;
         }
         if !appended.is_empty() {
             let at = self.head_end().ok_or(UNMAPPABLE)?;
@@ -342,13 +336,14 @@ impl<'a> Page<'a> {
             for child in appended {
                 write::element(child, &mut text);
             }
-            edits.push(self.edit(at..at, vec![Piece::Text(text.into())]));
+            edits
+                .push(self.source.bytes_of(at..at), vec![Piece::Text(text)])
+                .map_err(|_| TOO_LARGE)?;
         }
-        // In place (a stable sort takes a buffer of half the list). No two edits have the same
-        // span: each tag is edited once, and the one insertion is empty where no tag is.
-        edits.sort_unstable_by_key(|e| (e.span.start, e.span.end));
-        let overlapping = edits.windows(2).any(|w| w[1].span.start < w[0].span.end);
-        if overlapping || shadow.is_empty() && !edits.is_empty() {
+        // No two edits have the same span: each tag is edited once, and the one insertion is
+        // empty where no tag is.
+        edits.sort();
+        if edits.overlap() || shadow.is_empty() && !edits.is_empty() {
             return Err(UNMAPPABLE);
         }
         Ok(edits)
@@ -364,7 +359,7 @@ impl<'a> Page<'a> {
     /// encoding, which the edit must not change either). The page is consumed: its source map
     /// is freed first, then its tree is reduced to a digest and freed, before the edited bytes
     /// are parsed. Nobody else may hold its nodes by then (they would keep the tree alive).
-    pub fn proves(self, edits: &[SpanEdit]) -> bool {
+    pub fn proves(self, edits: &Edits) -> bool {
         let Page {
             source,
             tree,
@@ -394,24 +389,6 @@ impl<'a> Page<'a> {
         super::arena::parse(&source, super::arena::KeepText::All).is_ok_and(|reparsed| {
             reparsed.quirks_mode() == quirks && digest_tree(&reparsed) == expected
         })
-    }
-
-    /// An edit of `shadow`'s bytes, its pieces of kept bytes that follow each other joined
-    /// (a start tag is kept in up to a piece per attribute).
-    fn edit(&self, shadow: Range<usize>, pieces: Vec<Piece>) -> SpanEdit {
-        let mut joined: Vec<Piece> = Vec::with_capacity(pieces.len());
-        for piece in pieces {
-            match (joined.last_mut(), piece) {
-                (Some(Piece::Keep(last)), Piece::Keep(next)) if last.end == next.start => {
-                    last.end = next.end;
-                }
-                (_, piece) => joined.push(piece),
-            }
-        }
-        SpanEdit {
-            span: self.source.bytes_of(shadow),
-            pieces: joined.into_boxed_slice(),
-        }
     }
 
     fn keep(&self, shadow: Range<usize>) -> Piece {
@@ -530,7 +507,7 @@ impl<'a> Page<'a> {
                     pieces.push(separator(at, attr.span.start));
                     let mut text = String::new();
                     write::attribute(&attr.name, &value, &mut text);
-                    pieces.push(Piece::Text(text.into()));
+                    pieces.push(Piece::Text(text));
                 }
                 Some(_) => {
                     pieces.push(separator(at, attr.span.start));
@@ -544,7 +521,7 @@ impl<'a> Page<'a> {
             if !seen.contains(name.as_str()) {
                 let mut text = " ".to_string();
                 write::attribute(name, value, &mut text);
-                pieces.push(Piece::Text(text.into()));
+                pieces.push(Piece::Text(text));
             }
         }
         pieces.push(self.keep(at..tag.span.end));
@@ -557,26 +534,28 @@ impl<'a> Page<'a> {
 pub fn render(
     bytes: &[u8],
     encoding: &'static Encoding,
-    edits: &[SpanEdit],
+    edits: &Edits,
     fill: &dyn Fn(&str) -> String,
 ) -> Vec<u8> {
-    let mut out = Vec::with_capacity(bytes.len() + 64 * edits.len());
+    // As long as the page and the new text, unless `fill` lengthens the text; freed of any
+    // slack at the end, as candidates' pages are kept while others are priced.
+    let mut out = Vec::with_capacity(bytes.len() + edits.text_len());
     let mut at = 0;
-    for edit in edits {
-        if edit.span.start < at || edit.span.end > bytes.len() {
+    for edit in edits.iter() {
+        let span = edit.span();
+        if span.start < at || span.end > bytes.len() {
             continue;
         }
-        out.extend_from_slice(&bytes[at..edit.span.start]);
-        for piece in &edit.pieces {
+        out.extend_from_slice(&bytes[at..span.start]);
+        for piece in edit.pieces() {
             match piece {
-                Piece::Keep(range) => {
-                    out.extend_from_slice(&bytes[range.start as usize..range.end as usize])
-                }
-                Piece::Text(text) => source::encode_ascii(encoding, &fill(text), &mut out),
+                PieceRef::Keep(range) => out.extend_from_slice(&bytes[range]),
+                PieceRef::Text(text) => source::encode_ascii(encoding, &fill(text), &mut out),
             }
         }
-        at = edit.span.end;
+        at = span.end;
     }
     out.extend_from_slice(&bytes[at..]);
+    out.shrink_to_fit();
     out
 }

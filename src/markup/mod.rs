@@ -28,7 +28,7 @@ pub use constructs::count;
 pub use convert::convert_page;
 
 use crate::css::{self, sheet};
-use crate::html::{self, SpanEdit};
+use crate::html::{self, Edits};
 use crate::image::ImageFacts;
 
 /// Where the generated CSS goes.
@@ -109,7 +109,7 @@ pub struct PageMarkup {
     /// The edits of the page's bytes, proven to give the converted tree. In site-sheet mode
     /// class names are still slots that [`PageMarkup::bytes`] fills in. Empty when nothing was
     /// converted. Shared: the candidates made from one conversion differ in their rules only.
-    pub edits: Arc<[SpanEdit]>,
+    pub edits: Arc<Edits>,
     /// The page's encoding (the edits' text is written in it).
     pub encoding: &'static Encoding,
     /// Whether anything was converted.
@@ -175,7 +175,7 @@ impl LeftAsIs {
 impl Default for PageMarkup {
     fn default() -> Self {
         PageMarkup {
-            edits: Arc::new([]),
+            edits: Arc::default(),
             encoding: encoding_rs::UTF_8,
             changed: false,
             rules: Vec::new(),
@@ -239,17 +239,20 @@ impl PageMarkup {
         style.text = style_css;
         let mut style_tag = String::new();
         html::write::element(&style, &mut style_tag);
-        let mut edits = self.edits.to_vec();
         let mut swapped = 0;
-        for piece in edits.iter_mut().flat_map(|e| e.pieces.iter_mut()) {
-            if let html::Piece::Text(text) = piece {
-                if text.contains(&link) {
-                    *text = text.replacen(&link, &style_tag, 1).into();
-                    swapped += 1;
-                }
-                *text = fill_slots(text, &self.classes, self.atomic, &names).into();
-            }
-        }
+        let edits = self
+            .edits
+            .map_text(|text| {
+                let text = match text.contains(&link) {
+                    true => {
+                        swapped += 1;
+                        text.replacen(&link, &style_tag, 1)
+                    }
+                    false => text.to_string(),
+                };
+                fill_slots(&text, &self.classes, self.atomic, &names)
+            })
+            .ok()?;
         (swapped == 1).then(|| PageMarkup {
             edits: edits.into(),
             // Named already: nothing for a shared sheet to fill in or hold.

@@ -149,7 +149,9 @@ struct Candidate {
     mode: Option<CssMode>,
     atomic: bool,
     pages: Vec<PageMarkup>,
-    outputs: Vec<Vec<u8>>,
+    /// Each page's bytes; `None` where it keeps its staged bytes (not copied: a site's pages
+    /// would be held twice).
+    outputs: Vec<Option<Vec<u8>>>,
     /// Why a page with a conversion keeps its bytes (`page-larger`, `sheet-share`, `no-saving`).
     kept: Vec<Option<&'static str>>,
     css: String,
@@ -279,8 +281,11 @@ pub(super) fn rewrite_pages(
         CssChoice::Auto => vec![CssMode::SiteSheet, CssMode::PerPage, CssMode::InlineStyle],
         CssChoice::Fixed(mode) => vec![mode],
     };
-    let converted = converter.convert_all(&staged, &modes);
-    let (best, totals) = choose(&staged, &converted, &converter, modes, problems);
+    let Chosen {
+        best,
+        totals,
+        left_alone,
+    } = choose(&staged, &converter, modes, problems);
     let Some(Candidate {
         mode,
         atomic,
@@ -293,10 +298,18 @@ pub(super) fn rewrite_pages(
     else {
         return MarkupReport::default();
     };
-    let (pages, kept) = shown_pages(mode, pages, kept, &converted);
+    let (pages, kept) = shown_pages(mode, pages, kept, left_alone);
     let mut report = report_head(mode, atomic, choice, totals);
     for (((page, s), out), kept) in pages.iter().zip(&staged).zip(&outputs).zip(&kept) {
-        add_page(&mut report, page, s, out, *kept, staging, problems);
+        add_page(
+            &mut report,
+            page,
+            s,
+            out.as_deref(),
+            *kept,
+            staging,
+            problems,
+        );
         add_text_images(&mut report, s);
     }
     total_text_images(&mut report);
@@ -361,13 +374,6 @@ struct Converter {
     sheet_name: String,
 }
 
-/// Every page converted once with classes (unless only `inline-style` is wanted) and once
-/// with `style=""` (when it is a candidate); every candidate is priced from these.
-struct Converted {
-    classed: Vec<PageMarkup>,
-    inline: Vec<PageMarkup>,
-}
-
 impl Converter {
     fn convert(&self, p: &Staged, mode: CssMode, atomic_classes: bool) -> PageMarkup {
         markup::convert_page(
@@ -387,41 +393,26 @@ impl Converter {
         )
     }
 
-    fn convert_all(&self, staged: &[Staged], modes: &[CssMode]) -> Converted {
-        let classed: Vec<PageMarkup> = match modes.iter().any(|m| *m != CssMode::InlineStyle) {
-            true => staged
-                .par_iter()
-                .map(|p| self.convert(p, CssMode::SiteSheet, false))
-                .collect(),
-            false => Vec::new(),
-        };
-        let inline: Vec<PageMarkup> = match modes.contains(&CssMode::InlineStyle) {
-            true => staged
-                .par_iter()
-                .map(|p| self.convert(p, CssMode::InlineStyle, false))
-                .collect(),
-            false => Vec::new(),
-        };
-        Converted { classed, inline }
+    /// Every page converted in `mode` (with combined classes).
+    fn convert_all(&self, staged: &[Staged], mode: CssMode) -> Vec<PageMarkup> {
+        staged
+            .par_iter()
+            .map(|p| self.convert(p, mode, false))
+            .collect()
     }
 
-    /// The pages of one candidate, derived from the conversions.
+    /// The pages of one candidate, derived from the conversion of its family ([`family`]).
     fn pages(
         &self,
         staged: &[Staged],
-        converted: &Converted,
+        converted: &[PageMarkup],
         mode: CssMode,
         atomic: bool,
     ) -> Vec<PageMarkup> {
         match mode {
-            CssMode::InlineStyle => converted.inline.clone(),
-            CssMode::SiteSheet => converted
-                .classed
-                .iter()
-                .map(|p| p.with_classes(atomic))
-                .collect(),
+            CssMode::InlineStyle => converted.to_vec(),
+            CssMode::SiteSheet => converted.iter().map(|p| p.with_classes(atomic)).collect(),
             CssMode::PerPage => converted
-                .classed
                 .par_iter()
                 .zip(staged)
                 .map(|(p, s)| {
@@ -434,27 +425,48 @@ impl Converter {
     }
 }
 
-/// Prices every candidate and keeps the one with the fewest first-visit bytes, with the total
-/// of each candidate by [`candidate_name`].
+/// The conversion a candidate's pages are derived from: the site-sheet one (with classes) for
+/// the site-sheet and per-page candidates, the `style=""` one for inline styles.
+fn family(mode: CssMode) -> CssMode {
+    match mode {
+        CssMode::InlineStyle => CssMode::InlineStyle,
+        CssMode::SiteSheet | CssMode::PerPage => CssMode::SiteSheet,
+    }
+}
+
+/// What [`choose`] found.
+struct Chosen {
+    /// The candidate with the fewest first-visit bytes (leaving the markup alone wins a tie).
+    best: Option<Candidate>,
+    /// Each candidate's first-visit bytes, by [`candidate_name`].
+    totals: BTreeMap<String, u64>,
+    /// The pages of the first conversion, without their edits: what the report shows when no
+    /// candidate saves bytes.
+    left_alone: Vec<PageMarkup>,
+}
+
+/// Prices every candidate and keeps the one with the fewest first-visit bytes. Each page is
+/// converted once per family of candidates ([`family`]); a family's candidates are priced, and
+/// its edits freed, before the next family is converted (a page's edits can take more memory
+/// than its bytes: the priced candidate keeps only its bytes).
 fn choose(
     staged: &[Staged],
-    converted: &Converted,
     converter: &Converter,
     modes: Vec<CssMode>,
     problems: &mut Vec<Problem>,
-) -> (Option<Candidate>, BTreeMap<String, u64>) {
-    let candidates = modes.into_iter().flat_map(|mode| match mode {
-        CssMode::InlineStyle => vec![(mode, false)],
-        _ => vec![(mode, false), (mode, true)],
-    });
+) -> Chosen {
     let mut best: Option<Candidate> = None;
     let mut totals = BTreeMap::new();
-    let mut consider = |candidate: Candidate, totals: &mut BTreeMap<String, u64>| {
+    let mut consider = |mut candidate: Candidate, totals: &mut BTreeMap<String, u64>| {
         totals.insert(
             candidate_name(candidate.mode, candidate.atomic),
             candidate.total,
         );
         if best.as_ref().is_none_or(|b| candidate.total < b.total) {
+            // Priced: its bytes are made, its edits no longer needed.
+            for page in &mut candidate.pages {
+                page.edits = Default::default();
+            }
             best = Some(candidate);
         }
     };
@@ -465,23 +477,47 @@ fn choose(
         mode: None,
         atomic: false,
         pages: Vec::new(),
-        outputs: staged.iter().map(|s| s.before.clone()).collect(),
+        outputs: vec![None; staged.len()],
         kept: Vec::new(),
         css: String::new(),
     };
     consider(alone, &mut totals);
-    for (mode, atomic) in candidates {
-        let pages = converter.pages(staged, converted, mode, atomic);
-        let sheet_name = &converter.sheet_name;
-        let priced = match mode {
-            CssMode::SiteSheet => price_with_sheet(staged, pages, atomic, sheet_name, problems),
-            _ => Some(price_alone(staged, pages, mode, atomic)),
-        };
-        if let Some(candidate) = priced {
-            consider(candidate, &mut totals);
+    let mut families: Vec<CssMode> = modes.iter().map(|&m| family(m)).collect();
+    families.dedup();
+    let mut left_alone = Vec::new();
+    for converted_as in families {
+        let converted = converter.convert_all(staged, converted_as);
+        let candidates = modes.iter().filter(|&&m| family(m) == converted_as);
+        let candidates = candidates.flat_map(|&mode| match mode {
+            CssMode::InlineStyle => vec![(mode, false)],
+            _ => vec![(mode, false), (mode, true)],
+        });
+        for (mode, atomic) in candidates {
+            let pages = converter.pages(staged, &converted, mode, atomic);
+            let sheet_name = &converter.sheet_name;
+            let priced = match mode {
+                CssMode::SiteSheet => price_with_sheet(staged, pages, atomic, sheet_name, problems),
+                _ => Some(price_alone(staged, pages, mode, atomic)),
+            };
+            if let Some(candidate) = priced {
+                consider(candidate, &mut totals);
+            }
+        }
+        if left_alone.is_empty() {
+            left_alone = converted
+                .into_iter()
+                .map(|p| PageMarkup {
+                    edits: Default::default(),
+                    ..p
+                })
+                .collect();
         }
     }
-    (best, totals)
+    Chosen {
+        best,
+        totals,
+        left_alone,
+    }
 }
 
 /// The pages as the report shows them: a page that keeps its bytes keeps its constructs.
@@ -489,7 +525,7 @@ fn shown_pages(
     mode: Option<CssMode>,
     pages: Vec<PageMarkup>,
     kept: Vec<Option<&'static str>>,
-    converted: &Converted,
+    left: Vec<PageMarkup>,
 ) -> (Vec<PageMarkup>, Vec<Option<&'static str>>) {
     match mode {
         Some(_) => pages
@@ -500,19 +536,13 @@ fn shown_pages(
                 None => (p, None),
             })
             .unzip(),
-        None => {
-            let converted = match converted.classed.is_empty() {
-                true => &converted.inline,
-                false => &converted.classed,
-            };
-            converted
-                .iter()
-                .map(|p| match p.changed {
-                    true => (left_alone(p.clone(), "no-saving"), Some("no-saving")),
-                    false => (p.clone(), None),
-                })
-                .unzip()
-        }
+        None => left
+            .into_iter()
+            .map(|p| match p.changed {
+                true => (left_alone(p, "no-saving"), Some("no-saving")),
+                false => (p, None),
+            })
+            .unzip(),
     }
 }
 
@@ -557,7 +587,7 @@ fn add_page(
     report: &mut MarkupReport,
     page: &PageMarkup,
     s: &Staged,
-    out: &Vec<u8>,
+    out: Option<&[u8]>,
     kept: Option<&'static str>,
     staging: &Staging,
     problems: &mut Vec<Problem>,
@@ -574,19 +604,19 @@ fn add_page(
         *report.left_as_is.entry(reason.to_string()).or_default() += n;
     }
     let (bytes_before, deflated_before) = s.original;
-    let deflated_after = match *out == s.before {
-        true => s.before_deflated,
-        false => deflated(out),
-    };
+    // A conversion can give back the staged bytes.
+    let out = out.filter(|out| *out != s.before);
+    let deflated_after = out.map_or(s.before_deflated, deflated);
+    let out_len = out.map_or(s.before.len(), <[u8]>::len) as u64;
     report.html_bytes_before += bytes_before;
-    report.html_bytes_after += out.len() as u64;
+    report.html_bytes_after += out_len;
     report.html_deflated_before += deflated_before;
     report.html_deflated_after += deflated_after;
     if let Some(reason) = kept {
         *report.pages_kept.entry(reason.to_string()).or_default() += 1;
     }
-    let changed = page.changed && *out != s.before;
-    if changed {
+    let changed = page.changed && out.is_some();
+    if let (true, Some(out)) = (changed, out) {
         report.pages_changed += 1;
         if let Err(err) = staging.write(&s.path, out) {
             problems.push(Problem::new(&s.path, "unwritable", err.to_string()));
@@ -595,7 +625,7 @@ fn add_page(
     report.pages.push(MarkupPage {
         path: s.path.clone(),
         bytes_before,
-        bytes_after: out.len() as u64,
+        bytes_after: out_len,
         deflated_before,
         deflated_after,
         constructs_before: page.constructs_before.values().sum(),
@@ -726,23 +756,23 @@ fn price_alone(
     mode: CssMode,
     atomic: bool,
 ) -> Candidate {
-    let (outputs, kept): (Vec<Vec<u8>>, Vec<Option<&'static str>>) = pages
+    let (outputs, kept): (Vec<Option<Vec<u8>>>, Vec<Option<&'static str>>) = pages
         .par_iter()
         .zip(staged)
         .map(|(page, s)| {
             if !page.changed {
-                return (s.before.clone(), None);
+                return (None, None);
             }
             let out = page.bytes(&s.before, None);
             let larger = out.len() > s.before.len() || deflated(&out) > s.before_deflated;
             match larger {
-                true => (s.before.clone(), Some("page-larger")),
-                false => (out, None),
+                true => (None, Some("page-larger")),
+                false => (Some(out), None),
             }
         })
         .unzip();
     Candidate {
-        total: outputs.iter().map(|o| o.len() as u64).sum(),
+        total: total_bytes(staged, &outputs),
         mode: Some(mode),
         atomic,
         pages,
@@ -776,12 +806,9 @@ fn price_with_sheet(
                 return None;
             }
         };
-        let outputs: Vec<Vec<u8>> = (0..pages.len())
+        let outputs: Vec<Option<Vec<u8>>> = (0..pages.len())
             .into_par_iter()
-            .map(|i| match linking(i) {
-                true => pages[i].bytes(&staged[i].before, Some(&sheet)),
-                false => staged[i].before.clone(),
-            })
+            .map(|i| linking(i).then(|| pages[i].bytes(&staged[i].before, Some(&sheet))))
             .collect();
         let mut users: HashMap<&str, f64> = HashMap::new();
         for i in (0..pages.len()).filter(|&i| linking(i)) {
@@ -804,11 +831,9 @@ fn price_with_sheet(
         let verdicts: Vec<Option<&'static str>> = (0..pages.len())
             .into_par_iter()
             .map(|i| {
-                if !linking(i) {
+                let (s, Some(out)) = (&staged[i], &outputs[i]) else {
                     return None;
-                }
-                let s = &staged[i];
-                let out = &outputs[i];
+                };
                 let out_deflated = deflated(out);
                 if out.len() > s.before.len() || out_deflated > s.before_deflated {
                     return Some("page-larger");
@@ -838,7 +863,7 @@ fn price_with_sheet(
             continue;
         }
         let css = sheet.css;
-        let total = outputs.iter().map(|o| o.len() as u64).sum::<u64>()
+        let total = total_bytes(staged, &outputs)
             + if css.is_empty() {
                 0
             } else {
@@ -854,6 +879,12 @@ fn price_with_sheet(
             css,
         });
     }
+}
+
+/// The bytes of every page: its output, or its staged bytes.
+fn total_bytes(staged: &[Staged], outputs: &[Option<Vec<u8>>]) -> u64 {
+    let bytes = |(s, out): (&Staged, &Option<Vec<u8>>)| out.as_ref().unwrap_or(&s.before).len();
+    staged.iter().zip(outputs).map(|p| bytes(p) as u64).sum()
 }
 
 fn mode_name(mode: CssMode) -> &'static str {
