@@ -7,8 +7,10 @@
 //! times say where the work was done (0 for a result taken from here).
 //!
 //! Memory is bounded: results are kept until their outputs hold [`Memo::new`]'s limit in
-//! bytes, and are then not kept any more (nothing is evicted: a batch's common images are met
-//! early, in its first sites).
+//! bytes; past it the results used longest ago make room for the new one. An image shared by
+//! many sites is used again and again and stays; a site's own images give way to the next
+//! sites' (when nothing was evicted, a collection whose second half shares other images than
+//! its first found a memo full of the first half's).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -61,12 +63,15 @@ pub struct Memo {
 
 #[derive(Debug, Default)]
 struct Inner {
-    kept: HashMap<[u8; 32], Kept>,
+    /// Each result with when it was last put or taken (`clock`'s reading).
+    kept: HashMap<[u8; 32], (Kept, u64)>,
     bytes: usize,
+    /// Counts puts and takes.
+    clock: u64,
 }
 
 impl Memo {
-    /// A memo that keeps results until their outputs hold `limit` bytes.
+    /// A memo that keeps results up to outputs of `limit` bytes, the most recently used.
     pub fn new(limit: usize) -> Memo {
         Memo {
             limit,
@@ -81,19 +86,36 @@ impl Memo {
         crate::digest::sha256(&[b"webdiet memo", work.as_bytes(), options.as_bytes(), input])
     }
 
-    /// The result kept under `key`, if any.
+    /// The result kept under `key`, if any (now the most recently used).
     fn get(&self, key: &[u8; 32]) -> Option<Kept> {
-        self.lock().kept.get(key).cloned()
+        let inner = &mut *self.lock();
+        inner.clock += 1;
+        let (kept, used) = inner.kept.get_mut(key)?;
+        *used = inner.clock;
+        Some(kept.clone())
     }
 
-    /// Keeps `kept` under `key` while the limit allows.
+    /// Keeps `kept` under `key`, the results used longest ago making room for it; a result
+    /// larger than the limit is not kept.
     fn put(&self, key: [u8; 32], kept: Kept) {
         let size = kept.bytes();
-        let mut inner = self.lock();
-        if inner.bytes + size <= self.limit && !inner.kept.contains_key(&key) {
-            inner.bytes += size;
-            inner.kept.insert(key, kept);
+        let inner = &mut *self.lock();
+        if size > self.limit || inner.kept.contains_key(&key) {
+            return;
         }
+        while inner.bytes + size > self.limit {
+            // A scan: a put is one image's work, milliseconds, and the memo holds thousands.
+            let Some(oldest) = inner.kept.iter().min_by_key(|(_, (_, used))| *used) else {
+                break;
+            };
+            let oldest = *oldest.0;
+            if let Some((gone, _)) = inner.kept.remove(&oldest) {
+                inner.bytes -= gone.bytes();
+            }
+        }
+        inner.clock += 1;
+        inner.bytes += size;
+        inner.kept.insert(key, (kept, inner.clock));
     }
 
     /// The results kept, and the bytes they hold.
@@ -183,13 +205,33 @@ mod tests {
         };
         assert!(!ask("default", b"a", 60));
         assert!(ask("default", b"a", 60), "the same input and options: kept");
-        assert!(!ask("max", b"a", 60), "other options: another result");
         assert!(!ask("default", b"b", 30));
         assert!(ask("default", b"b", 30));
-        // 60 + 30 held: a third of 30 would pass the limit of 100, so it is not kept.
-        assert!(!ask("default", b"c", 30));
-        assert!(!ask("default", b"c", 30));
-        assert_eq!(runs, 5);
         assert_eq!(memo.held(), (2, 90));
+        assert!(!ask("max", b"a", 20), "other options: another result");
+        // 60 + 30 + 20 would pass the limit of 100: `a`, used longest ago, made room.
+        assert_eq!(memo.held(), (2, 50));
+        assert!(ask("default", b"b", 30), "used since: still kept");
+        assert!(!ask("default", b"a", 60), "made room: computed again");
+        assert!(!ask("default", b"huge", 101), "larger than the limit");
+        assert!(!ask("default", b"huge", 101), "and not kept");
+        assert_eq!(runs, 6);
+        assert!(memo.held().1 <= 100);
+    }
+
+    #[test]
+    fn the_result_used_most_recently_stays_when_others_make_room() {
+        let memo = Memo::new(100);
+        let ask = |input: &[u8]| {
+            through(Some(&memo), Work::Gif, "default", input, || {
+                recompressed(40)
+            })
+        };
+        ask(b"shared");
+        for site in [b"one".as_slice(), b"two", b"three", b"four"] {
+            assert!(ask(b"shared").1, "the image every site shares is kept");
+            ask(site);
+        }
+        assert_eq!(memo.held(), (2, 80));
     }
 }
