@@ -385,13 +385,7 @@ impl Browser {
                 std::thread::sleep(Duration::from_millis(250));
             }
             let mut png = Vec::new();
-            for attempt in 0.. {
-                if attempt == STABLE_CAPTURES {
-                    return Err(RenderError::new(
-                        "unsettled",
-                        format!("{url}: no two of {STABLE_CAPTURES} captures were the same"),
-                    ));
-                }
+            for _ in 0..STABLE_CAPTURES {
                 browser.call(
                     "Runtime.evaluate",
                     json!({
@@ -404,16 +398,19 @@ impl Browser {
                 )?;
                 let next = browser.capture(s, (width, height), false, deadline)?;
                 if next == png {
-                    break;
+                    return Ok(Screenshot {
+                        width,
+                        height,
+                        truncated: false,
+                        png,
+                    });
                 }
                 png = next;
             }
-            Ok(Screenshot {
-                width,
-                height,
-                truncated: false,
-                png,
-            })
+            Err(RenderError::new(
+                "unsettled",
+                format!("{url}: no two of {STABLE_CAPTURES} captures in a row were the same"),
+            ))
         })
     }
 

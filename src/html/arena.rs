@@ -1,5 +1,5 @@
 //! The compact tree every parse of a page builds: the reference scan, the converter's editable
-//! page ([`super::Page`], through [`super::parse`], which records the source map around this
+//! page ([`super::Page`], through `html::parse`, which records the source map around this
 //! sink), the proof that an edit gives the converter's tree, the minifier's proof. `RcDom`
 //! costs about 150 bytes a node (an `Rc` with two `RefCell`s, a child `Vec` each, a weak
 //! parent) and as much again in allocator work to build and free; here a node is 32 bytes in
@@ -11,8 +11,8 @@
 //! `Tree::attrs_mut`, which keeps what an element had before its first change).
 //!
 //! The tree is the one `RcDom` builds from the same tokens, step for step (text joined to a
-//! text node before it, template contents in a fragment of their own, the same depth guard as
-//! [`super::parse`]); `html::tests` checks that `RcDom`, this tree and the editable page's
+//! text node before it, template contents in a fragment of their own; past [`MAX_DEPTH`] the
+//! page is too deep, `Sink::placed`); `html::tests` checks that `RcDom`, this tree and the editable page's
 //! give the same digest, and the same references, on every page of the corpora.
 
 use std::borrow::Cow;
@@ -461,7 +461,7 @@ impl Tree {
     }
 }
 
-/// The tree builder's sink (also the inner sink of [`super::parse`]'s, which records the
+/// The tree builder's sink (also the inner sink of [`super::parse`](mod@super::parse)'s, which records the
 /// source map around it).
 pub(super) struct Sink {
     pub(super) tree: RefCell<Tree>,
@@ -507,8 +507,8 @@ impl Sink {
         }
     }
 
-    /// The depth guard of [`super::parse`], step for step: counts the elements from `parent`
-    /// up, and marks the page too deep past [`MAX_DEPTH`].
+    /// The depth guard of every parse: counts the elements from `parent` up, and marks the
+    /// page too deep past [`MAX_DEPTH`].
     fn placed(&self, tree: &Tree, parent: u32) {
         let mut depth = 1;
         let mut node = Some(parent).filter(|&n| tree.is_element(n));

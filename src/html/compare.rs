@@ -2,11 +2,11 @@
 //! converter built: same nodes in the same order, same element names and namespaces, same
 //! attributes (in any order), same text (adjacent text nodes joined, as a parser joins them),
 //! comments, doctypes and template contents. The walk is iterative, so that no page is too
-//! deep for it; [`digest`] reduces a tree to a [`Digest`] of a few bytes (a 64-bit hash of each
+//! deep for it; `digest` reduces a tree to a [`Digest`] of a few bytes (a 64-bit hash of each
 //! step, folded as the walk goes), so that the first tree can be freed before the second is
 //! built (the two trees of a 10 MB page need hundreds of MB) and no list of the steps is held.
-//! The second is a compact [`Tree`] (`super::arena`); both kinds are walked by the same code,
-//! so equal trees give equal digests whichever kind holds them.
+//! The trees are compact [`Tree`]s (`super::arena`); the tests' oracle, `RcDom`'s tree, is
+//! walked by the same code, so equal trees give equal digests whichever kind holds them.
 
 use std::hash::{DefaultHasher, Hash, Hasher};
 
@@ -24,8 +24,8 @@ enum LeafRef<'a> {
     Pi(&'a StrTendril, &'a StrTendril),
 }
 
-/// What the walk needs of a tree: `RcDom`'s, which the converter edits, and the compact
-/// [`Tree`] of a re-parse are compared step for step, so both are walked by the same code.
+/// What the walk needs of a tree: the compact [`Tree`], and in tests `RcDom`'s, are walked
+/// step for step by the same code.
 trait Nodes {
     type N: Clone;
     fn is_text(&self, node: &Self::N) -> bool;
@@ -223,7 +223,7 @@ pub fn digest(root: &Handle) -> Digest {
     digest_with(&RcNodes, root, false)
 }
 
-/// [`digest`] of a compact tree (the same steps give the same digest).
+/// `digest` of a compact tree (the same steps give the same digest).
 pub fn digest_tree(tree: &Tree) -> Digest {
     digest_with(tree, &tree.document(), false)
 }

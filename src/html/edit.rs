@@ -1,5 +1,5 @@
 //! Small DOM helpers over a parsed page's compact tree ([`super::arena`]), so that stages
-//! outside `html/` can read and edit elements (read and drop attributes) without importing
+//! outside `html/` can read and edit elements (read, set and drop attributes) without importing
 //! html5ever themselves. A [`Node`] is a handle: the page's tree and a node's number in it.
 //! Structural edits (rename, unwrap, remove, append to the head) go through [`super::Page`],
 //! which logs them to write them back into the page's bytes.
@@ -86,6 +86,10 @@ pub fn attrs(node: &Node) -> Vec<(String, String)> {
 
 /// Removes an attribute; returns whether it was there.
 pub fn remove_attr(node: &Node, name: &str) -> bool {
+    // Asked for an attribute it does not have, the element is not changed (nor kept as it was).
+    if attr(node, name).is_none() {
+        return false;
+    }
     let mut tree = node.tree.borrow_mut();
     let Some(attrs) = tree.attrs_mut(node.id) else {
         return false;

@@ -1,9 +1,12 @@
-//! A page's byte edits, held flat: one list of spans, one of pieces and one of new text, each
-//! grown by blocks. A page's edits are kept until the site's sheet is built, for every
-//! candidate conversion; as a list of edits each with its boxed pieces and a boxed string per
-//! new text they took 33 MB of a 15 MB page's conversion, a third of it allocator overhead.
+//! A page's byte edits, held flat: one list of spans, one of pieces (in chunks, as the tree
+//! is) and the new text in blocks. A page's edits are kept until the site's
+//! sheet is built, for every candidate conversion; as a list of edits each with its boxed
+//! pieces and a boxed string per new text they took 33 MB of a 15 MB page's conversion, a
+//! third of it allocator overhead.
 
 use std::ops::Range;
+
+use super::chunked::Chunked;
 
 /// Part of a replacement, as [`super::Page::edits`] makes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,23 +29,25 @@ pub enum PieceRef<'a> {
 /// One edit: replace `span` of the page's bytes with its pieces.
 #[derive(Debug, Clone, Copy)]
 pub struct Edit<'a> {
-    span: (usize, usize),
-    pieces: &'a [Stored],
+    span: Span,
     edits: &'a Edits,
 }
 
 impl<'a> Edit<'a> {
     /// The bytes of the page this edit replaces.
     pub fn span(&self) -> Range<usize> {
-        self.span.0..self.span.1
+        self.span.start as usize..self.span.end as usize
     }
 
     pub fn pieces(&self) -> impl Iterator<Item = PieceRef<'a>> + 'a {
         let edits = self.edits;
-        self.pieces.iter().map(move |piece| match *piece {
-            Stored::Keep(start, end) => PieceRef::Keep(start as usize..end as usize),
-            Stored::Text(start, len) => PieceRef::Text(edits.text(start, len)),
-        })
+        let stored = edits.pieces.from(self.span.first as usize);
+        stored
+            .take(self.span.count as usize)
+            .map(move |piece| match *piece {
+                Stored::Keep(start, end) => PieceRef::Keep(start as usize..end as usize),
+                Stored::Text(start, len) => PieceRef::Text(edits.text(start, len)),
+            })
     }
 }
 
@@ -63,12 +68,13 @@ struct Span {
 }
 
 /// The edits of one page, in the order of their spans once [`Edits::sort`] ran.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Default)]
 pub struct Edits {
     spans: Vec<Span>,
-    pieces: Blocks<Stored>,
+    /// Each span's pieces one after the other, in the order the spans were pushed.
+    pieces: Chunked<Stored>,
     /// Every new text, one after the other (UTF-8; each text within one block).
-    text: Blocks<u8>,
+    text: Blocks,
 }
 
 /// The edits' offsets and lengths are 32-bit: more than 4 GiB of new text or 4 billion pieces.
@@ -105,9 +111,12 @@ impl Edits {
         self.spans.push(Span {
             start: narrow(span.start)?,
             end: narrow(span.end)?,
-            first: self.pieces.push_run(&stored)?,
+            first: narrow(self.pieces.len())?,
             count: narrow(stored.len())?,
         });
+        for piece in stored {
+            self.pieces.push(piece);
+        }
         Ok(())
     }
 
@@ -136,14 +145,13 @@ impl Edits {
     }
 
     pub fn iter(&self) -> impl Iterator<Item = Edit<'_>> + '_ {
-        self.spans.iter().map(move |s| Edit {
-            span: (s.start as usize, s.end as usize),
-            pieces: self.pieces.run(s.first, s.count),
-            edits: self,
-        })
+        self.spans
+            .iter()
+            .map(move |&span| Edit { span, edits: self })
     }
 
     /// Keeps the edits for which `keep` is true.
+    #[cfg(test)]
     pub fn retain(&mut self, mut keep: impl FnMut(&Edit<'_>) -> bool) {
         let kept: Vec<bool> = self.iter().map(|e| keep(&e)).collect();
         let mut kept = kept.into_iter();
@@ -169,33 +177,25 @@ impl Edits {
     }
 }
 
-/// Elements of a [`Blocks`] list in one block (a run longer than this has a block to itself).
+/// Bytes of a [`Blocks`] buffer in one block (a longer text has a block to itself).
 const BLOCK: usize = 1 << 14;
 
-/// A list grown by blocks that are never moved, where each run of elements pushed together
-/// stays within one block, so that it can be read back as a slice.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Blocks<T> {
-    blocks: Vec<Vec<T>>,
-    /// The index of each block's first element.
+/// Text grown by blocks that are never moved (a doubling buffer held up to three times its
+/// text while it moved it), where each text pushed stays within one block, so that it is
+/// read back as one `&str`. (Unlike [`Chunked`]'s fixed chunks, a block ends where the next
+/// text would not fit.)
+#[derive(Debug, Default)]
+struct Blocks {
+    blocks: Vec<Vec<u8>>,
+    /// The offset of each block's first byte.
     starts: Vec<u32>,
     len: u32,
 }
 
-impl<T> Default for Blocks<T> {
-    fn default() -> Self {
-        Blocks {
-            blocks: Vec::new(),
-            starts: Vec::new(),
-            len: 0,
-        }
-    }
-}
-
-impl<T: Copy> Blocks<T> {
-    /// Adds `run`; returns the index of its first element.
-    fn push_run(&mut self, run: &[T]) -> Result<u32, TooLarge> {
-        let fits = |b: &Vec<T>| b.capacity() - b.len() >= run.len();
+impl Blocks {
+    /// Adds `run`; returns the offset of its first byte.
+    fn push_run(&mut self, run: &[u8]) -> Result<u32, TooLarge> {
+        let fits = |b: &Vec<u8>| b.capacity() - b.len() >= run.len();
         if !self.blocks.last().is_some_and(fits) {
             // A new block starts where the last one's elements end.
             self.starts.push(self.len);
@@ -212,8 +212,8 @@ impl<T: Copy> Blocks<T> {
         Ok(start)
     }
 
-    /// The `len` elements pushed together from index `start`.
-    fn run(&self, start: u32, len: u32) -> &[T] {
+    /// The `len` bytes pushed together from offset `start`.
+    fn run(&self, start: u32, len: u32) -> &[u8] {
         let block = self
             .starts
             .partition_point(|&s| s <= start)

@@ -26,7 +26,7 @@ pub mod source;
 pub(crate) mod write;
 
 pub use edit::{NewElement, Node};
-pub use edits::{Edits, Piece, PieceRef};
+pub use edits::Edits;
 pub use page::{Page, Unparsed};
 pub use parse::MAX_DEPTH;
 

@@ -9,7 +9,7 @@ use super::parse::{Log, Owners, TokKind};
 use super::write;
 
 /// Elements other than formatting elements that a caller renames (their end tags are looked
-/// for; [`Page::edits`] refuses to rename others).
+/// for; [`Page::edits`](super::Page::edits) refuses to rename others).
 pub(super) const RENAMED: &[&str] = &["center"];
 
 /// Elements the parser copies when markup is misnested (the standard's formatting elements).
@@ -106,7 +106,7 @@ pub(super) fn copied_names(log: &Log, own: &Owners, tree: &Tree) -> HashSet<Stri
         .collect()
 }
 
-/// Formatting elements in misnested markup (see [`Page::is_misnested`]): every element of a
+/// Formatting elements in misnested markup (see [`Page::is_misnested`](super::Page::is_misnested)): every element of a
 /// name the parser copied, or of a name one element of which has no end tag of its own
 /// ([`pair_tags`]): one misnested `<nobr>` is closed by the start tag of the next.
 pub(super) fn misnested(

@@ -1,6 +1,6 @@
 //! A page that can be edited as a DOM and written back as edits of its own bytes.
 //!
-//! [`Page::parse`] builds the tree with a source map ([`super::parse`]). The caller edits the
+//! [`Page::parse`] builds the tree with a source map (`html::parse`). The caller edits the
 //! tree: attributes directly, structure through [`Page::rename`], [`Page::unwrap`],
 //! [`Page::remove`] and [`Page::append`], which are logged. [`Page::edits`] then says what
 //! changed as byte edits of the original page: a changed start tag keeps every attribute it did
@@ -285,10 +285,9 @@ impl<'a> Page<'a> {
             let removed = gone.get(&el).copied();
             let old_name = renamed.get(&el);
             let final_attrs = tree.element(el).map_or_else(Vec::new, |(_, a)| pairs_of(a));
-            let parsed = match tree.original_attrs(el) {
-                Some(then) => original_pairs(then),
-                None => tree.element(el).map_or_else(Vec::new, |(_, a)| pairs_of(a)),
-            };
+            // Unchanged attributes: as parsed.
+            let parsed = tree.original_attrs(el).map(original_pairs);
+            let parsed = parsed.as_deref().unwrap_or(&final_attrs);
             // Renamed: the name it has now.
             let new_name = old_name.and_then(|_| tree.tag(el));
             let tag = self.start_tag(index).ok_or(UNMAPPABLE)?;
@@ -299,7 +298,7 @@ impl<'a> Page<'a> {
                         Some(name) => name,
                         None => tree.tag(el).unwrap_or(""),
                     };
-                    let mut pieces = self.start_tag_pieces(&tag, new_name, &parsed, &final_attrs);
+                    let mut pieces = self.start_tag_pieces(&tag, new_name, parsed, &final_attrs);
                     if let Some(new) = new_name {
                         if write::is_void(old_name) && !write::is_void(new) {
                             pieces.push(Piece::Text(format!("</{new}>")));
@@ -537,8 +536,7 @@ pub fn render(
     edits: &Edits,
     fill: &dyn Fn(&str) -> String,
 ) -> Vec<u8> {
-    // As long as the page and the new text, unless `fill` lengthens the text; freed of any
-    // slack at the end, as candidates' pages are kept while others are priced.
+    // As long as the page and the new text, unless `fill` lengthens the text.
     let mut out = Vec::with_capacity(bytes.len() + edits.text_len());
     let mut at = 0;
     for edit in edits.iter() {
@@ -556,6 +554,5 @@ pub fn render(
         at = span.end;
     }
     out.extend_from_slice(&bytes[at..]);
-    out.shrink_to_fit();
     out
 }

@@ -41,7 +41,7 @@ pub(super) struct Converter<'a> {
 }
 
 /// Rewrites one page (its bytes, in `opts.encoding`). Never fails: a page it cannot handle
-/// comes back unchanged, with every construct listed in `left_as_is`.
+/// comes back unchanged, with every construct counted in `left_as_is`.
 pub fn convert_page(bytes: &[u8], opts: &MarkupOptions) -> PageMarkup {
     let unchanged = |counts: &std::collections::BTreeMap<String, usize>, reason: &str| PageMarkup {
         encoding: opts.encoding,

@@ -146,10 +146,12 @@ impl LeftAsIs {
     }
 
     /// How many constructs were left, for every reason.
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.0.values().sum()
     }
 
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
@@ -167,6 +169,7 @@ impl LeftAsIs {
     }
 
     /// [`LeftAsIs::iter`], owned.
+    #[cfg(test)]
     pub fn to_vec(&self) -> Vec<(String, String)> {
         self.iter().map(|(c, r)| (c.clone(), r.clone())).collect()
     }
@@ -202,7 +205,10 @@ impl PageMarkup {
                 None => text.to_string(),
             }
         };
-        html::page::render(source, self.encoding, &self.edits, &fill)
+        let mut bytes = html::page::render(source, self.encoding, &self.edits, &fill);
+        // Kept as a candidate's page while others are priced: without the slack.
+        bytes.shrink_to_fit();
+        bytes
     }
 
     /// The same conversion with combined or atomic classes: only the class names in the slots

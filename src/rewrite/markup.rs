@@ -172,6 +172,8 @@ struct Staged {
     images: BTreeMap<String, FoundImage>,
     /// The text of the site's scripts it loads (`<script src>`), for the script check.
     scripts: String,
+    /// Its images that look like text (`markup::audit`), found while the page was decoded.
+    text_images: Vec<TextImageRow>,
 }
 
 /// An image a page shows, as the rewritten site serves it.
@@ -284,7 +286,7 @@ pub(super) fn rewrite_pages(
     let Chosen {
         best,
         totals,
-        left_alone,
+        unconverted,
     } = choose(&staged, &converter, modes, problems);
     let Some(Candidate {
         mode,
@@ -298,7 +300,7 @@ pub(super) fn rewrite_pages(
     else {
         return MarkupReport::default();
     };
-    let (pages, kept) = shown_pages(mode, pages, kept, left_alone);
+    let (pages, kept) = shown_pages(mode, pages, kept, unconverted);
     let mut report = report_head(mode, atomic, choice, totals);
     for (((page, s), out), kept) in pages.iter().zip(&staged).zip(&outputs).zip(&kept) {
         add_page(
@@ -310,7 +312,7 @@ pub(super) fn rewrite_pages(
             staging,
             problems,
         );
-        add_text_images(&mut report, s);
+        report.text_images.extend(s.text_images.iter().cloned());
     }
     total_text_images(&mut report);
     write_sheet(&mut report, &css, converter.sheet_name, staging, problems);
@@ -350,6 +352,8 @@ fn read_staged(
                 true => html::references(&decoded.text),
                 false => html::PageRefs::default(),
             };
+            let images = lookup.page(&f.path, &refs);
+            let text_images = text_images(&f.path, &decoded.text, &images);
             let before_deflated = deflated(&before);
             let original = match site.read(&f.path) {
                 Ok(bytes) if bytes != before => (bytes.len() as u64, deflated(&bytes)),
@@ -362,8 +366,9 @@ fn read_staged(
                 before_deflated,
                 original,
                 before,
-                images: lookup.page(&f.path, &refs),
+                images,
                 scripts: lookup.scripts(&f.path, &refs),
+                text_images,
             })
         })
         .collect()
@@ -442,7 +447,7 @@ struct Chosen {
     totals: BTreeMap<String, u64>,
     /// The pages of the first conversion, without their edits: what the report shows when no
     /// candidate saves bytes.
-    left_alone: Vec<PageMarkup>,
+    unconverted: Vec<PageMarkup>,
 }
 
 /// Prices every candidate and keeps the one with the fewest first-visit bytes. Each page is
@@ -482,13 +487,18 @@ fn choose(
         css: String::new(),
     };
     consider(alone, &mut totals);
-    let mut families: Vec<CssMode> = modes.iter().map(|&m| family(m)).collect();
-    families.dedup();
-    let mut left_alone = Vec::new();
-    for converted_as in families {
+    let mut unconverted = Vec::new();
+    for converted_as in [CssMode::SiteSheet, CssMode::InlineStyle] {
+        let wanted: Vec<CssMode> = modes
+            .iter()
+            .copied()
+            .filter(|&m| family(m) == converted_as)
+            .collect();
+        if wanted.is_empty() {
+            continue;
+        }
         let converted = converter.convert_all(staged, converted_as);
-        let candidates = modes.iter().filter(|&&m| family(m) == converted_as);
-        let candidates = candidates.flat_map(|&mode| match mode {
+        let candidates = wanted.into_iter().flat_map(|mode| match mode {
             CssMode::InlineStyle => vec![(mode, false)],
             _ => vec![(mode, false), (mode, true)],
         });
@@ -503,8 +513,8 @@ fn choose(
                 consider(candidate, &mut totals);
             }
         }
-        if left_alone.is_empty() {
-            left_alone = converted
+        if unconverted.is_empty() {
+            unconverted = converted
                 .into_iter()
                 .map(|p| PageMarkup {
                     edits: Default::default(),
@@ -516,7 +526,7 @@ fn choose(
     Chosen {
         best,
         totals,
-        left_alone,
+        unconverted,
     }
 }
 
@@ -525,7 +535,7 @@ fn shown_pages(
     mode: Option<CssMode>,
     pages: Vec<PageMarkup>,
     kept: Vec<Option<&'static str>>,
-    left: Vec<PageMarkup>,
+    unconverted: Vec<PageMarkup>,
 ) -> (Vec<PageMarkup>, Vec<Option<&'static str>>) {
     match mode {
         Some(_) => pages
@@ -536,7 +546,7 @@ fn shown_pages(
                 None => (p, None),
             })
             .unzip(),
-        None => left
+        None => unconverted
             .into_iter()
             .map(|p| match p.changed {
                 true => (left_alone(p, "no-saving"), Some("no-saving")),
@@ -615,8 +625,9 @@ fn add_page(
     if let Some(reason) = kept {
         *report.pages_kept.entry(reason.to_string()).or_default() += 1;
     }
-    let changed = page.changed && out.is_some();
-    if let (true, Some(out)) = (changed, out) {
+    // A page with an output of its own changed: those that keep their bytes have none.
+    let changed = out.is_some();
+    if let Some(out) = out {
         report.pages_changed += 1;
         if let Err(err) = staging.write(&s.path, out) {
             problems.push(Problem::new(&s.path, "unwritable", err.to_string()));
@@ -653,31 +664,26 @@ fn by_construct(page: &PageMarkup) -> BTreeMap<String, ConstructCount> {
         .collect()
 }
 
-/// Adds the images of one page that look like text.
-fn add_text_images(report: &mut MarkupReport, s: &Staged) {
+/// The images of one page (its decoded `text`, what its `<img src>` name) that look like text.
+fn text_images(page: &str, text: &str, images: &BTreeMap<String, FoundImage>) -> Vec<TextImageRow> {
     let audit = markup::audit::TextImageOptions::default();
-    // Decoded again rather than kept: every page's decoded copy stayed alive through both
-    // conversions, a third copy of each page.
-    let text = charset::decode(&s.before).text;
-    for image in markup::audit::text_images(&text, &audit) {
-        // The pixel half of the test: few colours (flat text on a flat ground).
-        let Some(found) = s.images.get(&image.src) else {
-            continue;
-        };
-        if found.facts.colors > audit.max_colors {
-            continue;
-        }
-        report.text_images.push(TextImageRow {
-            page: s.path.clone(),
-            src: image.src,
-            file: found.file.clone(),
-            alt: image.alt,
-            width: image.width,
-            height: image.height,
-            colors: found.facts.colors,
-            bytes: found.bytes,
-        });
-    }
+    markup::audit::text_images(text, &audit)
+        .into_iter()
+        .filter_map(|image| {
+            // The pixel half of the test: few colours (flat text on a flat ground).
+            let found = images.get(&image.src)?;
+            (found.facts.colors <= audit.max_colors).then(|| TextImageRow {
+                page: page.to_string(),
+                src: image.src,
+                file: found.file.clone(),
+                alt: image.alt,
+                width: image.width,
+                height: image.height,
+                colors: found.facts.colors,
+                bytes: found.bytes,
+            })
+        })
+        .collect()
 }
 
 /// Totals the text images, each file once.
@@ -834,8 +840,11 @@ fn price_with_sheet(
                 let (s, Some(out)) = (&staged[i], &outputs[i]) else {
                     return None;
                 };
+                if out.len() > s.before.len() {
+                    return Some("page-larger");
+                }
                 let out_deflated = deflated(out);
-                if out.len() > s.before.len() || out_deflated > s.before_deflated {
+                if out_deflated > s.before_deflated {
                     return Some("page-larger");
                 }
                 let share = match all > 0.0 {

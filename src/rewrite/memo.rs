@@ -66,7 +66,7 @@ struct Inner {
     /// Each result with when it was last put or taken (`clock`'s reading).
     kept: HashMap<[u8; 32], (Kept, u64)>,
     bytes: usize,
-    /// Counts puts and takes.
+    /// Counts puts and look-ups.
     clock: u64,
 }
 
@@ -103,14 +103,22 @@ impl Memo {
         if size > self.limit || inner.kept.contains_key(&key) {
             return;
         }
-        while inner.bytes + size > self.limit {
-            // A scan: a put is one image's work, milliseconds, and the memo holds thousands.
-            let Some(oldest) = inner.kept.iter().min_by_key(|(_, (_, used))| *used) else {
-                break;
-            };
-            let oldest = *oldest.0;
-            if let Some((gone, _)) = inner.kept.remove(&oldest) {
-                inner.bytes -= gone.bytes();
+        if inner.bytes + size > self.limit {
+            // One sort when full: a put is one image's work, milliseconds, and the memo holds
+            // thousands of results.
+            let mut by_use: Vec<([u8; 32], u64)> = inner
+                .kept
+                .iter()
+                .map(|(k, (_, used))| (*k, *used))
+                .collect();
+            by_use.sort_unstable_by_key(|&(_, used)| used);
+            for (oldest, _) in by_use {
+                if inner.bytes + size <= self.limit {
+                    break;
+                }
+                if let Some((gone, _)) = inner.kept.remove(&oldest) {
+                    inner.bytes -= gone.bytes();
+                }
             }
         }
         inner.clock += 1;
