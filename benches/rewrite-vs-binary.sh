@@ -10,6 +10,7 @@
 #   OLD=/tmp/old/target/release/webdiet benches/rewrite-vs-binary.sh [corpus] [runs]
 #   NEW_BATCH=1 OLD=... benches/rewrite-vs-binary.sh    # the new binary runs `batch --no-replay`
 #                                                       # over a list of the one corpus instead
+#   OLD_BATCH=1 NEW_BATCH=1 OLD=... benches/…           # both do (two builds that both have batch)
 #
 # Needs: GNU time (/usr/bin/time), a release build of this checkout (NEW=path overrides),
 # ../shared/corpora (or WEBDIET_SHARED). The corpus defaults to spacejam, runs to 5.
@@ -28,16 +29,19 @@ trap 'rm -rf "$WORK"' EXIT
 bytes=$(du -sb --apparent-size "$site" | cut -f1)
 cpu=$(awk -F': ' '/^model name/ {m = $2} END {print m}' /proc/cpuinfo)
 echo "machine: $(nproc) cores ($cpu); $corpus, $bytes bytes; $runs runs each, alternating"
+old_cmd=rewrite
+[ -z "${OLD_BATCH:-}" ] || old_cmd="batch --no-replay"
 new_cmd=rewrite
 [ -z "${NEW_BATCH:-}" ] || new_cmd="batch --no-replay"
-echo "old: $OLD rewrite   new: $NEW $new_cmd"
+echo "old: $OLD $old_cmd   new: $NEW $new_cmd"
 echo "load before: $(uptime)"
 printf '%-4s %7s %7s %7s\n' bin wall_s cpu_s 'MB/s'
 for i in $(seq 1 "$runs"); do
   for which in old new; do
     if [ "$which" = old ]; then bin=$OLD; else bin=$NEW; fi
     rm -rf "$WORK/out"
-    if [ "$which" = new ] && [ -n "${NEW_BATCH:-}" ]; then
+    if { [ "$which" = new ] && [ -n "${NEW_BATCH:-}" ]; } ||
+      { [ "$which" = old ] && [ -n "${OLD_BATCH:-}" ]; }; then
       echo "$site" > "$WORK/list"
       cmd=(batch "$WORK/list" --no-replay)
     else
