@@ -26,6 +26,7 @@ use html5ever::tokenizer::{Token, TokenSink, TokenSinkResult, Tokenizer, Tokeniz
 use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts};
 use html5ever::{Attribute, LocalName, Namespace, QualName, TokenizerResult};
 
+use super::by_node::ByNode;
 use super::chunked::Chunked;
 use super::parse::MAX_DEPTH;
 use super::source::Source;
@@ -129,30 +130,25 @@ pub type OriginalAttr = (LocalName, StrTendril);
 /// took 28 MB of a 15 MB page's conversion.)
 #[derive(Debug, Default)]
 struct Originals {
-    /// By node: 1 + the element's place in `list`, or 0. Made at the tree's size on first use.
-    at: Vec<u32>,
+    /// By node: the element's place in `list`.
+    at: ByNode,
     list: Chunked<(Id, Box<[OriginalAttr]>)>,
 }
 
 impl Originals {
     fn get(&self, id: Id) -> Option<&[OriginalAttr]> {
-        let place = *self.at.get(id.0 as usize)?;
-        let (_, attrs) = self.list.get(place.checked_sub(1)? as usize)?;
+        let (_, attrs) = self.list.get(self.at.get(id.index())? as usize)?;
         Some(attrs)
     }
 
     /// Keeps `attrs` as `id`'s originals, unless it has them already.
     fn keep(&mut self, id: Id, nodes: usize, attrs: &[Attribute]) {
-        let i = id.0 as usize;
-        if self.at.len() <= i {
-            self.at.resize(nodes.max(i + 1), 0);
-        }
-        if self.at[i] == 0 {
+        if self.at.get(id.index()).is_none() {
             let kept = attrs
                 .iter()
                 .map(|a| (a.name.local.clone(), a.value.clone()));
+            self.at.set(id.index(), self.list.len() as u32, nodes);
             self.list.push((id, kept.collect()));
-            self.at[i] = self.list.len() as u32;
         }
     }
 }

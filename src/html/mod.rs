@@ -12,6 +12,7 @@ use serde::Serialize;
 use crate::css::{self, CssRefKind};
 
 pub mod arena;
+pub(crate) mod by_node;
 pub(crate) mod chunked;
 mod compare;
 pub mod edit;

@@ -26,6 +26,7 @@ use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts};
 use html5ever::{Attribute, LocalName, QualName, TokenizerResult};
 
 use super::arena::{self, Id, KeepText, Tree};
+use super::by_node::ByNode;
 use super::chunked::Chunked;
 use super::source::Source;
 
@@ -76,15 +77,15 @@ pub struct Log {
 }
 
 /// The start-tag token of each element that has one, by node.
-pub struct Owners(Vec<u32>);
+pub struct Owners(ByNode);
 
 impl Owners {
     /// From the tokens' own elements, for a tree of `nodes` nodes.
     pub fn of(log: &Log, nodes: usize) -> Owners {
-        let mut own = vec![u32::MAX; nodes];
+        let mut own = ByNode::with_nodes(nodes);
         for (i, token) in log.tokens.iter().enumerate() {
             if let Some(el) = token.own {
-                own[el.index()] = i as u32;
+                own.set(el.index(), i as u32, nodes);
             }
         }
         Owners(own)
@@ -92,8 +93,7 @@ impl Owners {
 
     /// The start-tag token of `node`, if it has one.
     pub fn get(&self, node: Id) -> Option<usize> {
-        let token = *self.0.get(node.index())?;
-        (token != u32::MAX).then_some(token as usize)
+        self.0.get(node.index()).map(|token| token as usize)
     }
 
     pub fn contains(&self, node: Id) -> bool {

@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::css::sheet;
+use crate::html::by_node::ByNode;
 use crate::html::chunked::Chunked;
 use crate::html::{self, edit, NewElement, Node, Page};
 
@@ -34,10 +35,9 @@ pub(super) struct Converter<'a> {
     pub(super) bordered: Vec<(Node, &'static str)>,
     pub(super) left: LeftAsIs,
     pub(super) changed: bool,
-    /// By node number: 1 + the place of the element's entry in `styles`, or 0. Finding it is
-    /// then constant time, not a scan of every element styled so far (quadratic on a large
-    /// page), in 4 bytes a node (a hash map took 9 MB of a 15 MB page).
-    pub(super) style_at: Vec<u32>,
+    /// By node number: the place of the element's entry in `styles` (a hash map took 9 MB of
+    /// a 15 MB page).
+    pub(super) style_at: ByNode,
 }
 
 /// Rewrites one page (its bytes, in `opts.encoding`). Never fails: a page it cannot handle
@@ -130,7 +130,7 @@ pub fn convert_page(bytes: &[u8], opts: &MarkupOptions) -> PageMarkup {
         bordered: Vec::new(),
         left: LeftAsIs::default(),
         changed: false,
-        style_at: Vec::new(),
+        style_at: ByNode::default(),
     };
     let mut body_text_color = None;
     for el in edit::elements(document) {
@@ -247,14 +247,13 @@ impl Converter<'_> {
     /// The place of `el`'s entry in `styles`, made on first use.
     fn style_place(&mut self, el: &Node) -> usize {
         let node = el.id().index();
-        if self.style_at.len() <= node {
-            self.style_at.resize(el.nodes_made().max(node + 1), 0);
+        if let Some(at) = self.style_at.get(node) {
+            return at as usize;
         }
-        if self.style_at[node] == 0 {
-            self.styles.push((el.clone(), Style::default()));
-            self.style_at[node] = self.styles.len() as u32;
-        }
-        self.style_at[node] as usize - 1
+        let at = self.styles.len();
+        self.style_at.set(node, at as u32, el.nodes_made());
+        self.styles.push((el.clone(), Style::default()));
+        at
     }
 
     pub(super) fn leave(&mut self, construct: &str, reason: &str) {
