@@ -8,15 +8,10 @@
 const NONE: u32 = u32::MAX;
 
 /// An optional `u32` (below `u32::MAX`) by node number.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default)]
 pub struct ByNode(Vec<u32>);
 
 impl ByNode {
-    /// Room for a tree of `nodes` nodes, none numbered.
-    pub fn with_nodes(nodes: usize) -> ByNode {
-        ByNode(vec![NONE; nodes])
-    }
-
     /// `node`'s number, if it has one.
     pub fn get(&self, node: usize) -> Option<u32> {
         self.0.get(node).copied().filter(|&n| n != NONE)
@@ -50,6 +45,5 @@ mod tests {
         );
         by.set(20, 1, 10);
         assert_eq!((by.get(20), by.get(19)), (Some(1), None));
-        assert_eq!(ByNode::with_nodes(4).get(2), None);
     }
 }

@@ -112,8 +112,8 @@ impl<'a> Page<'a> {
         if parsed.too_deep {
             return Err(Unparsed::TooDeep);
         }
-        let (log, tree) = (parsed.log, parsed.tree);
-        let own = Owners::of(&log, tree.nodes_made());
+        let (mut log, tree) = (parsed.log, parsed.tree);
+        let own = Owners::take(&mut log);
         let copied = copied_names(&log, &own, &tree);
         let pairs = pair_tags(&log, &own, &copied, &tree);
         let misnested = misnested(&log, &own, &tree, &pairs, copied);

@@ -14,7 +14,6 @@
 
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
-use std::collections::HashSet;
 
 use html5ever::buffer_queue::BufferQueue;
 use html5ever::interface::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
@@ -68,8 +67,9 @@ pub struct Log {
     /// element without attributes that takes them from one start tag (`<body>` after text)
     /// is instead that tag's own element.
     pub merged: Vec<Id>,
-    /// The elements that have a start tag of their own.
-    owned: HashSet<Id>,
+    /// The start-tag token of each element that has one of its own, by node (the reverse of
+    /// [`Tok::own`]); taken by [`Owners::take`].
+    owned: ByNode,
     /// The `<head>` element and the token during which something was first put outside it
     /// after it was made (where the head ends).
     pub head: Option<Id>,
@@ -80,15 +80,9 @@ pub struct Log {
 pub struct Owners(ByNode);
 
 impl Owners {
-    /// From the tokens' own elements, for a tree of `nodes` nodes.
-    pub fn of(log: &Log, nodes: usize) -> Owners {
-        let mut own = ByNode::with_nodes(nodes);
-        for (i, token) in log.tokens.iter().enumerate() {
-            if let Some(el) = token.own {
-                own.set(el.index(), i as u32, nodes);
-            }
-        }
-        Owners(own)
+    /// What the parse recorded, taken out of its log.
+    pub fn take(log: &mut Log) -> Owners {
+        Owners(std::mem::take(&mut log.owned))
     }
 
     /// The start-tag token of `node`, if it has one.
@@ -206,7 +200,7 @@ impl TokenSink for Tap {
                 .map(|&(node, _)| node)
                 .find(|&node| is_made_for(&tree, node, &name));
             if let Some(own) = own {
-                log.owned.insert(own);
+                log.owned.set(own.index(), index as u32, tree.nodes_made());
                 log.tokens[index].own = Some(own);
             }
         }
@@ -367,8 +361,9 @@ impl TreeSink for MapSink {
                 .element(*target)
                 .is_some_and(|(_, attrs)| attrs.is_empty());
             match self.token.get() {
-                Some(token) if bare && !log.owned.contains(target) => {
-                    log.owned.insert(*target);
+                Some(token) if bare && log.owned.get(target.index()).is_none() => {
+                    let nodes = self.inner.tree.borrow().nodes_made();
+                    log.owned.set(target.index(), token as u32, nodes);
                     log.tokens[token].own = Some(*target);
                 }
                 _ => log.merged.push(*target),
