@@ -348,7 +348,9 @@ impl Browser {
     /// virtual time waits for; captures the viewport once the JavaScript expression `ready`
     /// (polled every 250 ms) is true, and then once two captures a few frames apart are the
     /// same picture: an application paints what it has loaded over several frames (a decoded
-    /// background after the frame that laid it out), later on a busy machine.
+    /// background after the frame that laid it out), later on a busy machine. `ready` may also
+    /// give a string, which says why the page will never be ready (an image that failed to
+    /// load): that is then the error, at once, rather than a timeout.
     pub fn render_url_when(&mut self, url: &str, ready: &str) -> Result<Screenshot, RenderError> {
         let deadline = Instant::now() + self.opts.timeout;
         self.in_new_tab(deadline, |browser, target_id| {
@@ -373,8 +375,12 @@ impl Browser {
                     s,
                     deadline,
                 )?;
-                if value["result"]["value"] == json!(true) {
-                    break;
+                match &value["result"]["value"] {
+                    serde_json::Value::Bool(true) => break,
+                    serde_json::Value::String(why) => {
+                        return Err(RenderError::new("not-ready", format!("{url}: {why}")));
+                    }
+                    _ => {}
                 }
                 if Instant::now() + Duration::from_millis(250) > deadline {
                     return Err(RenderError::new(

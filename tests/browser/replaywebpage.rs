@@ -34,7 +34,9 @@ document.body.appendChild(viewer);
 
 /// True once the archived page has loaded in the viewer's innermost frame (shadow roots and
 /// frames searched), with every image decoded, style sheets' backgrounds too (the rewrite
-/// moves `background=` into the sheet, where `document.images` does not see it).
+/// moves `background=` into the sheet, where `document.images` does not see it). A string,
+/// which fails the render at once, names an image that did not load, or images that did not
+/// decode at eight polls in a row.
 const READY: &str = r#"(async () => {
   const frames = (root, out) => {
     for (const el of root.querySelectorAll("*")) {
@@ -51,21 +53,27 @@ const READY: &str = r#"(async () => {
   });
   if (!page) return false;
   const d = page.contentDocument;
-  if (!d || d.readyState !== "complete" || !d.body
-    || ![...d.images].every(i => i.complete && i.naturalWidth > 0)) return false;
+  if (!d || d.readyState !== "complete" || !d.body) return false;
+  const images = [...d.images].filter(i => i.getAttribute("src"));
+  const broken = images.find(i => i.complete && i.naturalWidth === 0);
+  if (broken) return "the image " + broken.currentSrc + " did not load";
+  if (!images.every(i => i.complete)) return false;
   const backgrounds = [...d.querySelectorAll("*")]
     .flatMap(el => [...page.contentWindow.getComputedStyle(el).backgroundImage
       .matchAll(/url\("([^"]*)"\)/g)].map(m => m[1]));
-  try {
-    await Promise.all([...d.images].map(i => i.decode()).concat(backgrounds.map(src => {
+  const decoded = (img, src) => img.decode().then(() => null, e => src + ": " + e.message);
+  const failed = (await Promise.all(images.map(i => decoded(i, i.currentSrc))
+    .concat(backgrounds.map(src => {
       const i = d.createElement("img");
       i.src = src;
-      return i.decode();
-    })));
-  } catch (e) {
-    return false;
-  }
-  return true;
+      return decoded(i, src);
+    })))).filter(f => f);
+  if (!failed.length) return true;
+  // A background fetched through the service worker may fail while it starts: tried again at
+  // the next polls, and only the eighth failure in a row is an error.
+  window.webdietDecodeFailures = (window.webdietDecodeFailures || 0) + 1;
+  return window.webdietDecodeFailures < 8 ? false
+    : "images that did not decode: " + failed.join("; ");
 })()"#;
 
 fn pages_of(wacz: &Path) -> Vec<String> {
