@@ -56,7 +56,9 @@ pub(super) fn still_referenced(
 
 /// Converted GIFs whose file name (`name.gif`, any case) appears in the scripts of the
 /// rewritten tree, anywhere in a page larger than `max_parse_bytes`, or anywhere in a text
-/// file that is neither a page nor a style sheet.
+/// file that is neither a page nor a style sheet. A file of no known kind is read whole only
+/// when its first bytes are text (a site's video or archive is not held in memory to be
+/// skipped), and no file is read when nothing was converted.
 pub(super) fn named_in_text(
     site: &Site,
     converted: &BTreeMap<String, Rename>,
@@ -76,6 +78,9 @@ pub(super) fn named_in_text(
         }
     }
     let mut found = Vec::new();
+    if by_name.is_empty() {
+        return found;
+    }
     for file in &site.files {
         if matches!(
             file.kind,
@@ -84,16 +89,18 @@ pub(super) fn named_in_text(
             continue;
         }
         let staged = staging.path(&file.path);
-        let bytes = match std::fs::read(&staged) {
-            Ok(bytes) => bytes,
-            Err(_) => match site.read(&file.path) {
-                Ok(bytes) => bytes,
-                Err(_) => continue,
-            },
+        let disk = match staged.exists() {
+            true => staged,
+            false => site.disk_path(&file.path),
         };
-        if file.kind == FileKind::Other && crate::site::looks_binary(&bytes) {
+        if file.kind == FileKind::Other
+            && head(&disk).is_none_or(|head| crate::site::looks_binary(&head))
+        {
             continue;
         }
+        let Ok(bytes) = crate::input::read_limited(&disk, crate::input::MAX_SITE_FILE_BYTES) else {
+            continue;
+        };
         let encoding = charset::detect(&bytes).encoding;
         let parsed = file.kind == FileKind::Html
             && file.bytes <= max_parse_bytes
@@ -115,6 +122,17 @@ pub(super) fn named_in_text(
         }
     }
     found
+}
+
+/// The first bytes of a file, as much as [`crate::site::looks_binary`] reads.
+fn head(path: &std::path::Path) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let (file, _) = crate::input::open_regular(path).ok()?;
+    let mut head = Vec::with_capacity(crate::site::SNIFF_LEN);
+    file.take(crate::site::SNIFF_LEN as u64)
+        .read_to_end(&mut head)
+        .ok()?;
+    Some(head)
 }
 
 /// Every `something.gif` and `something.png` (the names a converted file may have had) in a

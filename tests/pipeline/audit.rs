@@ -398,3 +398,71 @@ fn report_re_renders_every_format_from_the_json() {
         .code(2)
         .stderr(predicate::str::contains("bad.json"));
 }
+
+/// Peak resident memory of `webdiet ARGS` in KiB, by GNU time (`/usr/bin/time -v`); `None`
+/// when it is missing outside CI.
+fn peak_kib(args: &[&std::ffi::OsStr]) -> Option<u64> {
+    if !Path::new("/usr/bin/time").is_file() {
+        assert!(
+            !common::in_ci(),
+            "CI=true but /usr/bin/time is missing (Debian package time)"
+        );
+        eprintln!("note: /usr/bin/time is missing; skipping");
+        return None;
+    }
+    let out = std::process::Command::new("/usr/bin/time")
+        .arg("-v")
+        .arg(assert_cmd::cargo::cargo_bin("webdiet"))
+        .args(args)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    let peak = said
+        .lines()
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("Maximum resident set size (kbytes): ")
+        })
+        .and_then(|n| n.trim().parse().ok());
+    Some(peak.unwrap_or_else(|| panic!("no peak RSS in: {said}")))
+}
+
+#[test]
+fn an_audit_without_replay_holds_the_text_it_estimates_not_the_sites_other_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    // The GIF converts, so the rewrite looks for its name in the site's other files.
+    let page: &[u8] = b"<html><body><img src=logo.gif><p>A page and a download.</p></body></html>";
+    let logo = common::seeded_gif(3);
+    let files: [(&str, &[u8]); 2] = [("index.html", page), ("logo.gif", &logo)];
+    let (small, large) = (tmp.path().join("small"), tmp.path().join("large"));
+    common::write_site(&small, &files);
+    common::write_site(&large, &files);
+    // 96 MiB that no stage rewrites or compresses: copied as it is, read for nothing else.
+    let download = std::fs::File::create(large.join("video.mpg")).unwrap();
+    download.set_len(96 << 20).unwrap();
+    let peak = |site: &Path| {
+        let out = site.with_extension("out");
+        let args = [
+            "audit".as_ref(),
+            site.as_os_str(),
+            "--no-replay".as_ref(),
+            "--out".as_ref(),
+            out.as_os_str(),
+        ];
+        peak_kib(&args)
+    };
+    let (Some(small_kib), Some(large_kib)) = (peak(&small), peak(&large)) else {
+        return;
+    };
+    let report = report(&large.with_extension("out"));
+    assert!(
+        large.with_extension("out").join("site/logo.png").is_file(),
+        "{}",
+        report["images_total"]
+    );
+    assert!(
+        large_kib < small_kib + 32 * 1024,
+        "with a 96 MiB download the audit peaked at {large_kib} KiB, without it {small_kib} KiB"
+    );
+}
