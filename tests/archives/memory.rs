@@ -4,40 +4,11 @@
 //! multi-GB archive (docs/archives.md).
 
 use std::path::Path;
-use std::process::Command;
 
 use crate::common::{self, archives};
 
-/// Peak resident memory of `webdiet analyze FILE` in KiB, by `/usr/bin/time -v`.
-fn peak_kib(file: &Path) -> u64 {
-    let out = Command::new("/usr/bin/time")
-        .arg("-v")
-        .arg(env!("CARGO_BIN_EXE_webdiet"))
-        .arg("analyze")
-        .arg(file)
-        .output()
-        .unwrap();
-    let said = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{said}");
-    said.lines()
-        .find_map(|l| {
-            l.trim()
-                .strip_prefix("Maximum resident set size (kbytes): ")
-        })
-        .and_then(|n| n.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no peak RSS in: {said}"))
-}
-
 #[test]
 fn analyzing_a_large_archive_takes_no_more_memory_than_a_small_one() {
-    if !Path::new("/usr/bin/time").is_file() {
-        assert!(
-            !common::in_ci(),
-            "CI=true but /usr/bin/time is missing (Debian package time)"
-        );
-        eprintln!("note: /usr/bin/time is missing; skipping");
-        return;
-    }
     let tmp = tempfile::tempdir().unwrap();
     let small = tmp.path().join("small.warc.gz");
     let big = tmp.path().join("big.warc.gz");
@@ -52,7 +23,10 @@ fn analyzing_a_large_archive_takes_no_more_memory_than_a_small_one() {
     ]);
     let big_bytes = std::fs::metadata(&big).unwrap().len();
     assert!(big_bytes > 256 << 20);
-    let (small_kib, big_kib) = (peak_kib(&small), peak_kib(&big));
+    let peak = |file: &Path| common::peak_kib(&["analyze".as_ref(), file.as_os_str()]);
+    let (Some((small_kib, _)), Some((big_kib, _))) = (peak(&small), peak(&big)) else {
+        return;
+    };
     // Records of 64 MiB are streamed, never held: 32 MiB of slack covers buffers and noise.
     assert!(
         big_kib < small_kib + 32 * 1024,

@@ -61,6 +61,38 @@ pub struct TimingTurn {
     _file: std::fs::File,
 }
 
+/// Runs `webdiet ARGS` under GNU time (`/usr/bin/time -v`, Debian's `time` package), which
+/// must succeed: its peak resident memory in KiB and its standard error. `None` (with a note)
+/// when GNU time is missing on a user's machine; in CI that fails the test.
+pub fn peak_kib<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Option<(u64, String)> {
+    const TIME: &str = "/usr/bin/time";
+    if !Path::new(TIME).is_file() {
+        assert!(
+            !in_ci(),
+            "CI=true but {TIME} is missing (apt-get install time)"
+        );
+        eprintln!("note: {TIME} is not installed, skipping a memory test");
+        return None;
+    }
+    let out = std::process::Command::new(TIME)
+        .arg("-v")
+        .arg(webdiet().get_program())
+        .args(args)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    let peak = stderr
+        .lines()
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("Maximum resident set size (kbytes): ")
+        })
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no peak memory in: {stderr}"));
+    Some((peak, stderr))
+}
+
 /// The `webdiet` binary under test.
 pub fn webdiet() -> Command {
     Command::cargo_bin("webdiet").expect("the webdiet binary is built for integration tests")

@@ -8,13 +8,7 @@
 
 use crate::common;
 
-use std::path::Path;
-use std::process::Command;
-
 use common::rawgif::{self, lzw_zeros, Frame};
-use common::webdiet;
-
-const TIME: &str = "/usr/bin/time";
 
 /// A GIF of `screen` with a two-colour table and `frames` (left, top, width, height), every
 /// frame all index 0.
@@ -41,37 +35,15 @@ fn zero_gif(screen: (u16, u16), frames: &[(u16, u16, u16, u16)]) -> Vec<u8> {
 /// What `webdiet rewrite` did with one GIF on one page: its reason code and the process's peak
 /// resident memory in KiB. `None` when `/usr/bin/time` is missing (skip).
 fn rewrite_one(gif: &[u8]) -> Option<(String, u64)> {
-    if !Path::new(TIME).exists() {
-        assert!(
-            !common::in_ci(),
-            "CI=true but {TIME} is missing: apt-get install time"
-        );
-        eprintln!("note: {TIME} is not installed, skipping a memory test");
-        return None;
-    }
     let tmp = tempfile::tempdir().unwrap();
     let site = tmp.path().join("site");
     common::write_site(&site, &[("index.html", b"<img src=a.gif>"), ("a.gif", gif)]);
-    let bin = webdiet().get_program().to_owned();
-    let out = Command::new(TIME)
-        .arg("-v")
-        .arg(bin)
-        .args(["rewrite", "--effort", "fast", "--no-markup"])
-        .arg(&site)
-        .arg("--out")
-        .arg(tmp.path().join("out"))
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    let rss = stderr
-        .lines()
-        .find_map(|l| {
-            l.trim()
-                .strip_prefix("Maximum resident set size (kbytes): ")
-        })
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no peak memory in: {stderr}"));
+    let out = tmp.path().join("out");
+    let args = ["rewrite", "--effort", "fast", "--no-markup"]
+        .map(std::ffi::OsStr::new)
+        .into_iter()
+        .chain([site.as_os_str(), "--out".as_ref(), out.as_os_str()]);
+    let (rss, _) = common::peak_kib(&args.collect::<Vec<_>>())?;
     let report: serde_json::Value =
         serde_json::from_slice(&std::fs::read(tmp.path().join("out/report.json")).unwrap())
             .unwrap();

@@ -399,35 +399,6 @@ fn report_re_renders_every_format_from_the_json() {
         .stderr(predicate::str::contains("bad.json"));
 }
 
-/// Peak resident memory of `webdiet ARGS` in KiB, by GNU time (`/usr/bin/time -v`); `None`
-/// when it is missing outside CI.
-fn peak_kib(args: &[&std::ffi::OsStr]) -> Option<u64> {
-    if !Path::new("/usr/bin/time").is_file() {
-        assert!(
-            !common::in_ci(),
-            "CI=true but /usr/bin/time is missing (Debian package time)"
-        );
-        eprintln!("note: /usr/bin/time is missing; skipping");
-        return None;
-    }
-    let out = std::process::Command::new("/usr/bin/time")
-        .arg("-v")
-        .arg(assert_cmd::cargo::cargo_bin("webdiet"))
-        .args(args)
-        .output()
-        .unwrap();
-    let said = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{said}");
-    let peak = said
-        .lines()
-        .find_map(|l| {
-            l.trim()
-                .strip_prefix("Maximum resident set size (kbytes): ")
-        })
-        .and_then(|n| n.trim().parse().ok());
-    Some(peak.unwrap_or_else(|| panic!("no peak RSS in: {said}")))
-}
-
 #[test]
 fn an_audit_without_replay_holds_the_text_it_estimates_not_the_sites_other_files() {
     let tmp = tempfile::tempdir().unwrap();
@@ -450,7 +421,7 @@ fn an_audit_without_replay_holds_the_text_it_estimates_not_the_sites_other_files
             "--out".as_ref(),
             out.as_os_str(),
         ];
-        peak_kib(&args)
+        common::peak_kib(&args).map(|(kib, _)| kib)
     };
     let (Some(small_kib), Some(large_kib)) = (peak(&small), peak(&large)) else {
         return;
