@@ -1,5 +1,8 @@
 //! The command line (clap derive types only). Converted to a [`crate::config::Config`] exactly
 //! once, in [`Cli::into_config`] (in `cli/convert.rs`); nothing else sees these types.
+// The fields' doc comments are `--help` text, printed as written: `<font>` and
+// `out/<site directory name>/` there are words for a person, not HTML for rustdoc.
+#![allow(rustdoc::invalid_html_tags)]
 
 mod batch;
 mod convert;

@@ -6,8 +6,9 @@
 //! transparent index can mean two things that APNG splits into two blend ops.
 //!
 //! The pictures to reproduce are the GIF's frames as a browser composites them
-//! ([`verify::Browser`]); the result is checked afterwards like any PNG ([`verify::same_image`],
-//! which composites the APNG by the specification, not with this module's arithmetic).
+//! ([`super::verify::Browser`]); the result is checked afterwards like any PNG
+//! ([`super::verify::same_image`], which composites the APNG by the specification, not with
+//! this module's arithmetic).
 //! Frames stay one for one with the GIF's (same count, same delays): an unchanged frame
 //! becomes a 1×1 frame that changes nothing.
 //!
