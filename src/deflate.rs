@@ -5,8 +5,9 @@
 //!
 //! Servers compress at zlib's default level 6; level 9 is what a careful admin gets; libdeflate's
 //! top level (12) stands in for the limit. flate2 runs on zlib itself (built from the sources
-//! `libz-sys` bundles), so levels 6 and 9 give the bytes a server's zlib sends. `Content-Encoding: deflate` is the zlib format (RFC
-//! 1950 wrapper around RFC 1951 data), as in the 1997 study; `gzip` adds the gzip framing.
+//! `libz-sys` bundles), so levels 6 and 9 give the bytes a server's zlib sends.
+//! `Content-Encoding: deflate` is the zlib format (RFC 1950 wrapper around RFC 1951 data), as
+//! in the 1997 study; `gzip` adds the gzip framing.
 
 use std::io::{Read, Write};
 
