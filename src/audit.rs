@@ -118,7 +118,7 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
     // text files are all it needs (Space Jam's images held 40 MB more at the peak of a unit).
     let estimate_only = replay.is_none() && archive.is_none();
     let served = |site: &Site| match estimate_only {
-        true => ServedSite::from_site(&text_files_of(site)),
+        true => ServedSite::text_of(site),
         false => ServedSite::from_site(site),
     };
     let (mut served_original, problems) = served(original);
@@ -367,17 +367,6 @@ fn without_sidecars(site: &Site) -> Site {
                     .is_some_and(|source| site.file(source).is_some())
             })
         })
-        .cloned()
-        .collect();
-    site.with_files(files)
-}
-
-/// The files of `site` served as text (by their names, as [`ServedSite`] types them).
-fn text_files_of(site: &Site) -> Site {
-    let files = site
-        .files
-        .iter()
-        .filter(|f| crate::replay::http::is_text(site::media_type(&f.path)))
         .cloned()
         .collect();
     site.with_files(files)

@@ -93,6 +93,17 @@ pub fn open_regular(path: &Path) -> std::result::Result<(File, Metadata), Unread
     Ok((file, meta))
 }
 
+/// The first `n` bytes of the regular file at `path` (fewer when it is shorter), and its
+/// metadata: what sniffing a file's kind reads.
+pub fn read_head(path: &Path, n: usize) -> std::result::Result<(Vec<u8>, Metadata), Unreadable> {
+    let (file, meta) = open_regular(path)?;
+    let mut head = Vec::with_capacity(n);
+    file.take(n as u64)
+        .read_to_end(&mut head)
+        .map_err(Unreadable::Io)?;
+    Ok((head, meta))
+}
+
 /// Reads the regular file at `path` (symbolic links followed), at most `limit` bytes of it.
 pub fn read_limited(path: &Path, limit: u64) -> std::result::Result<Vec<u8>, Unreadable> {
     let (file, meta) = open_regular(path)?;

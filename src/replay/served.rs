@@ -114,6 +114,18 @@ impl ServedSite {
         (served, problems)
     }
 
+    /// [`ServedSite::from_site`] of the files it would serve as text only (typed by name, as
+    /// every resource is): all that the compression estimate reads.
+    pub fn text_of(site: &Site) -> (Self, Vec<Problem>) {
+        let text = site
+            .files
+            .iter()
+            .filter(|f| http::is_text(crate::site::media_type(&f.path)))
+            .cloned()
+            .collect();
+        Self::from_site(&site.with_files(text))
+    }
+
     /// Serves an in-memory site (the rewritten one). `name` stands for its root in messages.
     pub fn from_memory(name: impl Into<PathBuf>, files: BTreeMap<String, Vec<u8>>) -> Self {
         // Whole seconds: HTTP dates have no finer resolution.

@@ -94,7 +94,8 @@ pub(super) fn named_in_text(
             false => site.disk_path(&file.path),
         };
         if file.kind == FileKind::Other
-            && head(&disk).is_none_or(|head| crate::site::looks_binary(&head))
+            && crate::input::read_head(&disk, crate::site::SNIFF_LEN)
+                .map_or(true, |(head, _)| crate::site::looks_binary(&head))
         {
             continue;
         }
@@ -122,17 +123,6 @@ pub(super) fn named_in_text(
         }
     }
     found
-}
-
-/// The first bytes of a file, as much as [`crate::site::looks_binary`] reads.
-fn head(path: &std::path::Path) -> Option<Vec<u8>> {
-    use std::io::Read;
-    let (file, _) = crate::input::open_regular(path).ok()?;
-    let mut head = Vec::with_capacity(crate::site::SNIFF_LEN);
-    file.take(crate::site::SNIFF_LEN as u64)
-        .read_to_end(&mut head)
-        .ok()?;
-    Some(head)
 }
 
 /// Every `something.gif` and `something.png` (the names a converted file may have had) in a

@@ -11,7 +11,6 @@ mod sniff;
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -371,14 +370,9 @@ fn relative_path(root: &Path, path: &Path) -> String {
 
 /// Reads the first bytes of a file and decides its kind (`name`: its file name as a key).
 fn classify(path: &Path, name: &str) -> std::io::Result<(FileKind, u64, Option<String>)> {
-    let (mut file, meta) = crate::input::open_regular(path)?;
-    let bytes = meta.len();
-    let mut head = Vec::with_capacity(sniff::SNIFF_LEN);
-    file.by_ref()
-        .take(sniff::SNIFF_LEN as u64)
-        .read_to_end(&mut head)?;
+    let (head, meta) = crate::input::read_head(path, sniff::SNIFF_LEN)?;
     let (kind, note) = sniff::classify(name, &head);
-    Ok((kind, bytes, note))
+    Ok((kind, meta.len(), note))
 }
 
 /// A FIFO, socket or device in the site is no file a server could send: reported, never read
