@@ -143,7 +143,9 @@ pub struct Screenshot {
 /// Why one page could not be rendered (the browser itself may still be fine).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RenderError {
-    /// Short, stable code: `timeout`, `protocol`, `browser-exited`, `bad-screenshot`.
+    /// Short, stable code: `timeout`, `protocol`, `browser-exited`, `bad-screenshot`, and for
+    /// [`Browser::render_url_when`] `not-ready` (the page said why it never will be) and
+    /// `unsettled` (no two captures alike).
     pub code: &'static str,
     /// What happened, for a person.
     pub message: String,

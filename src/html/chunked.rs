@@ -1,12 +1,40 @@
-//! A list that grows by fixed chunks instead of doubling, for the parse's tree and source
-//! map: a page of 15 MB makes millions of nodes and tokens, and a doubling `Vec` holds up to
-//! twice their size, and three times while it moves them to a larger buffer. Here the slack is
-//! one chunk and nothing is ever moved.
+//! A list that grows by chunks instead of doubling, for the parse's tree and source map and a
+//! page's edits: a page of 15 MB makes millions of nodes and tokens, and a doubling `Vec` holds
+//! up to twice their size, and three times while it moves them to a larger buffer. Here nothing
+//! is ever moved, and the slack is one chunk. The first chunks double from [`FIRST`] up to
+//! [`CHUNK`], so that a short list (a page with one edit, kept until its site's pages are
+//! priced) holds a few hundred bytes, not a full chunk.
 
-/// Elements per chunk.
+/// Elements in the first chunk.
+const FIRST: usize = 16;
+/// Elements per chunk once the chunks have doubled to it.
 const CHUNK: usize = 4096;
+/// The chunks that double: `FIRST << k` elements for `k` below this.
+const DOUBLING: usize = (CHUNK / FIRST).trailing_zeros() as usize;
+/// The elements the doubling chunks hold together.
+const DOUBLED: usize = FIRST * ((1 << DOUBLING) - 1);
 
-/// A growable list in chunks of [`CHUNK`] elements.
+/// Chunk `k`'s size.
+fn chunk_size(k: usize) -> usize {
+    if k < DOUBLING {
+        FIRST << k
+    } else {
+        CHUNK
+    }
+}
+
+/// Which chunk holds element `i`, and where in it.
+fn locate(i: usize) -> (usize, usize) {
+    if i < DOUBLED {
+        let k = (i / FIRST + 1).ilog2() as usize;
+        (k, i - FIRST * ((1 << k) - 1))
+    } else {
+        let past = i - DOUBLED;
+        (DOUBLING + past / CHUNK, past % CHUNK)
+    }
+}
+
+/// A growable list in chunks (see the module documentation).
 #[derive(Debug)]
 pub struct Chunked<T> {
     chunks: Vec<Vec<T>>,
@@ -31,12 +59,14 @@ impl<T> Chunked<T> {
     }
 
     pub fn get(&self, i: usize) -> Option<&T> {
-        self.chunks.get(i / CHUNK)?.get(i % CHUNK)
+        let (k, at) = locate(i);
+        self.chunks.get(k)?.get(at)
     }
 
     pub fn push(&mut self, item: T) {
-        if self.len % CHUNK == 0 {
-            self.chunks.push(Vec::with_capacity(CHUNK));
+        if self.chunks.last().is_none_or(|c| c.len() == c.capacity()) {
+            self.chunks
+                .push(Vec::with_capacity(chunk_size(self.chunks.len())));
         }
         if let Some(last) = self.chunks.last_mut() {
             last.push(item);
@@ -58,7 +88,7 @@ impl<T> Chunked<T> {
 
     /// The elements from `start` on, in order.
     pub fn from(&self, start: usize) -> impl DoubleEndedIterator<Item = &T> + '_ {
-        let (chunk, at) = (start / CHUNK, start % CHUNK);
+        let (chunk, at) = locate(start);
         let first = self
             .chunks
             .get(chunk)
@@ -68,7 +98,8 @@ impl<T> Chunked<T> {
             .chain(self.chunks.iter().skip(chunk + 1).flatten())
     }
 
-    /// Elements the chunks have room for: [`Chunked::len`] plus less than one chunk.
+    /// Elements the chunks have room for: [`Chunked::len`] plus less than one chunk (and less
+    /// than the list's length while the chunks still double).
     pub fn capacity(&self) -> usize {
         self.chunks.iter().map(Vec::capacity).sum()
     }
@@ -77,13 +108,15 @@ impl<T> Chunked<T> {
 impl<T> std::ops::Index<usize> for Chunked<T> {
     type Output = T;
     fn index(&self, i: usize) -> &T {
-        &self.chunks[i / CHUNK][i % CHUNK]
+        let (k, at) = locate(i);
+        &self.chunks[k][at]
     }
 }
 
 impl<T> std::ops::IndexMut<usize> for Chunked<T> {
     fn index_mut(&mut self, i: usize) -> &mut T {
-        &mut self.chunks[i / CHUNK][i % CHUNK]
+        let (k, at) = locate(i);
+        &mut self.chunks[k][at]
     }
 }
 
@@ -114,5 +147,20 @@ mod tests {
         list[7] = 70;
         assert_eq!((&list).into_iter().nth(7), Some(&70));
         assert!(list.capacity() >= n && list.capacity() < n + CHUNK);
+    }
+
+    #[test]
+    fn a_short_list_holds_little_and_every_element_is_found_where_it_was_pushed() {
+        assert_eq!(Chunked::one(1u8).capacity(), FIRST);
+        let mut list = Chunked::default();
+        for i in 0..DOUBLED + 2 * CHUNK + 3 {
+            list.push(i);
+            assert!(list.capacity() - list.len() < list.len().max(CHUNK));
+        }
+        for i in 0..list.len() {
+            assert_eq!((list[i], list.get(i)), (i, Some(&i)));
+            assert_eq!(list.from(i).next(), Some(&i));
+        }
+        assert_eq!(list.get(list.len()), None);
     }
 }

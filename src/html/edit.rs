@@ -86,11 +86,12 @@ pub fn attrs(node: &Node) -> Vec<(String, String)> {
 
 /// Removes an attribute; returns whether it was there.
 pub fn remove_attr(node: &Node, name: &str) -> bool {
+    let mut tree = node.tree.borrow_mut();
     // Asked for an attribute it does not have, the element is not changed (nor kept as it was).
-    if attr(node, name).is_none() {
+    let has = |(_, attrs): (&QualName, &[Attribute])| attrs.iter().any(|a| &*a.name.local == name);
+    if !tree.element(node.id).is_some_and(has) {
         return false;
     }
-    let mut tree = node.tree.borrow_mut();
     let Some(attrs) = tree.attrs_mut(node.id) else {
         return false;
     };

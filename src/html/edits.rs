@@ -177,13 +177,16 @@ impl Edits {
     }
 }
 
-/// Bytes of a [`Blocks`] buffer in one block (a longer text has a block to itself).
+/// Bytes of a [`Blocks`] buffer in one block once the blocks have doubled to it (a longer
+/// text has a block to itself).
 const BLOCK: usize = 1 << 14;
+/// Bytes of the first block: a page with a few edits holds a few hundred bytes of text.
+const FIRST_BLOCK: usize = 256;
 
 /// Text grown by blocks that are never moved (a doubling buffer held up to three times its
 /// text while it moved it), where each text pushed stays within one block, so that it is
-/// read back as one `&str`. (Unlike [`Chunked`]'s fixed chunks, a block ends where the next
-/// text would not fit.)
+/// read back as one `&str`. The blocks double from [`FIRST_BLOCK`] to [`BLOCK`], as
+/// [`Chunked`]'s chunks do, but a block ends where the next text would not fit.
 #[derive(Debug, Default)]
 struct Blocks {
     blocks: Vec<Vec<u8>>,
@@ -199,7 +202,11 @@ impl Blocks {
         if !self.blocks.last().is_some_and(fits) {
             // A new block starts where the last one's elements end.
             self.starts.push(self.len);
-            self.blocks.push(Vec::with_capacity(BLOCK.max(run.len())));
+            let size = self
+                .blocks
+                .last()
+                .map_or(FIRST_BLOCK, |b| (2 * b.capacity()).min(BLOCK));
+            self.blocks.push(Vec::with_capacity(size.max(run.len())));
         }
         let start = self.len;
         self.len = u32::try_from(run.len())

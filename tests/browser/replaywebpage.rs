@@ -36,7 +36,7 @@ document.body.appendChild(viewer);
 /// frames searched), with every image decoded, style sheets' backgrounds too (the rewrite
 /// moves `background=` into the sheet, where `document.images` does not see it). A string,
 /// which fails the render at once, names an image that did not load, or images that did not
-/// decode at eight polls in a row.
+/// decode at the eighth poll that found any.
 const READY: &str = r#"(async () => {
   const frames = (root, out) => {
     for (const el of root.querySelectorAll("*")) {
@@ -70,7 +70,7 @@ const READY: &str = r#"(async () => {
     })))).filter(f => f);
   if (!failed.length) return true;
   // A background fetched through the service worker may fail while it starts: tried again at
-  // the next polls, and only the eighth failure in a row is an error.
+  // the next polls, and only the eighth poll that fails to decode is an error.
   window.webdietDecodeFailures = (window.webdietDecodeFailures || 0) + 1;
   return window.webdietDecodeFailures < 8 ? false
     : "images that did not decode: " + failed.join("; ");

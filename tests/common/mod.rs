@@ -61,17 +61,28 @@ pub struct TimingTurn {
     _file: std::fs::File,
 }
 
-/// Runs `webdiet ARGS` under GNU time (`/usr/bin/time -v`, Debian's `time` package), which
-/// must succeed: its peak resident memory in KiB and its standard error. `None` (with a note)
-/// when GNU time is missing on a user's machine; in CI that fails the test.
-pub fn peak_kib<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Option<(u64, String)> {
-    const TIME: &str = "/usr/bin/time";
-    if !Path::new(TIME).is_file() {
+/// GNU time, which the memory tests read peak RSS from.
+const TIME: &str = "/usr/bin/time";
+
+/// Whether GNU time (`/usr/bin/time`, Debian's `time` package) is installed: a memory test
+/// checks this before its setup, and skips with a note when not; in CI that fails the test.
+pub fn gnu_time() -> bool {
+    let there = Path::new(TIME).is_file();
+    if !there {
         assert!(
             !in_ci(),
             "CI=true but {TIME} is missing (apt-get install time)"
         );
         eprintln!("note: {TIME} is not installed, skipping a memory test");
+    }
+    there
+}
+
+/// Runs `webdiet ARGS` under GNU time (`/usr/bin/time -v`), which must succeed: its peak
+/// resident memory in KiB and its standard error. `None` when GNU time is missing
+/// ([`gnu_time`]).
+pub fn peak_kib<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Option<(u64, String)> {
+    if !gnu_time() {
         return None;
     }
     let out = std::process::Command::new(TIME)

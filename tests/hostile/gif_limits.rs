@@ -39,11 +39,16 @@ fn rewrite_one(gif: &[u8]) -> Option<(String, u64)> {
     let site = tmp.path().join("site");
     common::write_site(&site, &[("index.html", b"<img src=a.gif>"), ("a.gif", gif)]);
     let out = tmp.path().join("out");
-    let args = ["rewrite", "--effort", "fast", "--no-markup"]
-        .map(std::ffi::OsStr::new)
-        .into_iter()
-        .chain([site.as_os_str(), "--out".as_ref(), out.as_os_str()]);
-    let (rss, _) = common::peak_kib(&args.collect::<Vec<_>>())?;
+    let args: [&std::ffi::OsStr; 7] = [
+        "rewrite".as_ref(),
+        "--effort".as_ref(),
+        "fast".as_ref(),
+        "--no-markup".as_ref(),
+        site.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ];
+    let (rss, _) = common::peak_kib(&args)?;
     let report: serde_json::Value =
         serde_json::from_slice(&std::fs::read(tmp.path().join("out/report.json")).unwrap())
             .unwrap();

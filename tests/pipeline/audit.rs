@@ -401,6 +401,9 @@ fn report_re_renders_every_format_from_the_json() {
 
 #[test]
 fn an_audit_without_replay_holds_the_text_it_estimates_not_the_sites_other_files() {
+    if !common::gnu_time() {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     // The GIF converts, so the rewrite looks for its name in the site's other files.
     let page: &[u8] = b"<html><body><img src=logo.gif><p>A page and a download.</p></body></html>";
