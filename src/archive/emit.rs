@@ -311,7 +311,9 @@ fn metadata(
 /// original's newest (as the replay dates the rewritten site).
 fn original_mtimes(original: &Site, served: &ServedSite) -> BTreeMap<String, u64> {
     let secs = |path: &str| {
-        std::fs::metadata(original.disk_path(path))
+        original
+            .disk_path(path)
+            .and_then(std::fs::metadata)
             .and_then(|m| m.modified())
             .ok()
             .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())

@@ -8,7 +8,7 @@
 //! symbolic link to it: every later stage classifies and serves the file by its name, as it
 //! does for a directory, and references to the URL still resolve.
 
-use percent_encoding::{percent_decode_str, percent_encode};
+use percent_encoding::percent_encode;
 use url::Url;
 
 use crate::site::name;
@@ -45,19 +45,19 @@ pub fn name_fits(path: &str, mime: &str) -> bool {
     }
 }
 
-/// The site path a URL's capture takes (before any adjustment): decoded path, `index.html`
-/// for a directory, the query kept in the name.
+/// The site path a URL's capture takes (before any adjustment): its path decoded by the one
+/// rule every reader of a site uses ([`name::from_url_path`]: a decoded `/`, `.`, `..` or NUL
+/// is never path structure), `index.html` for a directory, the query kept in the name
+/// ([`name::query_name`]).
 pub fn site_path(url: &Url) -> String {
-    let bytes: Vec<u8> = percent_decode_str(url.path()).collect();
-    let mut path = name::from_bytes(&bytes).trim_start_matches('/').to_string();
+    let mut path = name::from_url_path(url.path());
     if path.is_empty() || path.ends_with('/') {
         path.push_str("index.html");
     }
-    if let Some(query) = url.query() {
-        path.push('?');
-        path.push_str(&query.replace('/', "%2F"));
+    match url.query() {
+        Some(query) => name::query_name(&path, query),
+        None => path,
     }
-    path
 }
 
 /// The URL a site path has under `origin` (a file the rewrite made, which no capture names).
@@ -69,12 +69,6 @@ pub fn url_of(origin: &Url, path: &str) -> Url {
     origin
         .join(&encoded.join("/"))
         .unwrap_or_else(|_| origin.clone())
-}
-
-/// The site path a resolver looks for when a reference carries a query: the decoded path and
-/// the query as [`site_path`] keeps it.
-pub fn query_name(path: &str, query: &str) -> String {
-    format!("{path}?{}", query.replace('/', "%2F"))
 }
 
 #[cfg(test)]
@@ -92,7 +86,8 @@ mod tests {
         assert_eq!(path("http://h/caf%E9.gif"), "caf\\xe9.gif");
         assert_eq!(path("http://h/a%20b.html"), "a b.html");
         assert_eq!(path("http://h/s.php?q=1&r=a/b"), "s.php?q=1&r=a%2Fb");
-        assert_eq!(query_name("s.php", "q=1&r=a/b"), "s.php?q=1&r=a%2Fb");
+        assert_eq!(path("http://h/a%2F%2Fb.html"), "a%2F%2Fb.html");
+        assert_eq!(path("http://h/%2E%2E%2Fx/"), "%2E%2E%2Fx/index.html");
     }
 
     #[test]

@@ -191,7 +191,9 @@ pub fn materialise(
                 tree.problems.extend(digest);
                 if let Some(wanted) = &p.wanted {
                     if p.dir_url && same_bytes(root, wanted, &path) {
-                        let _ = fs::remove_file(root.join(name::to_path(&path)));
+                        if let Ok(file) = name::under(root, &path) {
+                            let _ = fs::remove_file(file);
+                        }
                         tree.url_paths.insert(capture.url.clone(), wanted.clone());
                         continue;
                     }
@@ -228,7 +230,7 @@ pub fn materialise(
 
 /// Whether two files of the tree hold the same bytes.
 fn same_bytes(root: &Path, a: &str, b: &str) -> bool {
-    let read = |p: &str| fs::read(root.join(name::to_path(p))).ok();
+    let read = |p: &str| fs::read(name::under(root, p).ok()?).ok();
     matches!((read(a), read(b)), (Some(x), Some(y)) if x == y)
 }
 
@@ -300,13 +302,20 @@ fn write_file(index: &Index, p: &Planned<'_>, root: &Path, cap: u64) -> Result<W
         .expect("planned files are resolved");
     let payload = &index.entries[payload_at];
     let problem = |code: &str, why: String| Problem::new(p.url.as_str(), code, why);
-    let target = root.join(name::to_path(&p.path));
+    // The one way from a name to the disk, which refuses a name that would leave `root`; and a
+    // new file only: never through a link or over a file already there.
+    let target = name::under(root, &p.path)
+        .map_err(|e| problem("archive-unsafe-name", format!("{e}; left out")))?;
     if let Some(parent) = target.parent() {
         fs::create_dir_all(parent)
             .map_err(|e| problem("archive-unwritable", format!("{}: {e}", parent.display())))?;
     }
-    let mut file = fs::File::create(&target)
-        .map_err(|e| problem("archive-unwritable", format!("{}: {e}", target.display())))?;
+    let mut file = fs::File::create_new(&target).map_err(|e| {
+        problem(
+            "archive-unwritable",
+            format!("{}: {e}", crate::error::shown(&target)),
+        )
+    })?;
     let read = body::read(index, payload, &mut file, cap);
     let body = match read {
         Ok(b) => b,
@@ -454,7 +463,14 @@ fn make_links(root: &Path, tree: &mut Tree) {
         {
             continue;
         }
-        let link = root.join(name::to_path(from));
+        let link = match name::under(root, from) {
+            Ok(link) => link,
+            Err(e) => {
+                tree.problems
+                    .push(Problem::new(from, "archive-unsafe-name", e.to_string()));
+                continue;
+            }
+        };
         if let Some(parent) = link.parent() {
             let _ = fs::create_dir_all(parent);
         }

@@ -87,7 +87,13 @@ impl ServedSite {
         let mut problems = Vec::new();
         let mut files = Vec::new();
         for file in &site.files {
-            let disk = site.disk_path(&file.path);
+            let disk = match site.disk_path(&file.path) {
+                Ok(disk) => disk,
+                Err(e) => {
+                    problems.push(Problem::new(&file.path, "unsafe-name", e.to_string()));
+                    continue;
+                }
+            };
             let body = match crate::input::read_limited(&disk, crate::input::MAX_SITE_FILE_BYTES) {
                 Ok(body) => body,
                 Err(e) => {
@@ -268,19 +274,20 @@ impl ServedSite {
     }
 
     /// Writes the site to a directory (for the namespace child, which reads a directory):
-    /// every file under its byte name ([`name::to_path`]), every link as a link.
+    /// every file under its byte name ([`name::under`]), every link as a link, last.
     pub fn write_to(&self, dir: &std::path::Path) -> Result<()> {
         let create_parent = |target: &std::path::Path| match target.parent() {
             Some(parent) => std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e)),
             None => Ok(()),
         };
+        let place = |path: &str| name::under(dir, path).map_err(|e| Error::io(dir, e.into()));
         for (path, res) in &self.resources {
-            let target = dir.join(name::to_path(path));
+            let target = place(path)?;
             create_parent(&target)?;
             std::fs::write(&target, &res.body).map_err(|e| Error::io(dir.join(path), e))?;
         }
         for link in &self.site.links {
-            let target = dir.join(name::to_path(&link.path));
+            let target = place(&link.path)?;
             create_parent(&target)?;
             std::os::unix::fs::symlink(name::to_path(&link.target), &target)
                 .map_err(|e| Error::io(dir.join(&link.path), e))?;

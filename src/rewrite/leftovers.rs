@@ -89,9 +89,12 @@ pub(super) fn named_in_text(
             continue;
         }
         let staged = staging.path(&file.path);
-        let disk = match staged.exists() {
-            true => staged,
-            false => site.disk_path(&file.path),
+        let disk = match staged {
+            Ok(staged) if staged.exists() => staged,
+            _ => match site.disk_path(&file.path) {
+                Ok(disk) => disk,
+                Err(_) => continue,
+            },
         };
         if file.kind == FileKind::Other
             && crate::input::read_head(&disk, crate::site::SNIFF_LEN)

@@ -353,7 +353,7 @@ pub(super) fn run(
         .filter(|f| !done.contains(f.path.as_str()) && Kind::of(f).is_some())
         .collect();
     // The staged copy: a style sheet with its references edited. Not there: not served.
-    let staged = |f: &SiteFile| std::fs::read(staging.path(&f.path)).ok();
+    let staged = |f: &SiteFile| staging.read(&f.path).ok();
     let mut results: Vec<(LosslessRow, Option<Problem>)> = super::once_per_content(
         &files,
         |f| {
@@ -396,7 +396,8 @@ fn sheets_keep_white_space(site: &Site, staging: &Staging) -> bool {
         .iter()
         .filter(|f| f.kind == FileKind::Css)
         .any(|f| {
-            std::fs::read(staging.path(&f.path))
+            staging
+                .read(&f.path)
                 .or_else(|_| site.read(&f.path).map_err(|_| ()))
                 .is_ok_and(|css| minify::keeps_white_space(&css))
         })
@@ -422,7 +423,7 @@ fn same(
     memo: Option<&Memo>,
     pages: &Pages,
 ) -> Vec<Option<(LosslessRow, Option<Problem>)>> {
-    let Ok(bytes) = std::fs::read(staging.path(&group[0].path)) else {
+    let Ok(bytes) = staging.read(&group[0].path) else {
         return match group.len() {
             1 => vec![None],
             // Read when grouped, not now: each file on its own.

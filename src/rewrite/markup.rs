@@ -342,7 +342,7 @@ fn read_staged(
         .par_iter()
         .filter(|f| f.kind == FileKind::Html && f.bytes <= max_parse_bytes)
         .filter_map(|f| {
-            let before = std::fs::read(staging.path(&f.path)).ok()?;
+            let before = staging.read(&f.path).ok()?;
             let decoded = charset::decode(&before);
             // One parse for both lookups, which read only `<img>`, `<script>` and `<base>`:
             // none of them is made but from such a start tag (`<image>` makes an `img`), so a

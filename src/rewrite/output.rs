@@ -74,16 +74,21 @@ impl Staging {
         })
     }
 
-    /// Where a site path of the staged tree is on disk (through [`name::to_path`], so that a
-    /// name keeps its bytes).
-    pub fn path(&self, path: &str) -> PathBuf {
-        self.dir.join(name::to_path(path))
+    /// Where a site path of the staged tree is on disk (through [`name::under`], so that a
+    /// name keeps its bytes and no name leaves the tree).
+    pub fn path(&self, path: &str) -> io::Result<PathBuf> {
+        Ok(name::under(&self.dir, path)?)
+    }
+
+    /// The staged bytes of a site path.
+    pub fn read(&self, path: &str) -> io::Result<Vec<u8>> {
+        fs::read(self.path(path)?)
     }
 
     /// Where to write a site path, its directories made. Never through a link already written
     /// there: that would change the file the link leads to.
     fn dest(&self, path: &str) -> io::Result<PathBuf> {
-        let dest = self.path(path);
+        let dest = self.path(path)?;
         if let Some(parent) = dest.parent() {
             create_dir_all(parent)?;
         }
@@ -107,8 +112,9 @@ impl Staging {
 
     /// Copies a file of the input site unchanged, with its permission bits.
     pub fn copy(&self, site: &Site, path: &str) -> std::result::Result<(), CopyError> {
-        let (mut from, meta) = crate::input::open_regular(&site.disk_path(path))
-            .map_err(|e| CopyError::Read(e.into()))?;
+        let disk = site.disk_path(path).map_err(CopyError::Read)?;
+        let (mut from, meta) =
+            crate::input::open_regular(&disk).map_err(|e| CopyError::Read(e.into()))?;
         let permissions = meta.permissions();
         let dest = self.dest(path).map_err(CopyError::Write)?;
         let mut to = fs::File::create(&dest).map_err(CopyError::Write)?;
@@ -137,7 +143,7 @@ impl Staging {
     /// Makes sure a directory of the staged tree exists (the target of a link to a directory
     /// that holds no file of the output).
     pub fn make_dir(&self, path: &str) -> std::io::Result<()> {
-        create_dir_all(&self.path(path))
+        create_dir_all(&self.path(path)?)
     }
 
     /// Moves the finished tree to `out_site`, replacing what was there.

@@ -73,7 +73,9 @@ pub(super) fn precompress(
         .filter(|f| matches!(f.kind, FileKind::Html | FileKind::Css | FileKind::Js))
         .map(|f| {
             let (mut written, mut found) = (Vec::new(), Vec::new());
-            let staged = staging.path(&f.path);
+            let Ok(staged) = staging.path(&f.path) else {
+                return (written, found);
+            };
             let Ok(bytes) = std::fs::read(&staged) else {
                 // Not in the output (e.g. a file the rewrite dropped): nothing to compress.
                 return (written, found);

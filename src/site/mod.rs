@@ -142,16 +142,20 @@ impl Site {
     }
 
     /// The absolute location of a site-relative path: the one place where a site path meets
-    /// the disk ([`name::to_path`]).
-    pub fn disk_path(&self, path: &str) -> PathBuf {
-        self.root.join(name::to_path(path))
+    /// the disk ([`name::under`]: a key that would leave the root is an error).
+    pub fn disk_path(&self, path: &str) -> std::io::Result<PathBuf> {
+        Ok(name::under(&self.root, path)?)
     }
 
     /// Reads a file's bytes. An error names the file by its site path (escaped once, readable),
     /// under the root as given.
     pub fn read(&self, path: &str) -> Result<Vec<u8>> {
-        crate::input::read_limited(&self.disk_path(path), crate::input::MAX_SITE_FILE_BYTES)
-            .map_err(|e| Error::io(self.root.join(path), e.into()))
+        self.disk_path(path)
+            .and_then(|disk| {
+                crate::input::read_limited(&disk, crate::input::MAX_SITE_FILE_BYTES)
+                    .map_err(Into::into)
+            })
+            .map_err(|e| Error::io(self.root.join(path), e))
     }
 
     /// A short name for the site: its directory name (`corpus/microscape` → `microscape`).

@@ -22,12 +22,28 @@
 //! appended bytes. Keys are what people see: problems, reports and `report.json` print them as
 //! they are, escaped once.
 //!
-//! [`to_path`] is the only way from a key to the disk, and [`from_bytes`] the only way from
-//! bytes (a directory listing, a percent-decoded URL path) to a key.
+//! [`from_bytes`] is the only way from bytes (a directory listing) to a key, and
+//! [`from_url_path`] the only way from a URL's path (a reference in a page, a request, a web
+//! archive's capture) to one. [`under`] is the only way from a key to a place on disk below a
+//! directory, and it refuses what could leave it.
+//!
+//! Why names from URLs need a rule of their own: a URL path is percent-encoded, and its
+//! decoded bytes are the file name a server would look for (Apache's rule, `caf%E9.gif` →
+//! `caf\xe9.gif`). But a decoded `/`, `.` or `..` would then act as path structure, which on
+//! the web it never does (`a%2Fb` is one segment; the URL parser has already removed every
+//! `..`). So each segment is decoded on its own, and a segment whose decoded bytes would be
+//! structure (`.`, `..`, or holding `/` or NUL) keeps its percent-encoded spelling as its name:
+//! `%2E%2E%2Fetc` is a file of that name, never a climb out of the tree. Every reader and
+//! writer of a site (the archive's materialised tree, the resolver, the server) uses this one
+//! rule, so a capture keeps its URL and is found under its safe name. [`under`] checks again at
+//! the disk, so that a key made any other way cannot climb out either (docs/archives.md, "Names
+//! from archives, and the disk").
 
 use std::fmt::Write;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
+
+use percent_encoding::percent_decode_str;
 
 /// The site path (key) of a name given as bytes, `/`-separated.
 pub fn from_bytes(bytes: &[u8]) -> String {
@@ -82,9 +98,104 @@ pub fn to_bytes(key: &str) -> Vec<u8> {
     out
 }
 
-/// The relative path on disk of a key: join it to a directory to reach the file.
+/// The relative path on disk of a key. To reach a file under a directory, use [`under`], which
+/// refuses a key that would leave it; this is for what is not joined to a directory as it is
+/// (a symbolic link's target).
 pub fn to_path(key: &str) -> PathBuf {
     PathBuf::from(std::ffi::OsString::from_vec(to_bytes(key)))
+}
+
+/// A key that cannot name a place below a directory: absolute, empty, or with an empty, `.`
+/// or `..` segment or a NUL byte once its escapes are undone.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{key}: not a name below the site's directory ({why}); not read or written")]
+pub struct UnsafeName {
+    pub key: String,
+    pub why: &'static str,
+}
+
+impl From<UnsafeName> for std::io::Error {
+    fn from(e: UnsafeName) -> Self {
+        std::io::Error::new(std::io::ErrorKind::InvalidInput, e)
+    }
+}
+
+/// The place of a key below `root`: the one way from a site path to the disk. Refuses a key
+/// that is absolute or empty, or has an empty, `.` or `..` segment or a NUL byte, so that no
+/// key, however it was made, can reach a file outside `root` (links aside: a tree webdiet
+/// writes makes its links last, and a tree it reads was crawled without following them).
+pub fn under(root: &Path, key: &str) -> Result<PathBuf, UnsafeName> {
+    let relative = to_path(key);
+    check_relative(&relative).map_err(|why| UnsafeName {
+        key: key.to_string(),
+        why,
+    })?;
+    Ok(root.join(relative))
+}
+
+/// Whether a relative path stays below the directory it is joined to: every component a plain
+/// name (no root, no `.` or `..`, none empty) and no NUL byte. The reason when it does not.
+pub fn check_relative(path: &Path) -> Result<(), &'static str> {
+    let bytes = path.as_os_str().as_bytes();
+    if bytes.is_empty() {
+        return Err("empty");
+    }
+    if bytes.contains(&0) {
+        return Err("a NUL byte");
+    }
+    if bytes.starts_with(b"/") {
+        return Err("absolute");
+    }
+    if bytes
+        .split(|&b| b == b'/')
+        .any(|s| matches!(s, b"" | b"." | b".."))
+    {
+        return Err("an empty, `.` or `..` segment");
+    }
+    // What `Path` itself sees, should its rules ever differ from the bytes'.
+    match path.components().all(|c| matches!(c, Component::Normal(_))) {
+        true => Ok(()),
+        false => Err("a component that is not a plain name"),
+    }
+}
+
+/// The key a URL's path names (`/a/caf%E9.gif` → `a/caf\xe9.gif`, `/docs/` → `docs/`): each
+/// segment percent-decoded to the bytes a server would look for, except a segment whose
+/// decoded bytes would act as path structure (`.`, `..`, or holding `/` or NUL), which keeps
+/// its spelling as written (`%2E%2E%2Fx` stays `%2E%2E%2Fx`). Empty segments are dropped, as a
+/// server collapses `a//b` to `a/b`, and so are literal `.` and `..` (the URL parser resolves
+/// them; one left in a path given by hand is not followed). A trailing `/` stays: it names a
+/// directory.
+pub fn from_url_path(encoded: &str) -> String {
+    let mut key = String::with_capacity(encoded.len());
+    for segment in encoded.split('/') {
+        if matches!(segment, "" | "." | "..") {
+            continue;
+        }
+        let bytes: Vec<u8> = percent_decode_str(segment).collect();
+        let structure = matches!(bytes.as_slice(), b"." | b"..") || bytes.contains(&b'/');
+        if !key.is_empty() {
+            key.push('/');
+        }
+        match structure || bytes.contains(&0) {
+            true => key.push_str(&from_bytes(segment.as_bytes())),
+            false => key.push_str(&from_bytes(&bytes)),
+        }
+    }
+    if encoded.ends_with('/') && !key.is_empty() {
+        key.push('/');
+    }
+    key
+}
+
+/// The key of a URL's path and query together, as a web archive's capture of `page?q=1` is
+/// named (`page?q=1`): the query as written, with `/` in it as `%2F` (so it stays one name)
+/// and its other bytes escaped like any key's.
+pub fn query_name(path: &str, query: &str) -> String {
+    format!(
+        "{path}?{}",
+        from_bytes(query.replace('/', "%2F").as_bytes())
+    )
 }
 
 /// The key of a relative path on disk (`a/b.html` → `a/b.html`, `/`-separated).
@@ -155,6 +266,90 @@ mod tests {
                 assert_eq!(to_bytes(&from_bytes(&name)), name);
             }
         }
+    }
+
+    #[test]
+    fn a_url_path_decodes_to_the_name_a_server_would_look_for() {
+        assert_eq!(from_url_path("/"), "");
+        assert_eq!(from_url_path("/docs/"), "docs/");
+        assert_eq!(from_url_path("/a/caf%E9.gif"), r"a/caf\xe9.gif");
+        assert_eq!(from_url_path("/a%20b.html"), "a b.html");
+        assert_eq!(from_url_path("/caf%C3%A9.gif"), "café.gif");
+        assert_eq!(from_url_path("/a//b.html"), "a/b.html");
+    }
+
+    #[test]
+    fn a_decoded_slash_dot_or_nul_never_acts_as_path_structure() {
+        for (url, key) in [
+            (
+                "/%2E%2E%2F%2E%2E%2Fetc%2Fpasswd",
+                "%2E%2E%2F%2E%2E%2Fetc%2Fpasswd",
+            ),
+            ("/x/%2e%2e", "x/%2e%2e"),
+            ("/%2E", "%2E"),
+            ("/a%2F%2Fb.html", "a%2F%2Fb.html"),
+            ("/a%2Fb.html", "a%2Fb.html"),
+            ("/evil%00.html", "evil%00.html"),
+            ("/../../etc/passwd", "etc/passwd"),
+            ("/./a/./b", "a/b"),
+            // The double encoding decodes once, to text that is a name.
+            ("/%252E%252E%252Fetc", "%2E%2E%2Fetc"),
+            // A backslash is a byte of the name, escaped in the key, never a separator.
+            ("/..%5C..%5Cetc%5Cpasswd", r"..\\..\\etc\\passwd"),
+            // An overlong UTF-8 `.` (0xC0 0xAE) is two bytes that are not UTF-8.
+            ("/%C0%AE%C0%AE%C0%AFetc", r"\xc0\xae\xc0\xae\xc0\xafetc"),
+            // Key escapes spelled in the URL stay text.
+            (r"/\x2e\x2e\x2fetc", r"\\x2e\\x2e\\x2fetc"),
+        ] {
+            let got = from_url_path(url);
+            assert_eq!(got, key, "{url}");
+            let place = under(Path::new("/root"), &got).unwrap_or_else(|e| panic!("{url}: {e}"));
+            assert_eq!(
+                place.parent().map(|p| p.starts_with("/root")),
+                Some(true),
+                "{url}"
+            );
+            assert!(place
+                .components()
+                .skip(1)
+                .all(|c| matches!(c, Component::Normal(_))));
+        }
+    }
+
+    #[test]
+    fn under_refuses_every_key_that_would_leave_the_directory() {
+        for key in [
+            "",
+            "/etc/passwd",
+            "../x",
+            "a/../../x",
+            "a/./b",
+            "a//b",
+            r"\x2e\x2e/x",
+            r"a/\x2e\x2e\x2f\x2e\x2e\x2fx",
+            r"x\x00y",
+            r"\x2fetc\x2fpasswd",
+        ] {
+            assert!(
+                under(Path::new("/root"), key).is_err(),
+                "{key:?} was accepted"
+            );
+        }
+        assert_eq!(
+            under(Path::new("/root"), r"a/caf\xe9.gif").unwrap(),
+            Path::new("/root").join(std::ffi::OsStr::from_bytes(b"a/caf\xe9.gif"))
+        );
+    }
+
+    #[test]
+    fn a_query_is_one_name_with_its_bytes_escaped() {
+        assert_eq!(query_name("s.php", "q=1&r=a/b"), "s.php?q=1&r=a%2Fb");
+        assert_eq!(
+            query_name("s.php", r"a=\x2f..\x2f"),
+            r"s.php?a=\\x2f..\\x2f"
+        );
+        assert!(under(Path::new("/r"), &query_name("s", r"\x2f..\x2f..\x2fetc")).is_ok());
+        assert_eq!(to_bytes(&query_name("s", r"\x2f..")), br"s?\x2f..".to_vec());
     }
 
     #[test]

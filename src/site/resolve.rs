@@ -7,7 +7,8 @@
 //! and extensionless names that a server would content-negotiate (`w3c_home` → `w3c_home.gif`).
 //!
 //! Names are bytes, as on an Apache server: the URL path is percent-decoded to bytes and those
-//! bytes are the file name ([`super::name`]), so `caf%E9.gif` reaches the Latin-1 file
+//! bytes are the file name ([`super::name::from_url_path`], where a decoded `/`, `.` or `..`
+//! stays a name and never becomes path structure), so `caf%E9.gif` reaches the Latin-1 file
 //! `caf\xe9.gif`. A browser writes a URL path in UTF-8 whatever the page's encoding, so a raw
 //! Latin-1 `é` in a windows-1252 page asks for `caf%C3%A9.gif`, which does not reach it.
 //! Symbolic links inside the site are followed as a server following links would: a URL through
@@ -16,7 +17,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use percent_encoding::{percent_decode_str, percent_encode, AsciiSet, CONTROLS};
+use percent_encoding::{percent_encode, AsciiSet, CONTROLS};
 use serde::Serialize;
 use url::Url;
 
@@ -191,7 +192,7 @@ impl<'a> Resolver<'a> {
         };
         match self.local_path(&url) {
             Some(path) => match url.query().filter(|q| self.query_names && !q.is_empty()) {
-                Some(query) => match self.exact(&crate::archive::names::query_name(&path, query)) {
+                Some(query) => match self.exact(&name::query_name(&path, query)) {
                     Some(i) => Target::Local {
                         path: self.site.files[i].path.clone(),
                         how: Match::Exact,
@@ -224,8 +225,7 @@ impl<'a> Resolver<'a> {
             }
             format!("/{}", url.path().strip_prefix(prefix.path())?)
         };
-        let bytes: Vec<u8> = percent_decode_str(&encoded).collect();
-        Some(name::from_bytes(&bytes).trim_start_matches('/').to_string())
+        Some(name::from_url_path(&encoded))
     }
 
     /// Finds the file for a decoded site path.

@@ -410,7 +410,9 @@ fn check_page(
         Some(image) => Some(write_diff(&opts.out_dir, page, image)?),
         None => {
             // A diff image from an earlier run would now be a lie.
-            let _ = std::fs::remove_file(diff_path(&opts.out_dir, page));
+            if let Ok(old) = diff_path(&opts.out_dir, page) {
+                let _ = std::fs::remove_file(old);
+            }
             None
         }
     };
@@ -428,9 +430,13 @@ fn check_page(
 
 /// Where a page's diff image goes: `<out>/<page path>.png`, named by the page's site path as
 /// printed (`p\xe1gina.html.png` for a Latin-1 name), not by its bytes: the image is ours, not
-/// a file of the site, and its name must be a string in the JSON report.
-pub fn diff_path(out_dir: &Path, page: &str) -> PathBuf {
-    out_dir.join(format!("{page}.png"))
+/// a file of the site, and its name must be a string in the JSON report. A name that would
+/// leave `out_dir` ([`crate::site::name::check_relative`]) is an error.
+pub fn diff_path(out_dir: &Path, page: &str) -> std::result::Result<PathBuf, String> {
+    let name = PathBuf::from(format!("{page}.png"));
+    crate::site::name::check_relative(&name)
+        .map(|()| out_dir.join(name))
+        .map_err(|why| format!("{page}: not a name below {} ({why})", out_dir.display()))
 }
 
 /// Writes the diff image through a temporary name.
@@ -439,7 +445,7 @@ fn write_diff(
     page: &str,
     image: &diff::Image,
 ) -> std::result::Result<PathBuf, (&'static str, String)> {
-    let path = diff_path(out_dir, page);
+    let path = diff_path(out_dir, page).map_err(|why| ("write-failed", why))?;
     let write_failed = |e: String| ("write-failed", format!("{}: {e}", path.display()));
     let bytes = diff::encode_png(image).map_err(write_failed)?;
     crate::output::prepare_verify_dir(out_dir).map_err(|e| write_failed(e.to_string()))?;

@@ -16,3 +16,4 @@ mod memory;
 mod quirks;
 mod reading;
 mod tools;
+mod traversal;

@@ -23,7 +23,8 @@ fn good(n: usize) -> (String, Vec<u8>) {
     )
 }
 
-fn record(w: &mut Writer<Vec<u8>>, url: &str, block: &[u8]) -> (u64, u64) {
+/// Writes one response record dated 2005-01-01; where it landed (offset, length).
+pub fn record(w: &mut Writer<Vec<u8>>, url: &str, block: &[u8]) -> (u64, u64) {
     let at = block
         .windows(4)
         .position(|w| w == b"\r\n\r\n")
@@ -189,7 +190,7 @@ pub fn write(out: &Path) -> Result<(), String> {
 }
 
 /// Rewrites a ZIP with extra STORE entries appended (names as given, unchecked).
-fn add_entries(path: &Path, extra: &[(&str, &[u8])]) -> Result<(), String> {
+pub fn add_entries(path: &Path, extra: &[(&str, &[u8])]) -> Result<(), String> {
     let original = std::fs::read(path).map_err(|e| e.to_string())?;
     let archive = rawzip::ZipArchive::from_slice(&original).map_err(|e| e.to_string())?;
     let mut out = Vec::new();

@@ -11,6 +11,8 @@
 //!   make-archives quirks OUT_DIR                        (quirks.warc.gz)
 //!   make-archives hostile OUT_DIR                       (hostile/*)
 //!   make-archives big SITE_DIR OUT_FILE BYTES           (a WARC of about BYTES bytes)
+//!   make-archives traversal OUT_DIR AIM_DIR             (traversal.{warc.gz,warc,arc,wacz},
+//!                                                       aimed at AIM_DIR from outside)
 //!
 //! Every response of `capture` is what webdiet's server sent for the request, byte for byte,
 //! except where a crawl's own habits are imitated, which the code says: the server never
@@ -20,6 +22,7 @@
 mod capture;
 mod hostile;
 mod quirks;
+mod traversal;
 
 use std::path::Path;
 use std::process;
@@ -33,6 +36,7 @@ fn main() {
         }
         ["quirks", out] => quirks::write(Path::new(out)),
         ["hostile", out] => hostile::write(Path::new(out)),
+        ["traversal", out, aim] => traversal::write(Path::new(out), Path::new(aim)),
         ["big", site, out, bytes] => match bytes.parse::<u64>() {
             Ok(bytes) => capture::big(Path::new(site), Path::new(out), bytes),
             Err(_) => Err(format!("{bytes}: not a number of bytes")),
@@ -40,7 +44,7 @@ fn main() {
         _ => {
             eprintln!(
                 "usage: make-archives capture SITE_DIR OUT_DIR NAME HOST | quirks OUT_DIR | \
-                 hostile OUT_DIR | big SITE_DIR OUT_FILE BYTES"
+                 hostile OUT_DIR | big SITE_DIR OUT_FILE BYTES | traversal OUT_DIR AIM_DIR"
             );
             process::exit(2);
         }
