@@ -35,8 +35,12 @@ impl From<Status> for ExitCode {
     }
 }
 
-/// Runs the configured command.
+/// Runs the configured command, after removing the scratch trees that killed runs left in
+/// the system's temporary directory (`crate::scratch`).
 pub fn run(config: &Config) -> Result<Status> {
+    if !matches!(config.command, Command::ReplayChild) {
+        print_notes(&crate::scratch::clean(&std::env::temp_dir()), config);
+    }
     match &config.command {
         Command::Analyze(analyze) => run_analyze(analyze, config),
         Command::Rewrite(cfg) => run_rewrite(cfg, config),
@@ -79,13 +83,17 @@ fn run_analyze(cfg: &AnalyzeConfig, config: &Config) -> Result<Status> {
 /// `webdiet rewrite`: the rewritten site and `report.json` appear in the output directory
 /// together, or (on any failure or signal) nothing changes there.
 fn run_rewrite(cfg: &RewriteConfig, config: &Config) -> Result<Status> {
-    let input = crate::archive::open_input(&cfg.site, &cfg.crawl, &cfg.archive)?;
+    let out = Transaction::begin(&cfg.out, Plan::rewrite(), &[&cfg.site])?;
+    print_notes(out.notes(), config);
+    let archive = crate::archive::ArchiveOptions {
+        scratch: Some(out.staging().to_path_buf()),
+        ..cfg.archive.clone()
+    };
+    let input = crate::archive::open_input(&cfg.site, &cfg.crawl, &archive)?;
     let site = &input.site;
     crate::audit::require_input_page(&input, &cfg.site, None)?;
     let analyze = input.analyze_options(&cfg.analyze);
     let inventory = inventory::analyze(site, &analyze);
-    let out = Transaction::begin(&cfg.out, Plan::rewrite(), &[&cfg.site])?;
-    print_notes(out.notes(), config);
     let mut opts = cfg.rewrite.clone();
     opts.out_site = out.path(output::SITE);
     opts.analyze = analyze;
@@ -153,6 +161,7 @@ fn run_audit(cfg: &AuditConfig, config: &Config) -> Result<Status> {
     let progress = StderrProgress::new(config.verbosity);
     let mut opts = cfg.audit.clone();
     opts.rewrite.out_site = out.path(output::SITE);
+    opts.archive.scratch = Some(out.staging().to_path_buf());
     let mut report = crate::audit::audit(&opts, &progress)?;
     print_link_notes(&report.replay_links, config);
     if !opts.dry_run {

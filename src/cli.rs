@@ -483,6 +483,12 @@ struct SiteArgs {
     /// prefix: 1997, 199703) [default: the latest capture].
     #[arg(long, value_name = "TIMESTAMP", value_parser = parse_stamp)]
     at: Option<crate::archive::Stamp>,
+    /// With an archive: how many times its own size (plus 64 MiB) its decoded bodies may take
+    /// on disk, and a WACZ's page list and datapackage.json in memory; a capture past it is
+    /// left out and reported (archive-over-budget). One body may never decode past 1,032 times
+    /// its record (docs/archives.md, "Budgets").
+    #[arg(long, value_name = "TIMES", default_value_t = crate::archive::Budget::DEFAULT_EXPANSION)]
+    archive_budget: u64,
     /// The URL the site was published at: absolute links under it count as local.
     #[arg(long, value_name = "URL")]
     site_url: Option<url::Url>,

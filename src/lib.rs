@@ -32,6 +32,7 @@ pub mod output;
 pub mod replay;
 pub mod report;
 pub mod rewrite;
+pub mod scratch;
 pub mod site;
 mod sys;
 #[cfg(test)]

@@ -3,7 +3,8 @@
 //! process's, or one thread's), interfaces (TUN devices, addresses, MTU, up, offloads off) and
 //! the kernel's `TCP_INFO` counters; for the link emulator, the high-resolution timer
 //! (timerfd), the wake-up (eventfd), `poll`, the monotonic clock and real-time priority; for
-//! the image stage, the CPU time of the calling thread. The calls into libwebp (C) live in
+//! the image stage, the CPU time of the calling thread; for the outputs, `syncfs` and `flock`
+//! (whose lock tells a live run's trees from a dead one's, `scratch`). The calls into libwebp (C) live in
 //! `image/webp/libwebp.rs`, the only other file with unsafe code.
 //!
 //! Each function is a thin, checked wrapper with a `SAFETY` note; everything else is safe code.
@@ -319,6 +320,25 @@ pub fn timer_set(timer: &File, deadline_ns: u64) -> io::Result<()> {
         )
     })
     .map(drop)
+}
+
+/// Takes an exclusive `flock` on `file` without waiting: `Ok(true)` when taken (held until
+/// the file is closed, or the process ends), `Ok(false)` when another open file holds it, an
+/// error when the file system has no locks.
+pub fn try_lock(file: &File) -> io::Result<bool> {
+    // SAFETY: flock takes an open descriptor, which `file` keeps open during the call.
+    match check(unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) }) {
+        Ok(_) => Ok(true),
+        Err(e) if e.raw_os_error() == Some(libc::EWOULDBLOCK) => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// Writes every dirty page of the file system that holds `file` to its disk (`syncfs`): one
+/// call for a whole tree of new files, where an `fdatasync` each costs a disk flush each.
+pub fn syncfs(file: &File) -> io::Result<()> {
+    // SAFETY: syncfs takes an open descriptor, which `file` keeps open during the call.
+    check(unsafe { libc::syncfs(file.as_raw_fd()) }).map(drop)
 }
 
 /// A non-blocking eventfd: one thread writes 8 bytes to wake the pollers of another.

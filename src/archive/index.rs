@@ -94,7 +94,7 @@ pub struct Index {
 
 /// Indexes every input file (a WARC, an ARC, a WACZ), fatal only when a file cannot be opened
 /// at all or is not an archive of a known kind.
-pub fn build(inputs: &[PathBuf]) -> Result<Index> {
+pub fn build(inputs: &[PathBuf], budget: super::Budget) -> Result<Index> {
     let mut index = Index::default();
     for input in inputs {
         let meta = std::fs::metadata(input).map_err(|e| match e.kind() {
@@ -110,7 +110,7 @@ pub fn build(inputs: &[PathBuf]) -> Result<Index> {
             });
         }
         if super::is_wacz(input) {
-            let w = wacz::open(input)?;
+            let w = wacz::open(input, budget)?;
             index.segments.extend(w.segments);
             index.pages.extend(w.pages);
             if index.pages_header.is_none() {

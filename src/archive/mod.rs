@@ -10,6 +10,7 @@
 //! original (served as captured) and for the reports.
 
 pub mod body;
+pub mod budget;
 pub mod cdxj;
 pub mod choose;
 pub mod emit;
@@ -32,6 +33,7 @@ use url::Url;
 
 use crate::error::{Error, Problem, Result};
 use crate::site::{self, CrawlOptions, Site};
+pub use budget::Budget;
 pub use record::Syntax;
 pub use stamp::Stamp;
 pub use summary::*;
@@ -44,6 +46,12 @@ pub struct ArchiveOptions {
     pub with: Vec<PathBuf>,
     /// Choose each URL's capture closest to this time (`--at`), else the latest. Default: none.
     pub at: Option<Stamp>,
+    /// What reading the inputs may cost (`--archive-budget`). Default: [`Budget::default`].
+    pub budget: Budget,
+    /// The directory the captures are materialised in (a scratch tree is made there): the
+    /// run's own output directory when it has one. Default: none, the system's temporary
+    /// directory (`$TMPDIR`, else `/tmp`).
+    pub scratch: Option<PathBuf>,
 }
 
 /// `.warc`, `.warc.gz`, `.arc`, `.arc.gz` (any letter case): the record syntax and whether
@@ -104,14 +112,14 @@ pub struct ArchiveSite {
     pub pages: Vec<String>,
     pub report: ArchiveReport,
     pub problems: Vec<Problem>,
-    _temp: tree::TempTree,
+    _scratch: crate::scratch::Scratch,
 }
 
 /// Reads an archive (and the `--with` files) into a site.
 pub fn open(input: &Path, opts: &ArchiveOptions) -> Result<ArchiveSite> {
     let mut inputs = vec![input.to_path_buf()];
     inputs.extend(opts.with.iter().cloned());
-    let index = index::build(&inputs)?;
+    let index = index::build(&inputs, opts.budget)?;
     let chosen = choose::choose(&index, opts.at);
     let Some(origin) = site_origin(&index, &chosen) else {
         let why = index
@@ -136,10 +144,23 @@ pub fn open(input: &Path, opts: &ArchiveOptions) -> Result<ArchiveSite> {
     };
     let host = surt::host_key(origin.as_str());
     let on_site = |u: &Url| surt::host_key(u.as_str()) == host;
-    let temp = tree::TempTree::new("archive").map_err(|e| Error::io(std::env::temp_dir(), e))?;
-    let dir = temp.root.join("site");
+    let base = opts.scratch.clone().unwrap_or_else(std::env::temp_dir);
+    let scratch =
+        crate::scratch::Scratch::new(&base, "archive").map_err(|e| Error::io(&base, e))?;
+    let dir = scratch.path().join("site");
     std::fs::create_dir(&dir).map_err(|e| Error::io(&dir, e))?;
-    let tree = tree::materialise(&index, &chosen, &on_site, &dir);
+    let input_bytes = inputs
+        .iter()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .sum();
+    let tree = tree::materialise(
+        &index,
+        &chosen,
+        &on_site,
+        &dir,
+        opts.budget.disk(input_bytes),
+    );
     let (pages, pages_source) = entry_pages(&index, &tree);
     let mut problems = index.problems.clone();
     problems.extend(tree.problems.iter().cloned());
@@ -163,7 +184,7 @@ pub fn open(input: &Path, opts: &ArchiveOptions) -> Result<ArchiveSite> {
         pages,
         report: ArchiveReport::default(),
         problems,
-        _temp: temp,
+        _scratch: scratch,
     };
     site.report = report_of(&site, opts, &on_site, pages_source);
     Ok(site)
@@ -332,7 +353,12 @@ fn report_of(
             site.tree
                 .problems
                 .iter()
-                .filter(|p| p.code == "archive-body-unreadable")
+                .filter(|p| {
+                    matches!(
+                        p.code.as_str(),
+                        "archive-body-unreadable" | "archive-over-budget"
+                    )
+                })
                 .map(|p| Missing {
                     url: p.path.clone(),
                     reason: p.message.clone(),
@@ -377,7 +403,7 @@ pub fn charset_kept(a: &ArchiveSite, path: &str, body: &[u8]) -> Option<String> 
 }
 
 /// Headers compared between a capture and the rewritten site's server.
-const COMPARED: [&str; 9] = [
+pub(crate) const COMPARED: [&str; 9] = [
     "content-type",
     "content-encoding",
     "transfer-encoding",

@@ -7,13 +7,15 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::io::{self, Write};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 use url::Url;
 
 use super::body;
+use super::budget::Budget;
 use super::choose::{Chosen, Resolution};
 use super::http::HttpHead;
 use super::index::Index;
@@ -21,34 +23,6 @@ use super::names;
 use super::stamp::Stamp;
 use crate::error::Problem;
 use crate::site::name;
-
-/// A private directory under the system's temporary directory, removed when dropped.
-#[derive(Debug)]
-pub struct TempTree {
-    pub root: PathBuf,
-}
-
-impl TempTree {
-    pub fn new(what: &str) -> std::io::Result<TempTree> {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let base = std::env::temp_dir();
-        loop {
-            let n = NEXT.fetch_add(1, Ordering::SeqCst);
-            let root = base.join(format!("webdiet-{what}-{}-{n}", std::process::id()));
-            match fs::create_dir(&root) {
-                Ok(()) => return Ok(TempTree { root }),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(e) => return Err(e),
-            }
-        }
-    }
-}
-
-impl Drop for TempTree {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.root);
-    }
-}
 
 /// What the capture says about one file of the site.
 #[derive(Debug, Clone)]
@@ -71,7 +45,8 @@ pub struct FileCapture {
     pub wire_bytes: u64,
     pub payload_bytes: u64,
     pub captures: usize,
-    /// The capture's HTTP head fields (what the original replay may send back).
+    /// The capture's HTTP head fields that the rewritten site's headers are compared with
+    /// ([`super::COMPARED`]; the others are not kept: a few hundred bytes a file).
     pub fields: Vec<(String, String)>,
 }
 
@@ -123,12 +98,16 @@ struct Planned<'a> {
     wanted: Option<String>,
 }
 
-/// Writes the chosen on-site captures into `root`.
+/// Writes the chosen on-site captures into `root`, their decoded bodies (and the captured
+/// responses that are no file, held in memory) totalling at most `budget` bytes, each within
+/// [`Budget::record`] of its record's size; past either, a capture is left out and reported
+/// (`archive-over-budget`).
 pub fn materialise(
     index: &Index,
     chosen: &BTreeMap<String, Chosen>,
     on_site: &dyn Fn(&Url) -> bool,
     root: &Path,
+    budget: u64,
 ) -> Tree {
     let mut tree = Tree::default();
     let mut planned: Vec<Planned<'_>> = Vec::new();
@@ -180,10 +159,10 @@ pub fn materialise(
     }
     assign_names(&mut planned, &mut tree);
 
-    let cap = crate::input::MAX_SITE_FILE_BYTES;
+    let left = AtomicU64::new(budget);
     let written: Vec<Result<Written, Problem>> = planned
         .par_iter()
-        .map(|p| write_file(index, p, root, cap))
+        .map(|p| write_file(index, p, root, &left))
         .collect();
     for (w, p) in written.into_iter().zip(&planned) {
         match w {
@@ -222,7 +201,7 @@ pub fn materialise(
         }
     }
     for (url, c, status) in redirects {
-        record_response(index, &url, c, status, on_site, &mut tree);
+        record_response(index, &url, c, status, on_site, &left, &mut tree);
     }
     make_links(root, &mut tree);
     tree
@@ -293,7 +272,12 @@ fn assign_names(planned: &mut [Planned<'_>], tree: &mut Tree) {
 /// digest mismatch found on the way (reported; the file is kept, as the archive holds it).
 type Written = (String, FileCapture, usize, Option<Problem>);
 
-fn write_file(index: &Index, p: &Planned<'_>, root: &Path, cap: u64) -> Result<Written, Problem> {
+fn write_file(
+    index: &Index,
+    p: &Planned<'_>,
+    root: &Path,
+    left: &AtomicU64,
+) -> Result<Written, Problem> {
     let chosen = &index.entries[p.chosen.entry];
     let payload_at = *p
         .chosen
@@ -310,27 +294,34 @@ fn write_file(index: &Index, p: &Planned<'_>, root: &Path, cap: u64) -> Result<W
         fs::create_dir_all(parent)
             .map_err(|e| problem("archive-unwritable", format!("{}: {e}", parent.display())))?;
     }
-    let mut file = fs::File::create_new(&target).map_err(|e| {
+    let file = fs::File::create_new(&target).map_err(|e| {
         problem(
             "archive-unwritable",
             format!("{}: {e}", crate::error::shown(&target)),
         )
     })?;
-    let read = body::read(index, payload, &mut file, cap);
+    // Past 4 GiB no later stage would read the file anyway.
+    let cap = Budget::record(payload.length).min(crate::input::MAX_SITE_FILE_BYTES);
+    let mut out = Budgeted::new(file, cap, left);
+    let read = body::read(index, payload, &mut out, cap);
     let body = match read {
         Ok(b) => b,
         Err(why) => {
-            drop(file);
+            let over = out.refused.take();
+            out.give_back();
+            drop(out);
             let _ = fs::remove_file(&target);
-            return Err(problem(
-                "archive-body-unreadable",
-                format!(
-                    "record at {}@{}: {why}; left out",
-                    index.segments[payload.segment].name, payload.offset
-                ),
-            ));
+            let at = format!(
+                "record at {}@{}",
+                index.segments[payload.segment].name, payload.offset
+            );
+            return Err(match over {
+                Some(over) => problem("archive-over-budget", format!("{at}: {over}; left out")),
+                None => problem("archive-body-unreadable", format!("{at}: {why}; left out")),
+            });
         }
     };
+    let file = out.inner;
     // A revisit's own head (its status and headers) is the capture's; the body is the original's.
     let own_head = (p.chosen.entry != payload_at)
         .then(|| body::head_of(index, chosen))
@@ -369,7 +360,12 @@ fn write_file(index: &Index, p: &Planned<'_>, root: &Path, cap: u64) -> Result<W
         wire_bytes: payload.block_len,
         payload_bytes: body.payload_bytes,
         captures: p.chosen.captures,
-        fields: head.fields.clone(),
+        fields: head
+            .fields
+            .iter()
+            .filter(|(name, _)| super::COMPARED.iter().any(|c| name.eq_ignore_ascii_case(c)))
+            .cloned()
+            .collect(),
     };
     Ok((p.path.clone(), capture, payload_at, digest))
 }
@@ -380,18 +376,30 @@ fn record_response(
     c: &Chosen,
     status: u16,
     on_site: &dyn Fn(&Url) -> bool,
+    left: &AtomicU64,
     tree: &mut Tree,
 ) {
     let e = &index.entries[c.entry];
     let payload = c.payload.as_ref().map(|&p| &index.entries[p]).unwrap_or(e);
-    let mut bytes = Vec::new();
-    let read = body::read(index, payload, &mut bytes, 16 << 20);
+    // Held in memory to be served: at most 16 MiB, within the record's and the input's budget.
+    let cap = Budget::record(payload.length).min(16 << 20);
+    let mut out = Budgeted::new(Vec::new(), cap, left);
+    let read = body::read(index, payload, &mut out, cap);
+    let refused = out.refused.take();
+    if read.is_err() {
+        out.give_back();
+    }
+    let mut bytes = out.inner;
     let head = match read {
         Ok(b) => b.head.unwrap_or_default(),
         Err(why) => {
+            let (code, why) = match refused {
+                Some(over) => ("archive-over-budget", over),
+                None => ("archive-body-unreadable", why),
+            };
             tree.problems.push(Problem::new(
                 url.as_str(),
-                "archive-body-unreadable",
+                code,
                 format!("{status} response: {why}; served without its body"),
             ));
             bytes.clear();
@@ -431,6 +439,72 @@ fn record_response(
             entry: c.entry,
         },
     );
+}
+
+/// A record's decoded body on its way out, refused past the record's own bound
+/// ([`Budget::record`]) or when the input's budget is spent: `refused` says which.
+struct Budgeted<'a, W> {
+    inner: W,
+    written: u64,
+    record_cap: u64,
+    left: &'a AtomicU64,
+    refused: Option<String>,
+}
+
+impl<'a, W> Budgeted<'a, W> {
+    fn new(inner: W, record_cap: u64, left: &'a AtomicU64) -> Self {
+        Budgeted {
+            inner,
+            written: 0,
+            record_cap,
+            left,
+            refused: None,
+        }
+    }
+}
+
+impl<W> Budgeted<'_, W> {
+    /// Returns what was written to the input's budget (the body was not kept after all).
+    fn give_back(&mut self) {
+        self.left.fetch_add(self.written, Ordering::Relaxed);
+        self.written = 0;
+    }
+}
+
+impl<W: Write> Write for Budgeted<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = buf.len() as u64;
+        if self.written + n > self.record_cap {
+            self.refused = Some(format!(
+                "its body decodes to more than {} bytes, {} times what the record takes in \
+                 the archive plus 1 MiB, which no body encoded once can reach (a \
+                 decompression bomb)",
+                self.record_cap,
+                Budget::DEFLATE_RATIO
+            ));
+            return Err(io::Error::other("over the record's budget"));
+        }
+        let reserved = self
+            .left
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+                left.checked_sub(n)
+            });
+        if reserved.is_err() {
+            self.refused = Some(
+                "the archive's decoded bodies would pass its disk budget (--archive-budget: \
+                 64 MiB plus that many times the archive's size)"
+                    .to_string(),
+            );
+            return Err(io::Error::other("over the archive's budget"));
+        }
+        self.written += n;
+        self.inner.write_all(buf)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 /// Makes the symbolic links whose names are free and whose targets are files (following

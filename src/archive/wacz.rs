@@ -12,12 +12,13 @@ use std::path::Path;
 
 use rawzip::{CompressionMethod, ZipArchive, RECOMMENDED_BUFFER_SIZE};
 
+use super::budget::Budget;
 use super::record::Segment;
 use super::stamp::Stamp;
 use crate::error::{Error, Problem, Result};
 
-/// The most bytes read of a small entry (`pages.jsonl`, `datapackage.json`).
-const MAX_SMALL_ENTRY: u64 = 256 << 20;
+/// The most problems of one kind listed for one package; the rest are counted.
+const MAX_LISTED: usize = 20;
 
 /// A page the curator listed.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -62,7 +63,8 @@ pub struct Wacz {
     pub pages_header: Option<String>,
     /// Unsafe names, hash mismatches, unreadable entries.
     pub problems: Vec<Problem>,
-    /// Entries whose hash `datapackage.json` gives and which matched it.
+    /// Entries whose hash `datapackage.json` gives and which matched it (each once, however
+    /// often it is listed).
     pub verified: usize,
 }
 
@@ -90,9 +92,11 @@ pub fn safe_name(raw: &[u8]) -> std::result::Result<&str, String> {
     Ok(name)
 }
 
-/// Opens a WACZ: lists its entries, checks names and hashes, reads its pages.
-pub fn open(path: &Path) -> Result<Wacz> {
-    let (file, _) = crate::input::open_regular(path).map_err(|e| Error::io(path, e.into()))?;
+/// Opens a WACZ: lists its entries, checks names and hashes, reads its pages; its small
+/// entries within `budget` ([`Budget::small_entry`]).
+pub fn open(path: &Path, budget: Budget) -> Result<Wacz> {
+    let (file, meta) = crate::input::open_regular(path).map_err(|e| Error::io(path, e.into()))?;
+    let small_cap = budget.small_entry(meta.len());
     let mut buffer = vec![0u8; RECOMMENDED_BUFFER_SIZE];
     let archive = ZipArchive::from_file(file, &mut buffer).map_err(|e| Error::Invalid {
         path: path.to_path_buf(),
@@ -153,14 +157,18 @@ pub fn open(path: &Path) -> Result<Wacz> {
             )),
         }
     }
-    let read_small = |name: &str| -> std::result::Result<Vec<u8>, String> {
-        let (way, method) = names.get(name).ok_or("missing")?;
-        let entry = archive.get_entry(*way).map_err(|e| e.to_string())?;
+    // A small entry's bytes, or the problem's code and why.
+    let read_small = |name: &str| -> std::result::Result<Vec<u8>, (&'static str, String)> {
+        let corrupt = |e: String| ("wacz-corrupt", e);
+        let (way, method) = names.get(name).ok_or(("wacz-corrupt", "missing".into()))?;
+        let entry = archive
+            .get_entry(*way)
+            .map_err(|e| corrupt(e.to_string()))?;
         let mut out = Vec::new();
         let limited = |r: Box<dyn Read + '_>, out: &mut Vec<u8>| {
-            r.take(MAX_SMALL_ENTRY + 1)
+            r.take(small_cap + 1)
                 .read_to_end(out)
-                .map_err(|e| e.to_string())
+                .map_err(|e| corrupt(e.to_string()))
         };
         match *method {
             CompressionMethod::STORE => {
@@ -172,10 +180,22 @@ pub fn open(path: &Path) -> Result<Wacz> {
                 ))),
                 &mut out,
             )?,
-            other => return Err(format!("compression method {} is not read", other.as_u16())),
+            other => {
+                return Err(corrupt(format!(
+                    "compression method {} is not read",
+                    other.as_u16()
+                )))
+            }
         };
-        if out.len() as u64 > MAX_SMALL_ENTRY {
-            return Err(format!("larger than {MAX_SMALL_ENTRY} bytes"));
+        if out.len() as u64 > small_cap {
+            return Err((
+                "wacz-over-budget",
+                format!(
+                    "inflates to more than {small_cap} bytes, the budget of a package of {} \
+                     bytes (--archive-budget); left unread",
+                    meta.len()
+                ),
+            ));
         }
         Ok(out)
     };
@@ -242,19 +262,22 @@ pub fn open(path: &Path) -> Result<Wacz> {
                 &format!("{shown}!{pages_file}"),
                 pages_file == "pages/pages.jsonl",
             ),
-            Err(why) => wacz.problems.push(Problem::new(
-                format!("{shown}!{pages_file}"),
-                "wacz-corrupt",
-                why,
-            )),
+            Err((code, why)) => {
+                wacz.problems
+                    .push(Problem::new(format!("{shown}!{pages_file}"), code, why))
+            }
         }
     }
 
     match read_small("datapackage.json") {
         Ok(bytes) => check_hashes(&bytes, &names, &archive, &shown, &mut wacz),
-        Err(why) => wacz.problems.push(Problem::new(
+        Err((code, why)) => wacz.problems.push(Problem::new(
             format!("{shown}!datapackage.json"),
-            "wacz-no-datapackage",
+            if code == "wacz-over-budget" {
+                code
+            } else {
+                "wacz-no-datapackage"
+            },
             format!("datapackage.json: {why}; the package's hashes were not checked"),
         )),
     }
@@ -262,6 +285,9 @@ pub fn open(path: &Path) -> Result<Wacz> {
 }
 
 fn read_pages(bytes: &[u8], wacz: &mut Wacz, shown: &str, main: bool) {
+    let mut pages = Vec::new();
+    let mut header = None;
+    let mut problems = Capped::new(&mut wacz.problems, shown);
     for (n, line) in String::from_utf8_lossy(bytes).lines().enumerate() {
         let line = line.trim();
         if line.is_empty() {
@@ -270,33 +296,147 @@ fn read_pages(bytes: &[u8], wacz: &mut Wacz, shown: &str, main: bool) {
         let value: serde_json::Value = match serde_json::from_str(line) {
             Ok(v) => v,
             Err(e) => {
-                wacz.problems.push(Problem::new(
-                    shown,
-                    "wacz-bad-page",
-                    format!("line {}: not JSON: {e}", n + 1),
-                ));
+                let why = format!("line {}: not JSON: {e}", n + 1);
+                problems.push(shown.to_string(), "wacz-bad-page", why);
                 continue;
             }
         };
         if value.get("format").is_some() && value.get("url").is_none() {
-            if main && wacz.pages_header.is_none() {
-                wacz.pages_header = Some(line.to_string());
+            if main && header.is_none() {
+                header = Some(line.to_string());
             }
             continue;
         }
         match serde_json::from_value::<Page>(value) {
-            Ok(page) => wacz.pages.push(page),
-            Err(e) => wacz.problems.push(Problem::new(
-                shown,
-                "wacz-bad-page",
-                format!("line {}: {e}", n + 1),
-            )),
+            Ok(page) => pages.push(page),
+            Err(e) => {
+                let why = format!("line {}: {e}", n + 1);
+                problems.push(shown.to_string(), "wacz-bad-page", why)
+            }
+        }
+    }
+    drop(problems);
+    wacz.pages.extend(pages);
+    if wacz.pages_header.is_none() {
+        wacz.pages_header = header;
+    }
+}
+
+/// What `datapackage.json` says of one entry: its name, SHA-256 and size.
+#[derive(Debug, serde::Deserialize)]
+struct Resource {
+    path: Option<String>,
+    hash: Option<String>,
+    bytes: Option<u64>,
+}
+
+/// Reads `datapackage.json`'s `resources` one at a time, handing each to a function, so that
+/// a package that lists millions of resources is not held in memory: only those the package
+/// holds are kept (see [`check_hashes`]).
+struct EachResource<'f, F>(&'f mut F);
+
+impl<'de, F: FnMut(Resource)> serde::de::DeserializeSeed<'de> for EachResource<'_, F> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de, F: FnMut(Resource)> serde::de::Visitor<'de> for EachResource<'_, F> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a data package (an object with a list of resources)")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> std::result::Result<(), A::Error> {
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            if key == "resources" {
+                map.next_value_seed(Resources(&mut *self.0))?;
+            } else {
+                map.next_value::<serde::de::IgnoredAny>()?;
+            }
+        }
+        Ok(())
+    }
+}
+
+struct Resources<'f, F>(&'f mut F);
+
+impl<'de, F: FnMut(Resource)> serde::de::DeserializeSeed<'de> for Resources<'_, F> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de, F: FnMut(Resource)> serde::de::Visitor<'de> for Resources<'_, F> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a list of resources")
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(
+        self,
+        mut seq: A,
+    ) -> std::result::Result<(), A::Error> {
+        while let Some(r) = seq.next_element::<Resource>()? {
+            (self.0)(r);
+        }
+        Ok(())
+    }
+}
+
+/// Problems of one kind, the first [`MAX_LISTED`] listed and the rest counted in one more.
+struct Capped<'a> {
+    problems: &'a mut Vec<Problem>,
+    shown: &'a str,
+    counts: BTreeMap<&'static str, usize>,
+}
+
+impl<'a> Capped<'a> {
+    fn new(problems: &'a mut Vec<Problem>, shown: &'a str) -> Self {
+        Capped {
+            problems,
+            shown,
+            counts: BTreeMap::new(),
+        }
+    }
+
+    fn push(&mut self, path: String, code: &'static str, message: String) {
+        let n = self.counts.entry(code).or_default();
+        *n += 1;
+        if *n <= MAX_LISTED {
+            self.problems.push(Problem::new(path, code, message));
+        }
+    }
+}
+
+impl Drop for Capped<'_> {
+    fn drop(&mut self) {
+        for (code, n) in &self.counts {
+            if *n > MAX_LISTED {
+                self.problems.push(Problem::new(
+                    self.shown,
+                    code,
+                    format!(
+                        "{} more of these in the package, not listed",
+                        n - MAX_LISTED
+                    ),
+                ));
+            }
         }
     }
 }
 
 /// Checks each resource `datapackage.json` lists against the entry of that name: bytes and
-/// SHA-256, streamed.
+/// SHA-256, streamed, each entry hashed once however often it is listed.
 fn check_hashes(
     bytes: &[u8],
     names: &BTreeMap<String, (rawzip::ZipArchiveEntryWayfinder, CompressionMethod)>,
@@ -304,82 +444,103 @@ fn check_hashes(
     shown: &str,
     wacz: &mut Wacz,
 ) {
-    let package: serde_json::Value = match serde_json::from_slice(bytes) {
-        Ok(v) => v,
-        Err(e) => {
-            wacz.problems.push(Problem::new(
-                format!("{shown}!datapackage.json"),
-                "wacz-bad-datapackage",
-                format!("not JSON: {e}"),
-            ));
+    // The resources the package holds, by entry name; the others are reported as they come.
+    let mut listed: BTreeMap<String, Vec<Resource>> = BTreeMap::new();
+    let mut problems = Capped::new(&mut wacz.problems, shown);
+    let mut each = |r: Resource| {
+        let Some(path) = r.path.as_deref() else {
             return;
+        };
+        if names.contains_key(path) {
+            listed.entry(path.to_string()).or_default().push(r);
+        } else {
+            problems.push(
+                format!("{shown}!{path}"),
+                "wacz-missing-entry",
+                "datapackage.json lists it, and the package does not hold it".into(),
+            );
         }
     };
-    let resources = package
-        .get("resources")
-        .and_then(|r| r.as_array())
-        .cloned()
-        .unwrap_or_default();
-    for resource in resources {
-        let Some(name) = resource.get("path").and_then(|p| p.as_str()) else {
-            continue;
-        };
+    let mut json = serde_json::Deserializer::from_slice(bytes);
+    let parsed = serde::de::DeserializeSeed::deserialize(EachResource(&mut each), &mut json)
+        .and_then(|()| json.end());
+    if let Err(e) = parsed {
+        problems.push(
+            format!("{shown}!datapackage.json"),
+            "wacz-bad-datapackage",
+            format!("not a data package: {e}"),
+        );
+        return;
+    }
+    let mut verified = 0;
+    for (name, resources) in &listed {
         let at = format!("{shown}!{name}");
         let Some((way, method)) = names.get(name) else {
-            wacz.problems.push(Problem::new(
-                at,
-                "wacz-missing-entry",
-                "datapackage.json lists it, and the package does not hold it",
-            ));
             continue;
         };
-        let Some(expected) = resource.get("hash").and_then(|h| h.as_str()) else {
-            continue;
-        };
-        let hashed = archive
-            .get_entry(*way)
-            .map_err(|e| e.to_string())
-            .and_then(|entry| {
-                let reader: Box<dyn Read> = match *method {
-                    CompressionMethod::STORE => Box::new(entry.reader()),
-                    CompressionMethod::DEFLATE => Box::new(crate::deflate::stream::inflate_raw(
-                        std::io::BufReader::new(entry.reader()),
-                    )),
-                    other => {
-                        return Err(format!("compression method {} is not read", other.as_u16()))
-                    }
-                };
-                crate::digest::sha256_hex(reader).map_err(|e| e.to_string())
-            });
-        match hashed {
-            Ok((hex, len)) => {
-                let declared = resource.get("bytes").and_then(|b| b.as_u64());
-                let hash_ok = expected.eq_ignore_ascii_case(&format!("sha256:{hex}"))
-                    || expected.eq_ignore_ascii_case(&hex);
-                if !hash_ok {
-                    wacz.problems.push(Problem::new(
-                        at,
-                        "wacz-hash-mismatch",
-                        format!(
-                            "datapackage.json says {expected}, the entry hashes to sha256:{hex}"
-                        ),
-                    ));
-                } else if declared.is_some_and(|d| d != len) {
-                    wacz.problems.push(Problem::new(
-                        at,
-                        "wacz-hash-mismatch",
-                        format!(
-                            "datapackage.json says {} bytes, the entry has {len}",
-                            declared.unwrap_or(0)
-                        ),
-                    ));
-                } else {
-                    wacz.verified += 1;
-                }
-            }
-            Err(why) => wacz.problems.push(Problem::new(at, "wacz-corrupt", why)),
+        if resources.len() > 1 {
+            problems.push(
+                at.clone(),
+                "wacz-duplicate-resource",
+                format!(
+                    "datapackage.json lists it {} times; it is hashed once",
+                    resources.len()
+                ),
+            );
         }
+        if resources.iter().all(|r| r.hash.is_none()) {
+            continue;
+        }
+        let (hex, len) = match hash_entry(archive, *way, *method) {
+            Ok(hashed) => hashed,
+            Err(why) => {
+                problems.push(at, "wacz-corrupt", why);
+                continue;
+            }
+        };
+        let mut matched = true;
+        for r in resources {
+            let Some(expected) = r.hash.as_deref() else {
+                continue;
+            };
+            let hash_ok = expected.eq_ignore_ascii_case(&format!("sha256:{hex}"))
+                || expected.eq_ignore_ascii_case(&hex);
+            matched &= hash_ok && r.bytes.is_none_or(|d| d == len);
+            if !hash_ok {
+                problems.push(
+                    at.clone(),
+                    "wacz-hash-mismatch",
+                    format!("datapackage.json says {expected}, the entry hashes to sha256:{hex}"),
+                );
+            } else if let Some(declared) = r.bytes.filter(|&d| d != len) {
+                problems.push(
+                    at.clone(),
+                    "wacz-hash-mismatch",
+                    format!("datapackage.json says {declared} bytes, the entry has {len}"),
+                );
+            }
+        }
+        verified += usize::from(matched);
     }
+    drop(problems);
+    wacz.verified += verified;
+}
+
+/// The SHA-256 (hex) and size of an entry's uncompressed bytes, streamed.
+fn hash_entry(
+    archive: &ZipArchive<rawzip::FileReader>,
+    way: rawzip::ZipArchiveEntryWayfinder,
+    method: CompressionMethod,
+) -> std::result::Result<(String, u64), String> {
+    let entry = archive.get_entry(way).map_err(|e| e.to_string())?;
+    let reader: Box<dyn Read> = match method {
+        CompressionMethod::STORE => Box::new(entry.reader()),
+        CompressionMethod::DEFLATE => Box::new(crate::deflate::stream::inflate_raw(
+            std::io::BufReader::new(entry.reader()),
+        )),
+        other => return Err(format!("compression method {} is not read", other.as_u16())),
+    };
+    crate::digest::sha256_hex(reader).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 //! a unit's record) is complete when it appears, and two shards writing the same file write
 //! the same bytes.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
 use super::{record::UNIT_KIND, BatchConfig, Manifest, SiteRow, UnitRecord, UnitStatus};
@@ -46,6 +46,9 @@ pub fn run(cfg: &BatchConfig, progress: &dyn Progress) -> Result<Outcome> {
     let manifest = Manifest::new(&cfg.units, &cfg.settings, cfg.sample.as_ref());
     prepare(&cfg.out, &cfg.units, &manifest)?;
     let units_dir = cfg.out.join(UNITS);
+    // What units killed before they were done left (a scheduler's pre-emption): removed when
+    // their process is gone, on this node or another sharing the disk (`crate::scratch`).
+    let cleaned = crate::scratch::clean(&units_dir);
     let mine: Vec<(&Unit, &super::ManifestUnit)> = cfg
         .units
         .iter()
@@ -54,6 +57,7 @@ pub fn run(cfg: &BatchConfig, progress: &dyn Progress) -> Result<Outcome> {
         .collect();
     let mut outcome = Outcome {
         units: mine.len(),
+        notes: cleaned.into_iter().map(|n| ("(batch)".into(), n)).collect(),
         ..Outcome::default()
     };
     let mut bytes = 0u64;
@@ -277,13 +281,14 @@ fn audit_unit(
         // The archive is read (and any trouble with it reported) by the audit.
         super::Source::Archive(files) => (&files[0], files[1..].to_vec()),
     };
-    let scratch =
-        Scratch(units_dir.join(format!(".scratch-{}-{}", entry.digest, std::process::id())));
+    let scratch = crate::scratch::Scratch::new(units_dir, &format!("unit-{}", entry.digest))
+        .map_err(|e| Error::io(units_dir, e))?;
     let mut opts = cfg.audit.clone();
     opts.site = dir.clone();
     opts.archive.with = with;
     opts.dry_run = true;
-    opts.rewrite.out_site = scratch.0.join("site");
+    opts.rewrite.out_site = scratch.path().join("site");
+    opts.archive.scratch = Some(scratch.path().to_path_buf());
     let (budgets, path) = crate::budget::load(dir)?;
     let source = path.map_or("webdiet.toml".to_string(), |p| p.display().to_string());
     let (limits, mode) =
@@ -312,15 +317,6 @@ fn audit_unit(
         started.elapsed().as_secs_f64(),
     );
     Ok((row, report))
-}
-
-/// A unit's scratch tree, removed when the unit is over (also on an error).
-struct Scratch(PathBuf);
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 struct Quiet;

@@ -29,7 +29,6 @@ use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
@@ -226,8 +225,9 @@ pub struct Browser {
 
 /// Where a browser keeps its profile.
 enum Profile {
-    /// Made for this browser, removed with it.
-    Fresh(TempDir),
+    /// Made for this browser under `$TMPDIR`, removed with it (or by a later run, should this
+    /// one be killed: `crate::scratch`).
+    Fresh(crate::scratch::Scratch),
     /// The caller's.
     Kept(PathBuf),
 }
@@ -246,7 +246,10 @@ impl Browser {
     pub fn launch(opts: &RenderOptions) -> Result<Browser> {
         let binary = find_chromium(opts)?;
         let profile = match &opts.profile {
-            None => Profile::Fresh(TempDir::new()?),
+            None => Profile::Fresh(
+                crate::scratch::Scratch::temp("chromium")
+                    .map_err(|e| Error::io(std::env::temp_dir(), e))?,
+            ),
             Some(path) => {
                 std::fs::create_dir_all(path).map_err(|e| Error::io(path, e))?;
                 Profile::Kept(path.clone())
@@ -843,31 +846,6 @@ fn write_preferences(profile: &Path) -> Result<()> {
     let prefs = json!({ "settings": { "a11y": { "animation_policy": "none" } } });
     let path = dir.join("Preferences");
     std::fs::write(&path, prefs.to_string()).map_err(|e| Error::io(&path, e))
-}
-
-/// A directory under the system temp dir, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new() -> Result<TempDir> {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let base = std::env::temp_dir();
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let path = base.join(format!("webdiet-chromium-{}-{n}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).map_err(|e| Error::io(&path, e))?;
-        Ok(TempDir(path))
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 /// Encodes standard base64 with padding (a certificate's key hash for Chromium's flags).

@@ -72,6 +72,11 @@ pub(super) struct BatchArgs {
     /// report shows 0 for it). Up to 64 MiB of results are kept.
     #[arg(long)]
     no_image_memo: bool,
+    /// For a unit that is a web archive: how many times its own size (plus 64 MiB) its decoded
+    /// bodies may take on disk; a capture past it is left out and reported
+    /// (docs/archives.md, "Budgets").
+    #[arg(long, value_name = "TIMES", default_value_t = crate::archive::Budget::DEFAULT_EXPANSION)]
+    archive_budget: u64,
     #[command(flatten)]
     image: ImageArgs,
 }
@@ -156,6 +161,11 @@ impl BatchArgs {
                 "loopback pipelined first ×1".into()
             },
         );
+        // In the fingerprint only when not the default, so that batches run before the flag
+        // existed keep their units.
+        if self.archive_budget != crate::archive::Budget::DEFAULT_EXPANSION {
+            set("archive-budget", self.archive_budget.to_string());
+        }
         if let Some(s) = &sample {
             set(
                 "sample",
@@ -183,7 +193,12 @@ impl BatchArgs {
         };
         let audit = crate::audit::AuditOptions {
             site: PathBuf::new(),
-            archive: crate::archive::ArchiveOptions::default(),
+            archive: crate::archive::ArchiveOptions {
+                budget: crate::archive::Budget {
+                    expansion: self.archive_budget,
+                },
+                ..crate::archive::ArchiveOptions::default()
+            },
             emit_wacz: None,
             crawl: crate::site::CrawlOptions::default(),
             analyze: analyze.clone(),

@@ -417,6 +417,10 @@ impl SiteArgs {
         Ok(crate::archive::ArchiveOptions {
             with: self.with.clone(),
             at: self.at,
+            budget: crate::archive::Budget {
+                expansion: self.archive_budget,
+            },
+            scratch: None,
         })
     }
 

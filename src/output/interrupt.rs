@@ -70,8 +70,29 @@ impl Registry {
     }
 }
 
+/// Registers a tree to be removed on a signal (a scratch tree, `crate::scratch`): the number
+/// to [`release`] it by. Refused once a signal was taken.
+pub(crate) fn guard(tree: &Path) -> io::Result<u64> {
+    let mut registry = lock();
+    if registry.stopping {
+        return Err(io::Error::new(
+            io::ErrorKind::Interrupted,
+            "webdiet is stopping on a signal",
+        ));
+    }
+    Ok(registry.register(Cleanup {
+        tree: tree.to_path_buf(),
+        created: Vec::new(),
+    }))
+}
+
+/// Ends a registration made by [`guard`] (the tree is removed by its owner, or kept).
+pub(crate) fn release(id: u64) {
+    lock().take(id);
+}
+
 /// Starts the signal watcher once per process.
-pub(super) fn install() -> io::Result<()> {
+pub(crate) fn install() -> io::Result<()> {
     static ONCE: Once = Once::new();
     let mut result = Ok(());
     ONCE.call_once(|| {
@@ -121,7 +142,7 @@ pub fn create_dir_all(dir: &Path) -> io::Result<()> {
 
 /// Removes a directory tree, retrying while other threads still write into it (each retry
 /// removes what they added; they cannot add directories any more, see [`create_dir_all`]).
-pub(super) fn remove_tree(dir: &Path) -> io::Result<()> {
+pub(crate) fn remove_tree(dir: &Path) -> io::Result<()> {
     let mut last = Ok(());
     for _ in 0..200 {
         match fs::remove_dir_all(dir) {

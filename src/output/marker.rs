@@ -1,6 +1,6 @@
-//! The small files by which webdiet knows its own output: `DIR/.webdiet-output` lists what a
-//! run wrote into `DIR`, and `.webdiet-partial` inside a staging directory says which process
-//! is building it (so that a later run can tell a dead run's leftovers from a live one).
+//! The small file by which webdiet knows its own output: `DIR/.webdiet-output` lists what a
+//! run wrote into `DIR`. (The marker of a staging directory, which says which process is
+//! building it, is `crate::scratch`'s.)
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -10,8 +10,6 @@ use serde::{Deserialize, Serialize};
 
 /// The name of the marker in an output directory.
 pub const MARKER: &str = ".webdiet-output";
-/// The name of the marker in a staging directory.
-pub(super) const PARTIAL_MARKER: &str = ".webdiet-partial";
 /// `entries` holding this claims every name in the directory (verify's diff images).
 pub(super) const EVERYTHING: &str = "*";
 const TOOL: &str = "webdiet";
@@ -80,85 +78,9 @@ impl Marker {
     }
 }
 
-/// `.webdiet-partial` in a staging directory: the process building it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(super) struct Partial {
-    pub tool: String,
-    pub pid: u32,
-    /// The process's start time (clock ticks after boot, `/proc/PID/stat`), which tells a
-    /// live process from a later one that was given the same PID. `None` without `/proc`.
-    pub started: Option<u64>,
-}
-
-/// Whether the process that made a staging directory is still running.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Liveness {
-    Running,
-    Gone,
-    /// No `/proc` to ask.
-    Unknown,
-}
-
-impl Partial {
-    pub fn of_this_process() -> Self {
-        let pid = std::process::id();
-        Partial {
-            tool: TOOL.to_string(),
-            pid,
-            started: start_time(pid),
-        }
-    }
-
-    pub fn read(dir: &Path) -> Option<Self> {
-        let bytes = fs::read(dir.join(PARTIAL_MARKER)).ok()?;
-        serde_json::from_slice::<Partial>(&bytes)
-            .ok()
-            .filter(|p| p.tool == TOOL)
-    }
-
-    pub fn liveness(&self) -> Liveness {
-        if !Path::new("/proc/self/stat").exists() {
-            return Liveness::Unknown;
-        }
-        match (start_time(self.pid), self.started) {
-            (None, _) => Liveness::Gone,
-            (Some(now), Some(then)) if now != then => Liveness::Gone,
-            _ => Liveness::Running,
-        }
-    }
-
-    pub fn to_json(&self) -> String {
-        crate::report::json::to_string(self)
-    }
-}
-
-/// Field 22 of `/proc/PID/stat`: when the process started.
-pub(super) fn start_time(pid: u32) -> Option<u64> {
-    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name (field 2) is in parentheses and may hold spaces or `)`.
-    let after_name = &stat[stat.rfind(')')? + 1..];
-    after_name.split_whitespace().nth(19)?.parse().ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn this_process_is_running_and_a_changed_start_time_is_another_process() {
-        let me = Partial::of_this_process();
-        if !Path::new("/proc/self/stat").exists() {
-            assert_eq!(me.liveness(), Liveness::Unknown);
-            return;
-        }
-        assert!(me.started.is_some());
-        assert_eq!(me.liveness(), Liveness::Running);
-        let reused = Partial {
-            started: me.started.map(|t| t + 1),
-            ..me.clone()
-        };
-        assert_eq!(reused.liveness(), Liveness::Gone);
-    }
 
     #[test]
     fn a_marker_is_read_back_and_claims_what_it_lists() {

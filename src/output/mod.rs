@@ -17,7 +17,7 @@
 //! - A staging directory left by a killed run (SIGKILL, power loss) is removed by the next run
 //!   when its marker proves the process that made it is gone, and reported otherwise.
 
-mod interrupt;
+pub(crate) mod interrupt;
 mod marker;
 
 use std::collections::BTreeSet;
@@ -26,9 +26,10 @@ use std::io;
 use std::path::{Component, Path, PathBuf};
 
 use crate::error::{shown, Error, Result};
+use crate::scratch::{Liveness, Owner, MARKER as PARTIAL_MARKER};
 pub use interrupt::create_dir_all;
+use marker::EVERYTHING;
 pub use marker::{Found, Marker, MARKER};
-use marker::{Liveness, Partial, EVERYTHING, PARTIAL_MARKER};
 
 /// The rewritten copy of the site, `DIR/site/`.
 pub const SITE: &str = "site";
@@ -312,6 +313,8 @@ pub struct Transaction {
     inputs: Vec<PathBuf>,
     /// The signal registration, until the commit or the drop ends it.
     id: u64,
+    /// The lock on the staging directory's marker, by which other runs know it is alive.
+    _held: crate::scratch::Held,
     /// What a person should know: leftovers of earlier runs, removed or left.
     notes: Vec<String>,
 }
@@ -330,20 +333,18 @@ impl Transaction {
         let staging = dir.join(format!("{PARTIAL_PREFIX}{}", std::process::id()));
         let mut registry = interrupt::lock();
         let created = create_missing(&dir)?;
-        let made = fs::create_dir(&staging).and_then(|()| {
-            write_whole(
-                &staging.join(PARTIAL_MARKER),
-                Partial::of_this_process().to_json().as_bytes(),
-            )
-        });
+        let made = fs::create_dir(&staging).and_then(|()| crate::scratch::mark(&staging));
         let cleanup = interrupt::Cleanup {
             tree: staging.clone(),
             created,
         };
-        if let Err(e) = made {
-            cleanup.run();
-            return Err(Error::io(&staging, e));
-        }
+        let held = match made {
+            Ok(held) => held,
+            Err(e) => {
+                cleanup.run();
+                return Err(Error::io(&staging, e));
+            }
+        };
         let id = registry.register(cleanup);
         drop(registry);
         Ok(Transaction {
@@ -353,8 +354,15 @@ impl Transaction {
             force: out.force,
             inputs: inputs.iter().map(|p| p.to_path_buf()).collect(),
             id,
+            _held: held,
             notes,
         })
+    }
+
+    /// The staging directory itself: where the run may keep scratch trees of its own (an
+    /// archive's materialised site), removed with it.
+    pub fn staging(&self) -> &Path {
+        &self.staging
     }
 
     /// Where the run builds an entry (`site`, `report.json`) until the commit.
@@ -500,10 +508,10 @@ fn create_missing(dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(created)
 }
 
-/// Removes the staging directories of webdiet runs that are provably gone, and describes
-/// every leftover found in `dir`.
+/// Removes the staging directories and scratch trees of webdiet runs that are provably gone,
+/// and describes every leftover found in `dir`.
 fn clean_stale(dir: &Path) -> Vec<String> {
-    let mut notes = Vec::new();
+    let mut notes = crate::scratch::clean(dir);
     let Ok(entries) = fs::read_dir(dir) else {
         return notes;
     };
@@ -543,7 +551,7 @@ fn is_legacy_partial(name: &str) -> bool {
 }
 
 fn clean_partial(path: &Path) -> Option<String> {
-    let Some(partial) = Partial::read(path) else {
+    let Some(partial) = Owner::read(path) else {
         // Killed between making the directory and writing its marker: empty, or not ours.
         return match fs::remove_dir(path) {
             Ok(()) => None,
@@ -553,7 +561,7 @@ fn clean_partial(path: &Path) -> Option<String> {
             )),
         };
     };
-    match partial.liveness() {
+    match partial.liveness(path) {
         Liveness::Running => Some(format!(
             "{}: being written by a webdiet that is still running (pid {}); left alone",
             shown(path),

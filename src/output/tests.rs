@@ -230,14 +230,13 @@ fn verify_needs_an_empty_directory_or_its_own() {
     assert!(err.to_string().contains("webdiet audit"), "{err}");
 }
 
-/// A staging directory as a run with `pid` started at `started` would have left it.
-fn fake_partial(out: &Path, pid: u32, started: Option<u64>) -> PathBuf {
+/// A staging directory as a run with `pid` would have left it, its marker unlocked.
+fn fake_partial(out: &Path, pid: u32) -> PathBuf {
     let dir = out.join(format!("{PARTIAL_PREFIX}{pid}"));
     fs::create_dir_all(dir.join("site")).unwrap();
-    let partial = Partial {
-        tool: "webdiet".to_string(),
+    let partial = Owner {
         pid,
-        started,
+        ..Owner::of_this_process()
     };
     fs::write(dir.join(PARTIAL_MARKER), partial.to_json()).unwrap();
     dir
@@ -251,14 +250,12 @@ fn leftovers_of_dead_runs_are_removed_and_those_of_live_ones_kept() {
     }
     let (_tmp, _site, out) = setup();
     fs::create_dir(&out).unwrap();
-    let mut running = std::process::Command::new("sleep")
-        .arg("30")
-        .spawn()
-        .unwrap();
-    let live = fake_partial(&out, running.id(), marker::start_time(running.id()));
-    // The PID of this process, but one that started at another time: gone.
-    let me = Partial::of_this_process();
-    let gone = fake_partial(&out, me.pid, me.started.map(|t| t + 1));
+    // A live run holds the lock on its marker; a dead one's is free, whatever its PID says
+    // (here this very process's).
+    let live = out.join(format!("{PARTIAL_PREFIX}{}", std::process::id() + 1));
+    fs::create_dir(&live).unwrap();
+    let _held = crate::scratch::mark(&live).unwrap();
+    let gone = fake_partial(&out, std::process::id());
     let foreign = out.join(format!("{PARTIAL_PREFIX}42"));
     fs::create_dir(&foreign).unwrap();
     fs::write(foreign.join("mine.txt"), "not webdiet's").unwrap();
@@ -268,13 +265,11 @@ fn leftovers_of_dead_runs_are_removed_and_those_of_live_ones_kept() {
     fs::create_dir(&legacy).unwrap();
 
     let notes = clean_stale(&out);
-    let _ = running.kill();
-    let _ = running.wait();
     assert!(!gone.exists() && !empty.exists());
     assert!(live.exists() && foreign.exists() && legacy.exists());
     let text = notes.join("\n");
     assert!(
-        text.contains(&format!("still running (pid {})", running.id())),
+        text.contains(&format!("still running (pid {})", std::process::id())),
         "{text}"
     );
     assert!(text.contains("removed"), "{text}");

@@ -624,3 +624,35 @@ pub fn big(dir: &Path, out: &Path, bytes: u64) -> Result<(), String> {
     }
     w.flush().map_err(err)
 }
+
+/// `many`: `n` tiny pages of `http://www.many.test/`, a response record each (gzipped per
+/// record), each page linking to the next: the archive of many small records whose cost must
+/// grow linearly (tests/archives/scale.rs, benches/archive-scale.sh).
+pub fn many(out: &Path, n: usize) -> Result<(), String> {
+    let err = |e: std::io::Error| format!("{}: {e}", out.display());
+    let file = std::fs::File::create(out).map_err(err)?;
+    let mut w = Writer::new(std::io::BufWriter::new(file), true).with_level(1);
+    for i in 0..n {
+        let url = match i {
+            0 => "http://www.many.test/".to_string(),
+            i => format!("http://www.many.test/p{i}.html"),
+        };
+        let body = format!(
+            "<html><head><title>Page {i}</title></head><body><p><a href=\"p{}.html\">next</a>\
+             </p></body></html>\n",
+            i + 1
+        );
+        let response = made_response("200 OK", &[("Content-Type", "text/html")], body.as_bytes());
+        w.warc(&Record {
+            rtype: "response",
+            uri: Some(&url),
+            date: Stamp::parse14("20050101000000").expect("constant date"),
+            content_type: Some("application/http; msgtype=response"),
+            fields: Vec::new(),
+            block: &response,
+            payload_at: Some(response.len() - body.len()),
+        })
+        .map_err(err)?;
+    }
+    w.flush().map_err(err)
+}

@@ -2,8 +2,11 @@
 //! damage (`http://www.hostile.test/good-N.html`), so that a reader can show it lost nothing
 //! but the damaged record: a gzip member cut short, lengths that lie both ways, a header block
 //! larger than any reader should buffer, an HTTP head as large, a whole-file gzip, a plain WARC
-//! named `.gz`, a WACZ whose entry names climb out of it (`..`, absolute), and one whose
-//! datapackage.json hashes do not match.
+//! named `.gz`, a WACZ whose entry names climb out of it (`..`, absolute), one whose
+//! datapackage.json hashes do not match, three whose datapackage.json costs (2,000,000
+//! resources, named or alike; one entry listed 200 times), a body encoded twice that decodes
+//! to 256 MiB (a decompression bomb), and bodies that together pass a small archive's disk
+//! budget.
 
 use std::path::Path;
 
@@ -185,12 +188,126 @@ pub fn write(out: &Path) -> Result<(), String> {
         .ok_or("no gzip member in the package")?;
     bytes[at + 4] ^= 0xff;
     std::fs::write(&bad, bytes).map_err(|e| e.to_string())?;
+
+    // Packages whose datapackage.json costs: 2,000,000 resources the package does not hold,
+    // each named (65 MB of JSON in 5 MB of package), or all alike (a few hundred KB: past the
+    // package's budget); and one that lists its WARC 200 times.
+    let (warc_hash, _) = webdiet::digest::sha256_hex(&warc_bytes[..]).map_err(|e| e.to_string())?;
+    for (name, resources) in [
+        (
+            "bigpackage.wacz",
+            (0..2_000_000)
+                .map(|i| format!(r#"{{"path":"archive/x{i}.warc.gz","hash":"sha256:0"}}"#))
+                .collect::<Vec<_>>(),
+        ),
+        (
+            "bombpackage.wacz",
+            vec![r#"{"path":"archive/x.warc.gz","hash":"sha256:0"}"#.to_string(); 2_000_000],
+        ),
+        (
+            "listed200.wacz",
+            (0..200)
+                .map(|_| {
+                    format!(r#"{{"path":"archive/data.warc.gz","hash":"sha256:{warc_hash}"}}"#)
+                })
+                .collect(),
+        ),
+    ] {
+        let path = dir.join(name);
+        package::write(
+            &path,
+            &Package {
+                warcs: &[(&warc_path, "data.warc.gz")],
+                cdxj: &cdx,
+                pages_header: None,
+                pages: &[],
+                title: name,
+                description: "a datapackage.json that costs",
+                created: Stamp::parse14("20050101000000").expect("constant date"),
+                main_page: None,
+            },
+        )
+        .map_err(|e| e.to_string())?;
+        let json = format!(
+            r#"{{"profile":"data-package","resources":[{}]}}"#,
+            resources.join(",")
+        );
+        rewrite_zip(
+            &path,
+            &["datapackage.json"],
+            &[(
+                "datapackage.json",
+                json.as_bytes(),
+                CompressionMethod::DEFLATE,
+            )],
+        )?;
+    }
     let _ = std::fs::remove_file(&warc_path);
+
+    // A body encoded twice (`Content-Encoding: gzip, gzip`) that decodes to 256 MiB from a
+    // few hundred bytes, between two good records.
+    let zeros = vec![0u8; 256 << 20];
+    let bomb = webdiet::deflate::gzip(&webdiet::deflate::gzip(&zeros, 9), 9);
+    drop(zeros);
+    let mut w = Writer::new(Vec::new(), true);
+    let (url, block) = good(0);
+    record(&mut w, &url, &block);
+    record(
+        &mut w,
+        "http://www.hostile.test/bomb.html",
+        &made_response(
+            "200 OK",
+            &[
+                ("Content-Type", "text/html"),
+                ("Content-Encoding", "gzip, gzip"),
+            ],
+            &bomb,
+        ),
+    );
+    let (url, block) = good(1);
+    record(&mut w, &url, &block);
+    put("bomb.warc.gz", &w.into_inner())?;
+
+    // Eight bodies of 12 MiB of zeros, each gzipped once (a ratio one layer of deflate can
+    // give; records not gzipped again, which would compress those repetitive bytes once more),
+    // 96 MiB from about 100 KB: past the default disk budget of so small an archive.
+    let zeros = webdiet::deflate::gzip(&vec![0u8; 12 << 20], 9);
+    let mut w = Writer::new(Vec::new(), false);
+    let (url, block) = good(0);
+    record(&mut w, &url, &block);
+    for i in 0..8 {
+        record(
+            &mut w,
+            &format!("http://www.hostile.test/zeros-{i}.txt"),
+            &made_response(
+                "200 OK",
+                &[("Content-Type", "text/plain"), ("Content-Encoding", "gzip")],
+                &zeros,
+            ),
+        );
+    }
+    let (url, block) = good(1);
+    record(&mut w, &url, &block);
+    put("expanding.warc", &w.into_inner())?;
     Ok(())
 }
 
 /// Rewrites a ZIP with extra STORE entries appended (names as given, unchecked).
 pub fn add_entries(path: &Path, extra: &[(&str, &[u8])]) -> Result<(), String> {
+    let extra: Vec<_> = extra
+        .iter()
+        .map(|&(n, d)| (n, d, CompressionMethod::STORE))
+        .collect();
+    rewrite_zip(path, &[], &extra)
+}
+
+/// Rewrites a ZIP without the entries named in `drop` and with `extra` appended (names as
+/// given, unchecked; DEFLATE entries compressed here).
+fn rewrite_zip(
+    path: &Path,
+    drop: &[&str],
+    extra: &[(&str, &[u8], CompressionMethod)],
+) -> Result<(), String> {
     let original = std::fs::read(path).map_err(|e| e.to_string())?;
     let archive = rawzip::ZipArchive::from_slice(&original).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
@@ -200,6 +317,9 @@ pub fn add_entries(path: &Path, extra: &[(&str, &[u8])]) -> Result<(), String> {
         let mut entries = archive.entries();
         while let Some(e) = entries.next_entry().map_err(|e| e.to_string())? {
             let name = String::from_utf8_lossy(e.file_path().as_ref()).into_owned();
+            if drop.contains(&name.as_str()) {
+                continue;
+            }
             let entry = archive
                 .get_entry(e.wayfinder())
                 .map_err(|e| e.to_string())?;
@@ -218,16 +338,25 @@ pub fn add_entries(path: &Path, extra: &[(&str, &[u8])]) -> Result<(), String> {
             let desc = rawzip::DataDescriptorOutput::new(e.crc32(), e.uncompressed_size_hint());
             w.finish(desc).map_err(|e| e.to_string())?;
         }
-        for (name, data) in extra {
+        for &(name, data, method) in extra {
             // Verbatim: the writer would otherwise normalise the name into a safe one.
             let (mut w, config) = zip
                 .new_file(rawzip::path::EntryPath::verbatim(name.as_bytes()))
-                .compression_method(CompressionMethod::STORE)
+                .compression_method(method)
                 .start()
                 .map_err(|e| format!("{name}: {e}"))?;
-            let mut writer = config.wrap(&mut w);
-            std::io::Write::write_all(&mut writer, data).map_err(|e| e.to_string())?;
-            let (_, desc) = writer.finish().map_err(|e| e.to_string())?;
+            let desc = if method == CompressionMethod::DEFLATE {
+                let encoder = webdiet::deflate::stream::RawDeflater::new(&mut w, 6);
+                let mut writer = config.wrap(encoder);
+                std::io::Write::write_all(&mut writer, data).map_err(|e| e.to_string())?;
+                let (encoder, desc) = writer.finish().map_err(|e| e.to_string())?;
+                encoder.finish().map_err(|e| e.to_string())?;
+                desc
+            } else {
+                let mut writer = config.wrap(&mut w);
+                std::io::Write::write_all(&mut writer, data).map_err(|e| e.to_string())?;
+                writer.finish().map_err(|e| e.to_string())?.1
+            };
             w.finish(desc).map_err(|e| e.to_string())?;
         }
         zip.finish().map_err(|e| e.to_string())?;

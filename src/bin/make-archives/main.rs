@@ -11,6 +11,8 @@
 //!   make-archives quirks OUT_DIR                        (quirks.warc.gz)
 //!   make-archives hostile OUT_DIR                       (hostile/*)
 //!   make-archives big SITE_DIR OUT_FILE BYTES           (a WARC of about BYTES bytes)
+//!   make-archives many OUT_FILE N                      (N tiny pages, a record each,
+//!                                                       each linking to the next)
 //!   make-archives traversal OUT_DIR AIM_DIR             (traversal.{warc.gz,warc,arc,wacz},
 //!                                                       aimed at AIM_DIR from outside)
 //!
@@ -37,6 +39,10 @@ fn main() {
         ["quirks", out] => quirks::write(Path::new(out)),
         ["hostile", out] => hostile::write(Path::new(out)),
         ["traversal", out, aim] => traversal::write(Path::new(out), Path::new(aim)),
+        ["many", out, n] => match n.parse::<usize>() {
+            Ok(n) => capture::many(Path::new(out), n),
+            Err(_) => Err(format!("{n}: not a number of records")),
+        },
         ["big", site, out, bytes] => match bytes.parse::<u64>() {
             Ok(bytes) => capture::big(Path::new(site), Path::new(out), bytes),
             Err(_) => Err(format!("{bytes}: not a number of bytes")),
@@ -44,7 +50,8 @@ fn main() {
         _ => {
             eprintln!(
                 "usage: make-archives capture SITE_DIR OUT_DIR NAME HOST | quirks OUT_DIR | \
-                 hostile OUT_DIR | big SITE_DIR OUT_FILE BYTES | traversal OUT_DIR AIM_DIR"
+                 hostile OUT_DIR | big SITE_DIR OUT_FILE BYTES | many OUT_FILE N | \
+                 traversal OUT_DIR AIM_DIR"
             );
             process::exit(2);
         }

@@ -195,7 +195,7 @@ impl<'a> ChromiumVisitor<'a> {
         run: &ModeRun<'_>,
         (i, test): (usize, Test),
         url: &str,
-        profiles: &Scratch,
+        profiles: &crate::scratch::Scratch,
         profile: &mut PathBuf,
     ) -> std::result::Result<BrowserVisit, String> {
         let (Some(server), Some(emulator)) = (&run.server, run.emulator) else {
@@ -258,7 +258,7 @@ impl<'a> ChromiumVisitor<'a> {
                     ));
                     if test == Test::First {
                         // A fresh profile: the failed visit may have filled the cache.
-                        *profile = profiles.0.join("profile-1");
+                        *profile = profiles.path().join("profile-1");
                     }
                 }
                 Err(e) => {
@@ -353,8 +353,9 @@ impl Visitor for ChromiumVisitor<'_> {
             Transport::Tls => "https",
         };
         let url = format!("{scheme}://{HOST}:{}/{}", server.addr.port(), self.page);
-        let profiles = Scratch::new().map_err(|e| format!("profile: {e}"))?;
-        let mut profile = profiles.0.join("profile-0");
+        let profiles = crate::scratch::Scratch::temp("chromium-replay")
+            .map_err(|e| format!("profile: {e}"))?;
+        let mut profile = profiles.path().join("profile-0");
         let mut first_failed = false;
         for (i, test) in self.tests.clone().into_iter().enumerate() {
             let visit = if first_failed {
@@ -453,28 +454,4 @@ fn settle(emulator: &link::Emulator, quiet: Duration) -> LinkCounters {
         last = now;
     }
     last
-}
-
-/// A directory for the run's browser profiles, removed on drop.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> std::io::Result<Self> {
-        use std::sync::atomic::{AtomicU32, Ordering};
-        static N: AtomicU32 = AtomicU32::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "webdiet-chromium-replay-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::SeqCst)
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir)?;
-        Ok(Scratch(dir))
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }

@@ -94,10 +94,12 @@ pub fn run_in_child(
     let dir = match &site.dir {
         Some(dir) => dir.clone(),
         None => {
-            scratch = Scratch::new().map_err(|e| failed(format!("temporary directory: {e}")))?;
-            site.write_to(&scratch.0)
-                .map_err(|e| failed(e.to_string()))?;
-            scratch.0.clone()
+            scratch = crate::scratch::Scratch::temp("replay")
+                .map_err(|e| failed(format!("temporary directory: {e}")))?;
+            // Beside the scratch tree's marker, which is no file of the site.
+            let dir = scratch.path().join("site");
+            site.write_to(&dir).map_err(|e| failed(e.to_string()))?;
+            dir
         }
     };
     let exe =
@@ -181,29 +183,6 @@ fn child_exe() -> std::io::Result<PathBuf> {
             "{} is not webdiet",
             exe.display()
         )))
-    }
-}
-
-/// A temporary directory removed on drop.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> std::io::Result<Self> {
-        use std::sync::atomic::{AtomicU32, Ordering};
-        static N: AtomicU32 = AtomicU32::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "webdiet-replay-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::SeqCst)
-        ));
-        std::fs::create_dir_all(&dir)?;
-        Ok(Scratch(dir))
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 
