@@ -9,7 +9,7 @@ use std::time::Instant;
 use crate::deflate::WorthRule;
 use crate::error::{Error, Result};
 use crate::inventory::{self, AnalyzeOptions};
-use crate::replay::load::{Load, Watch};
+use crate::replay::load::Load;
 use crate::replay::Test;
 use crate::replay::{self, ReplayOptions, ServedSite};
 use crate::report::model::headers::{self, HeaderCost};
@@ -184,8 +184,9 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
             &sites,
             replay_opts,
             opts.max_runs,
-            &mut load,
+            &mut || load.sample(),
             progress,
+            &|served, o, note| replay::replay_with(served, o, note),
         )?;
         timed.lap(&mut report, "replay-more-runs");
     }
@@ -234,19 +235,38 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
     Ok(report)
 }
 
+/// One round of more runs: the replay of a site with the given options (a test puts in one
+/// that fails at once).
+type Visit<'a> = dyn Fn(&ServedSite, &ReplayOptions, &dyn Fn(&str)) -> Result<replay::Replay> + 'a;
+
 /// Adds runs over each measured emulated link, two at a time, in the modes where the original
 /// and the rewritten site cannot be told apart yet (the 90% confidence intervals of their
 /// medians overlap, or there are too few runs for one), until they can or a row has
 /// `max_runs`. A link whose runs `--runs-on` fixes is left as it is.
+///
+/// Bounded whatever the visits return: a round that brings a row fewer runs than it asked
+/// for (its visits failed, or returned at once with nothing measured) leaves that row out of
+/// later rounds, with a note, so every round either adds runs towards `max_runs` or takes a
+/// row out, and the loop ends.
 fn more_runs(
     report: &mut Report,
     sites: &[(&str, &ServedSite)],
     replay_opts: &ReplayOptions,
     max_runs: usize,
-    load: &mut Watch,
+    sample_load: &mut dyn FnMut(),
     progress: &dyn Progress,
+    visit: &Visit<'_>,
 ) -> Result<()> {
     const STEP: usize = 2;
+    let key = |r: &replay::ReplayRow| {
+        (
+            r.site.clone(),
+            r.link.name.clone(),
+            r.mode,
+            r.test,
+            r.page.clone(),
+        )
+    };
     for link in &replay_opts.links {
         let fixed = replay_opts
             .runs_on
@@ -255,14 +275,24 @@ fn more_runs(
         if !matches!(link, replay::Link::Emulated(_)) || fixed {
             continue;
         }
+        // Rows whose runs stopped coming: no more rounds for them.
+        let mut stalled = std::collections::BTreeSet::new();
+        // No visit over the link can end within one of its round trips: one that does was
+        // not a visit.
+        let at_least_ms = match link {
+            replay::Link::Emulated(spec) => (spec.up.delay + spec.down.delay).as_secs_f64() * 1e3,
+            replay::Link::Loopback => 0.0,
+        };
         loop {
             let mut modes = Vec::new();
             let mut fewest = usize::MAX;
-            for row in report
-                .replay
-                .iter()
-                .filter(|r| r.site == "original" && r.link.name == link.name() && r.measured())
-            {
+            let mut asked = Vec::new();
+            for row in report.replay.iter().filter(|r| {
+                r.site == "original"
+                    && r.link.name == link.name()
+                    && r.measured()
+                    && !stalled.contains(&key(r))
+            }) {
                 let Some(other) = report.replay.iter().find(|r| {
                     r.site == "rewritten"
                         && r.link.name == row.link.name
@@ -278,6 +308,9 @@ fn more_runs(
                         modes.push(row.mode);
                     }
                     fewest = fewest.min(runs);
+                    for r in [row, other] {
+                        asked.push((key(r), r.time.last_packet_ms.runs));
+                    }
                 }
             }
             if modes.is_empty() {
@@ -300,17 +333,43 @@ fn more_runs(
                     o.modes.len()
                 ));
                 o.label = label.to_string();
-                let replayed = replay::replay_with(served, &o, &|what| progress.note(what))?;
-                load.sample();
+                let replayed = visit(served, &o, &|what| progress.note(what))?;
+                sample_load();
                 for more in replayed.rows {
-                    if let Some(row) = report.replay.iter_mut().find(|r| {
-                        r.site == more.site
-                            && r.link.name == more.link.name
-                            && r.mode == more.mode
-                            && r.test == more.test
-                            && r.page == more.page
-                    }) {
+                    let at_once = more
+                        .last_packet_runs_ms()
+                        .iter()
+                        .any(|&ms| ms < at_least_ms);
+                    if at_once {
+                        continue;
+                    }
+                    if let Some(row) = report.replay.iter_mut().find(|r| key(r) == key(&more)) {
                         row.absorb(more);
+                    }
+                }
+            }
+            for (k, measured_before) in asked {
+                let measured = report
+                    .replay
+                    .iter()
+                    .find(|r| key(r) == k)
+                    .map_or(0, |r| r.time.last_packet_ms.runs);
+                if measured < measured_before + o.runs {
+                    if stalled.insert(k.clone()) {
+                        progress.note(&format!(
+                            "{} ({}): the runs asked for in {} {} did not come (their visits \
+                             failed or measured nothing); no more rounds for it",
+                            k.1,
+                            k.0,
+                            k.2.as_str(),
+                            k.3.as_str()
+                        ));
+                    }
+                    // Its partner cannot be told apart without it either.
+                    for r in report.replay.iter().filter(|r| {
+                        r.link.name == k.1 && r.mode == k.2 && r.test == k.3 && r.page == k.4
+                    }) {
+                        stalled.insert(key(r));
                     }
                 }
             }
@@ -479,4 +538,115 @@ fn header_cost(
         rows.extend(replay::replay(served, &o)?.rows);
     }
     Ok(headers::costs(&rows, replay_opts.client.headers.as_str()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::replay::row::{sample_row, RunFigures};
+    use crate::replay::{Method, Replay, ReplayRow};
+    use std::cell::Cell;
+
+    /// A 3G row of `site` whose runs took `times` ms: the original and the rewritten site
+    /// cannot be told apart with these.
+    fn row(site: &str, times: &[f64]) -> ReplayRow {
+        let mut row = sample_row(site, "pipelined", "first", 40, 40_000);
+        row.link.name = "3G".into();
+        row.runs = times.len();
+        row.measured_runs = times
+            .iter()
+            .map(|&t| RunFigures {
+                last_packet_ms: Some(t),
+                complete_ms: Some(t),
+                first_byte_ms: Some(t / 4.0),
+                ..RunFigures::default()
+            })
+            .collect();
+        row.time.last_packet_ms = crate::replay::row::Spread::of(times.iter().copied());
+        row
+    }
+
+    fn replayed(rows: Vec<ReplayRow>) -> Replay {
+        Replay {
+            method: Method {
+                name: "link".into(),
+                detail: String::new(),
+                tcp_maxseg: None,
+            },
+            mss: 1460,
+            rows,
+            links: Vec::new(),
+            browser: Vec::new(),
+            recorded: Vec::new(),
+        }
+    }
+
+    struct Notes(std::cell::RefCell<Vec<String>>);
+
+    impl Progress for Notes {
+        fn stage(&self, _: usize, _: usize, _: &str) {}
+        fn done(&self) {}
+        fn note(&self, what: &str) {
+            self.0.borrow_mut().push(what.to_string());
+        }
+    }
+
+    /// Runs `more_runs` over 3G on two rows that overlap, with `visit` standing for the
+    /// replay; returns how many rounds it asked for and the notes.
+    fn adaptive(visit: &Visit<'_>) -> (Report, usize, Vec<String>) {
+        let mut report = Report::new(std::path::Path::new("site"));
+        report.replay = vec![
+            row("original", &[1000.0, 1010.0]),
+            row("rewritten", &[1005.0, 1015.0]),
+        ];
+        let opts = ReplayOptions {
+            links: crate::replay::link::parse("3G").unwrap(),
+            ..ReplayOptions::default()
+        };
+        let site = ServedSite::from_memory("site", Default::default());
+        let sites = [("original", &site), ("rewritten", &site)];
+        let notes = Notes(Default::default());
+        let rounds = Cell::new(0);
+        let counted = |s: &ServedSite, o: &ReplayOptions, n: &dyn Fn(&str)| {
+            rounds.set(rounds.get() + 1);
+            assert!(rounds.get() < 1000, "the adaptive loop does not end");
+            visit(s, o, n)
+        };
+        more_runs(&mut report, &sites, &opts, 11, &mut || {}, &notes, &counted).unwrap();
+        (report, rounds.get(), notes.0.into_inner())
+    }
+
+    #[test]
+    fn visits_that_fail_at_once_end_the_adaptive_runs_in_one_round() {
+        let (report, rounds, notes) = adaptive(&|_, _, _| Ok(replayed(Vec::new())));
+        assert_eq!(rounds, 2, "one round, both sites");
+        assert!(
+            notes.iter().any(|n| n.contains("did not come")),
+            "{notes:?}"
+        );
+        assert!(report.replay.iter().all(|r| r.runs == 2));
+    }
+
+    #[test]
+    fn visits_that_return_within_a_round_trip_are_not_runs() {
+        // 3G's round trip is 300 ms: a "visit" of 2 ms measured nothing.
+        let (report, rounds, _) =
+            adaptive(&|_, o, _| Ok(replayed(vec![row(&o.label, &[2.0, 2.0])])));
+        assert_eq!(rounds, 2);
+        assert!(report.replay.iter().all(|r| r.runs == 2));
+    }
+
+    #[test]
+    fn visits_that_keep_overlapping_stop_at_the_most_runs() {
+        let (report, rounds, _) = adaptive(&|_, o, _| {
+            let mut r = row(&o.label, &vec![1007.0; o.runs]);
+            r.runs = o.runs;
+            Ok(replayed(vec![r]))
+        });
+        assert!(
+            report.replay.iter().all(|r| r.runs == 11),
+            "{rounds} rounds"
+        );
+        assert!(rounds <= 2 * 11_usize.div_ceil(2));
+    }
 }
