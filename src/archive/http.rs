@@ -165,22 +165,58 @@ fn latin1(bytes: &[u8]) -> String {
     }
 }
 
-/// A chunked body, de-chunked as it is read (RFC 9112 §7.1). Chunk extensions and trailers
-/// are skipped; a malformed size line or a body that ends inside a chunk is an error.
+/// How a body declared `Transfer-Encoding: chunked` turned out to be stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Framing {
+    /// Not read yet: the first line decides.
+    Undecided,
+    /// In chunks, as sent (WARC 1.1 §6.3): de-chunked as it is read.
+    Chunked,
+    /// As the payload itself: not declared chunked, or declared chunked and stored already
+    /// de-chunked (crawlers often write that, keeping the header), read as stored.
+    AsStored,
+}
+
+/// A body, de-chunked as it is read (RFC 9112 §7.1) when it is stored in chunks. Chunk
+/// extensions and trailers are skipped. A body declared chunked whose first line is not a
+/// chunk-size line was stored de-chunked: it is read as stored, as warcio's `ChunkedDataReader`
+/// and pywb read it. Once the first line was a chunk size, a malformed size line later or a
+/// body that ends inside a chunk is an error (a cut or corrupt body, not a short file).
 pub struct Dechunk<R> {
     inner: R,
+    framing: Framing,
     /// Bytes left in the current chunk.
     left: u64,
     done: bool,
+    /// The first line, read to decide and given back when the body is read as stored.
+    first: Vec<u8>,
+    given: usize,
 }
 
 impl<R: BufRead> Dechunk<R> {
+    /// A body declared chunked: its first line decides how it is read.
     pub fn new(inner: R) -> Self {
         Dechunk {
             inner,
+            framing: Framing::Undecided,
             left: 0,
             done: false,
+            first: Vec::new(),
+            given: 0,
         }
+    }
+
+    /// A body not declared chunked, read as stored.
+    pub fn as_stored(inner: R) -> Self {
+        Dechunk {
+            framing: Framing::AsStored,
+            ..Dechunk::new(inner)
+        }
+    }
+
+    /// How the body is being read (`Undecided` until the first read).
+    pub fn framing(&self) -> Framing {
+        self.framing
     }
 
     fn line(&mut self) -> io::Result<String> {
@@ -199,6 +235,62 @@ impl<R: BufRead> Dechunk<R> {
         }
         Ok(String::from_utf8_lossy(&line).trim().to_string())
     }
+
+    /// Reads the first line: a chunk-size line (hex digits, maybe extensions, CRLF, as
+    /// warcio requires) starts the chunks; anything else is the start of a body stored as is.
+    fn decide(&mut self) -> io::Result<()> {
+        let mut line = Vec::new();
+        (&mut self.inner)
+            .take(MAX_CHUNK_LINE as u64 + 1)
+            .read_until(b'\n', &mut line)?;
+        match line.strip_suffix(b"\r\n").and_then(chunk_size) {
+            Some(size) => {
+                self.framing = Framing::Chunked;
+                self.start_chunk(size)?;
+            }
+            None => {
+                self.framing = Framing::AsStored;
+                self.first = line;
+            }
+        }
+        Ok(())
+    }
+
+    /// Enters a chunk of `size` bytes; the last chunk (0) reads the trailer fields up to the
+    /// blank line (or the end of the block).
+    fn start_chunk(&mut self, size: u64) -> io::Result<()> {
+        self.left = size;
+        if size == 0 {
+            for _ in 0..MAX_FIELDS {
+                match self.line() {
+                    Ok(l) if l.is_empty() => break,
+                    Ok(_) => {}
+                    Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => break,
+                    Err(e) => return Err(e),
+                }
+            }
+            self.done = true;
+        }
+        Ok(())
+    }
+
+    fn read_stored(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.given < self.first.len() {
+            let n = buf.len().min(self.first.len() - self.given);
+            buf[..n].copy_from_slice(&self.first[self.given..self.given + n]);
+            self.given += n;
+            return Ok(n);
+        }
+        self.inner.read(buf)
+    }
+}
+
+/// The size of a chunk-size line without its line end (`1a2;ext=1` → 0x1a2), if it is one.
+fn chunk_size(line: &[u8]) -> Option<u64> {
+    let size = line.split(|&b| b == b';').next()?;
+    let size = std::str::from_utf8(size).ok()?.trim_matches([' ', '\t']);
+    let hex = !size.is_empty() && size.len() <= 16 && size.bytes().all(|b| b.is_ascii_hexdigit());
+    hex.then(|| u64::from_str_radix(size, 16).ok()).flatten()
 }
 
 fn bad(why: &str) -> io::Error {
@@ -207,25 +299,25 @@ fn bad(why: &str) -> io::Error {
 
 impl<R: BufRead> Read for Dechunk<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.done || buf.is_empty() {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        if self.framing == Framing::Undecided {
+            self.decide()?;
+        }
+        if self.framing == Framing::AsStored {
+            return self.read_stored(buf);
+        }
+        if self.done {
             return Ok(0);
         }
         if self.left == 0 {
             let line = self.line()?;
             let size = line.split(';').next().unwrap_or("").trim();
-            self.left = u64::from_str_radix(size, 16)
+            let size = u64::from_str_radix(size, 16)
                 .map_err(|_| bad(&format!("bad chunk size {size:?}")))?;
-            if self.left == 0 {
-                // Trailer fields up to the blank line (or the end of the block).
-                for _ in 0..MAX_FIELDS {
-                    match self.line() {
-                        Ok(l) if l.is_empty() => break,
-                        Ok(_) => {}
-                        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => break,
-                        Err(e) => return Err(e),
-                    }
-                }
-                self.done = true;
+            self.start_chunk(size)?;
+            if self.done {
                 return Ok(0);
             }
         }
@@ -318,10 +410,50 @@ mod tests {
             .read_to_end(&mut out)
             .unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof);
-        let err = Dechunk::new(&b"zz\r\nabc"[..])
+        // After a first chunk, a bad size line is a corrupt body.
+        let err = Dechunk::new(&b"3\r\nabc\r\nzz\r\nabc"[..])
             .read_to_end(&mut out)
             .unwrap_err();
-        assert!(err.to_string().contains("bad chunk size"));
+        assert!(err.to_string().contains("bad chunk size"), "{err}");
+    }
+
+    /// Reads `body` through [`Dechunk::new`]: what came out and how it was framed.
+    fn dechunked(body: &[u8]) -> (Vec<u8>, Framing) {
+        let mut d = Dechunk::new(body);
+        let mut out = Vec::new();
+        d.read_to_end(&mut out).unwrap();
+        (out, d.framing())
+    }
+
+    #[test]
+    fn a_body_declared_chunked_but_stored_dechunked_is_read_as_stored() {
+        // As pywb's iana.warc.gz stores its pages, images, fonts and style sheets.
+        for stored in [
+            &b"<!doctype html>\n<html><p>hello</p></html>"[..],
+            b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR",
+            b"\r\n<!doctype html>",
+            b"/* IANA Style Sheet */\r\nbody {}",
+            b"{\"a\": 1}",
+            b"",
+        ] {
+            assert_eq!(dechunked(stored), (stored.to_vec(), Framing::AsStored));
+        }
+        // A first line longer than any chunk-size line is kept too.
+        let long = b"x".repeat(3 * MAX_CHUNK_LINE);
+        assert_eq!(dechunked(&long), (long.clone(), Framing::AsStored));
+        // A chunk-size line ends with CRLF (a bare `cafe` line of a stored body is text).
+        assert_eq!(
+            dechunked(b"cafe\nbabe"),
+            (b"cafe\nbabe".to_vec(), Framing::AsStored)
+        );
+        assert_eq!(
+            dechunked(b"4;name=v\r\ncafe\r\n0\r\n\r\n"),
+            (b"cafe".to_vec(), Framing::Chunked)
+        );
+        let mut plain = Dechunk::as_stored(&b"3\r\nabc\r\n0\r\n\r\n"[..]);
+        let mut out = Vec::new();
+        plain.read_to_end(&mut out).unwrap();
+        assert_eq!(out, b"3\r\nabc\r\n0\r\n\r\n");
     }
 
     #[test]

@@ -313,6 +313,7 @@ fn report_of(
         r.wire_bytes += f.wire_bytes;
         r.payload_bytes += f.payload_bytes;
         r.chunked += usize::from(f.chunked);
+        r.chunked_as_stored += usize::from(f.chunked_as_stored);
         r.content_encoded += usize::from(f.sent_encoding.is_some());
         if let Some(cs) = &f.charset {
             if crate::site::media_type(path) == "text/html" {

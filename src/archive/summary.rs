@@ -35,8 +35,13 @@ pub struct ArchiveReport {
     /// Their bytes as captured (HTTP head and body as sent: chunked, compressed) and as payload.
     pub wire_bytes: u64,
     pub payload_bytes: u64,
-    /// Files whose body was chunked, and whose body was sent with a Content-Encoding.
+    /// Files whose body was stored in chunks (as sent), and whose body was sent with a
+    /// Content-Encoding.
     pub chunked: usize,
+    /// Files whose head says `Transfer-Encoding: chunked` and whose body was stored already
+    /// de-chunked: read as stored, as warcio and pywb read them.
+    #[serde(default)]
+    pub chunked_as_stored: usize,
     pub content_encoded: usize,
     /// Revisits resolved, by how.
     pub revisits_resolved: BTreeMap<String, usize>,
@@ -151,6 +156,15 @@ pub fn facts(a: &ArchiveReport) -> Vec<(String, String)> {
             a.content_encoded
         ),
     ));
+    if a.chunked_as_stored > 0 {
+        out.push((
+            "stored de-chunked".to_string(),
+            format!(
+                "{} files say Transfer-Encoding: chunked and were stored de-chunked; read as stored",
+                a.chunked_as_stored
+            ),
+        ));
+    }
     out.push((
         "entry pages".to_string(),
         format!("{} from {}", a.pages.len(), a.pages_source),
