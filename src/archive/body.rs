@@ -70,9 +70,15 @@ pub fn read(index: &Index, entry: &Entry, out: &mut dyn Write, cap: u64) -> Resu
     } else {
         (None, block)
     };
+    // The declared digest's algorithm is the one computed (SHA-1 when it names none webdiet
+    // computes: it is then not checked).
+    let declared = entry
+        .payload_digest
+        .as_deref()
+        .map(|d| digest::parse(d).map(|(algorithm, _)| algorithm));
     let mut stored = Hashing {
         inner: body,
-        digest: Running::sha1(),
+        digest: Running::of(declared.flatten().unwrap_or(digest::Algorithm::Sha1)),
     };
     let chunked = head.as_ref().is_some_and(HttpHead::chunked);
     let codings = head.as_ref().map(HttpHead::codings).unwrap_or_default();
@@ -99,8 +105,9 @@ pub fn read(index: &Index, entry: &Entry, out: &mut dyn Write, cap: u64) -> Resu
     // Whatever the decoders did not pull (padding after a gzip body) still counts as stored.
     io::copy(&mut stored, &mut io::sink()).map_err(|e| format!("body: {e}"))?;
     let stored_digest = stored.digest.warc();
+    let checkable = matches!(declared, Some(Some(_)));
     let digest_mismatch = match &entry.payload_digest {
-        Some(declared) if entry.rtype != record::RecordType::Revisit && !dechunked => {
+        Some(declared) if checkable && entry.rtype != record::RecordType::Revisit && !dechunked => {
             (!digest::same(declared, &stored_digest)).then(|| {
                 format!("WARC-Payload-Digest {declared}, the body hashes to {stored_digest}")
             })

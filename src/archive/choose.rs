@@ -213,7 +213,68 @@ impl<'a> Lookup<'a> {
     }
 }
 
+/// The key a payload digest is looked up by: one for every spelling of it (base32 or hex,
+/// padded or not, any case), so that a revisit written by one tool finds the original written
+/// by another.
 fn normal_digest(d: &str) -> String {
-    let d = d.trim().trim_end_matches('=').to_ascii_uppercase();
-    d.strip_prefix("SHA1:").unwrap_or(&d).to_string()
+    crate::digest::canonical(d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(rtype: RecordType, uri: &str, date: &str, digest: &str) -> Entry {
+        Entry {
+            segment: 0,
+            offset: 0,
+            length: 0,
+            rtype,
+            record_id: None,
+            uri: uri.to_string(),
+            key: super::super::surt::key(uri),
+            date: Stamp::parse14(date).unwrap(),
+            status: Some(200),
+            mime: "image/gif".into(),
+            payload_digest: Some(digest.to_string()),
+            refers_to: None,
+            refers_to_uri: None,
+            refers_to_date: None,
+            profile: Some(
+                "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest".into(),
+            ),
+            block_len: 0,
+        }
+    }
+
+    #[test]
+    fn a_revisit_finds_its_original_by_digest_whether_spelt_in_hex_or_base32() {
+        // The original written by warcprox (hex), the revisit by another tool (base32), and
+        // the other way round.
+        let hex = "sha1:a9993e364706816aba3e25717850c26c9cd0d89d";
+        let base32 = "sha1:VGMT4NSHA2AWVOR6EVYXQUGCNSONBWE5";
+        for (original, revisit) in [(hex, base32), (base32, hex)] {
+            let index = Index {
+                entries: vec![
+                    entry(
+                        RecordType::Response,
+                        "http://a.test/x.gif",
+                        "19970101000000",
+                        original,
+                    ),
+                    entry(
+                        RecordType::Revisit,
+                        "http://a.test/y.gif",
+                        "19970201000000",
+                        revisit,
+                    ),
+                ],
+                ..Index::default()
+            };
+            let chosen = choose(&index, None);
+            let y = &chosen[&super::super::surt::key("http://a.test/y.gif")];
+            assert_eq!(y.payload, Ok(0), "{original} then {revisit}");
+            assert_eq!(y.resolution, Some(Resolution::Digest));
+        }
+    }
 }
