@@ -404,7 +404,8 @@ fn copy_captured(
 }
 
 /// The pages: the input's `pages.jsonl` when it has one (dates kept, as the curator wrote
-/// them), else the entry pages dated now.
+/// them), else the entry pages dated now, the page a visit starts at first (it becomes
+/// `mainPageURL`): an archive's start page ([`super::pages`]), a directory's index page.
 fn pages_of(
     src: &Source<'_>,
     provenance: &Provenance<'_>,
@@ -422,12 +423,21 @@ fn pages_of(
             .collect();
         return (pages, None);
     }
-    let pages = src
+    let mut paths: Vec<&str> = src
         .original
         .files
         .iter()
         .filter(|f| f.kind == site::FileKind::Html)
-        .map(|f| Page::new(&provenance.url_of(&f.path, origin), now, None))
+        .map(|f| f.path.as_str())
+        .collect();
+    let index = site::resolve::Resolver::new(src.original, None).entry_page();
+    if let Some(at) = index.and_then(|i| paths.iter().position(|p| *p == i)) {
+        let first = paths.remove(at);
+        paths.insert(0, first);
+    }
+    let pages = paths
+        .into_iter()
+        .map(|p| Page::new(&provenance.url_of(p, origin), now, None))
         .collect();
     (pages, None)
 }

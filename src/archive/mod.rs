@@ -17,6 +17,7 @@ pub mod http;
 pub mod index;
 pub mod names;
 pub mod package;
+pub mod pages;
 pub mod record;
 pub mod stamp;
 mod summary;
@@ -100,7 +101,8 @@ pub struct ArchiveSite {
     pub index: index::Index,
     pub chosen: BTreeMap<String, choose::Chosen>,
     pub tree: tree::Tree,
-    /// Entry pages, as site paths, in order.
+    /// Entry pages, as site paths, in order: the page a visit starts at first
+    /// ([`pages::entry_pages`]).
     pub pages: Vec<String>,
     pub report: ArchiveReport,
     pub problems: Vec<Problem>,
@@ -140,12 +142,12 @@ pub fn open(input: &Path, opts: &ArchiveOptions) -> Result<ArchiveSite> {
     let dir = temp.root.join("site");
     std::fs::create_dir(&dir).map_err(|e| Error::io(&dir, e))?;
     let tree = tree::materialise(&index, &chosen, &on_site, &dir);
-    let (pages, pages_source) = entry_pages(&index, &tree);
+    let urls = pages::UrlPaths::new(&tree);
+    let (pages, pages_source, start_page) = pages::entry_pages(&index, &tree, &urls, &origin);
     let mut problems = index.problems.clone();
     problems.extend(tree.problems.iter().cloned());
     for page in &index.pages {
-        if !tree.url_paths.contains_key(page.url.as_str()) && page_path(&tree, &page.url).is_none()
-        {
+        if !tree.url_paths.contains_key(page.url.as_str()) && urls.page_path(&page.url).is_none() {
             problems.push(Problem::new(
                 &page.url,
                 "archive-page-not-captured",
@@ -153,6 +155,7 @@ pub fn open(input: &Path, opts: &ArchiveOptions) -> Result<ArchiveSite> {
             ));
         }
     }
+    drop(urls);
     let mut site = ArchiveSite {
         inputs,
         dir,
@@ -166,6 +169,7 @@ pub fn open(input: &Path, opts: &ArchiveOptions) -> Result<ArchiveSite> {
         _temp: temp,
     };
     site.report = report_of(&site, opts, &on_site, pages_source);
+    site.report.start_page = start_page;
     Ok(site)
 }
 
@@ -200,41 +204,6 @@ fn site_origin(index: &index::Index, chosen: &BTreeMap<String, choose::Chosen>) 
         .into_values()
         .max_by_key(|(n, first, _)| (*n, std::cmp::Reverse(*first)))
         .map(|(_, _, origin)| origin)
-}
-
-/// The site path a page URL reaches: its own file, or through a redirect or directory URL.
-fn page_path(tree: &tree::Tree, url: &str) -> Option<String> {
-    let key = surt::key(url);
-    let path = tree
-        .url_paths
-        .iter()
-        .find(|(u, _)| surt::key(u) == key)
-        .map(|(_, p)| p.clone())?;
-    let path = tree.links.get(&path).cloned().unwrap_or(path);
-    tree.files.contains_key(&path).then_some(path)
-}
-
-/// The entry pages: `pages.jsonl`'s (in order) when it lists any that were captured, else every
-/// HTML 200 file (as wabac.js does without a page list).
-fn entry_pages(index: &index::Index, tree: &tree::Tree) -> (Vec<String>, &'static str) {
-    let mut pages: Vec<String> = Vec::new();
-    for page in &index.pages {
-        if let Some(path) = page_path(tree, &page.url) {
-            if !pages.contains(&path) {
-                pages.push(path);
-            }
-        }
-    }
-    if !pages.is_empty() {
-        return (pages, "pages.jsonl");
-    }
-    let pages = tree
-        .files
-        .iter()
-        .filter(|(path, f)| f.status == 200 && crate::site::media_type(path) == "text/html")
-        .map(|(path, _)| path.clone())
-        .collect();
-    (pages, "html-200-responses")
 }
 
 fn report_of(
@@ -493,7 +462,8 @@ impl ArchiveSite {
         changes.into_values().collect()
     }
 
-    /// The first entry page, for the replay's visit when none is named.
+    /// The page a visit starts at when none is named (`pages.jsonl`'s first, else the site
+    /// root's page, else the first HTML 200 capture in record order).
     pub fn first_page(&self) -> Option<&str> {
         self.pages.first().map(String::as_str)
     }

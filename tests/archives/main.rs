@@ -10,6 +10,7 @@
 mod common;
 
 mod audit;
+mod captures;
 mod emit;
 mod hostile;
 mod memory;

@@ -136,3 +136,54 @@ pub fn figures(inventory: &serde_json::Value) -> serde_json::Value {
     }
     serde_json::Value::Object(out)
 }
+
+/// One plain WARC/1.1 record written by hand, for captures as other tools write them: its
+/// type, target URI and date (`2014-01-27T17:12:38Z`), more header fields, and the block.
+pub fn warc_record(
+    rtype: &str,
+    uri: &str,
+    date: &str,
+    fields: &[(&str, &str)],
+    block: &[u8],
+) -> Vec<u8> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(1);
+    let id = NEXT.fetch_add(1, Ordering::Relaxed);
+    let mut out = format!(
+        "WARC/1.1\r\nWARC-Type: {rtype}\r\nWARC-Record-ID: <urn:uuid:00000000-0000-4000-8000-{id:012}>\r\n\
+         WARC-Date: {date}\r\nWARC-Target-URI: {uri}\r\n"
+    );
+    if rtype == "response" || rtype == "revisit" {
+        out.push_str("Content-Type: application/http; msgtype=response\r\n");
+    }
+    for (name, value) in fields {
+        out.push_str(&format!("{name}: {value}\r\n"));
+    }
+    out.push_str(&format!("Content-Length: {}\r\n\r\n", block.len()));
+    let mut out = out.into_bytes();
+    out.extend_from_slice(block);
+    out.extend_from_slice(b"\r\n\r\n");
+    out
+}
+
+/// An HTTP response block: `status_line` (`HTTP/1.1 200 OK`), headers, body.
+pub fn http_response(status_line: &str, headers: &[(&str, &str)], body: &[u8]) -> Vec<u8> {
+    let mut out = format!("{status_line}\r\n");
+    for (name, value) in headers {
+        out.push_str(&format!("{name}: {value}\r\n"));
+    }
+    out.push_str("\r\n");
+    let mut out = out.into_bytes();
+    out.extend_from_slice(body);
+    out
+}
+
+/// A `response` record of an HTML 200 page.
+pub fn html_page(uri: &str, date: &str, body: &str) -> Vec<u8> {
+    let block = http_response(
+        "HTTP/1.1 200 OK",
+        &[("Content-Type", "text/html")],
+        body.as_bytes(),
+    );
+    warc_record("response", uri, date, &[], &block)
+}
