@@ -91,3 +91,86 @@ fn without_pages_jsonl_a_visit_starts_at_the_site_root_else_at_the_crawls_first_
         serde_json::from_slice(&archives::zip_entry(&wacz, "datapackage.json")).unwrap();
     assert_eq!(package["mainPageURL"], "http://www.site.test/", "{package}");
 }
+
+/// `rewrite --emit-wacz` of `archive`: the emitted WACZ's records, as text, and its CDXJ.
+fn emitted(archive: &Path, tmp: &Path) -> (String, String) {
+    let wacz = tmp.join("emitted.wacz");
+    let out = common::webdiet()
+        .arg("rewrite")
+        .arg(archive)
+        .arg("--out")
+        .arg(tmp.join("emitted"))
+        .arg("--emit-wacz")
+        .arg(&wacz)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let warc = archives::zip_entry(&wacz, "archive/data.warc.gz");
+    let mut text = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(&warc[..]), &mut text)
+        .unwrap();
+    let cdxj = String::from_utf8(archives::zip_entry(&wacz, "indexes/index.cdx")).unwrap();
+    (String::from_utf8_lossy(&text).into_owned(), cdxj)
+}
+
+/// The HTTP head of the emitted `response` record of `url`.
+fn emitted_head<'a>(records: &'a str, url: &str) -> &'a str {
+    let record = records
+        .split("WARC/1.1\r\n")
+        .find(|r| {
+            r.contains("WARC-Type: response") && r.contains(&format!("WARC-Target-URI: {url}\r\n"))
+        })
+        .unwrap_or_else(|| panic!("no response record of {url}"));
+    let block = record.split_once("\r\n\r\n").unwrap().1;
+    block.split_once("\r\n\r\n").unwrap().0
+}
+
+#[test]
+fn the_emitted_wacz_keeps_the_captured_type_of_a_file_the_rewrite_left_of_its_kind() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dot = archives::warc_record(
+        "response",
+        "http://www.site.test/graph.dot",
+        "2014-01-27T17:12:02Z",
+        &[],
+        &archives::http_response(
+            "HTTP/1.1 200 OK",
+            &[("Content-Type", "text/vnd.graphviz")],
+            b"digraph { a -> b }\n",
+        ),
+    );
+    let page = archives::warc_record(
+        "response",
+        "http://www.site.test/",
+        "2014-01-27T17:12:01Z",
+        &[],
+        &archives::http_response(
+            "HTTP/1.1 200 OK",
+            &[("Content-Type", "text/html; charset=ISO-8859-1")],
+            b"<title>graph</title><font color=red><a href=\"graph.dot\">the graph</a></font>",
+        ),
+    );
+    let archive = warc(tmp.path(), "graph.warc", &[page, dot]);
+    let (records, cdxj) = emitted(&archive, tmp.path());
+    // webdiet's extension map knows no `.dot`: it would say application/octet-stream.
+    let head = emitted_head(&records, "http://www.site.test/graph.dot");
+    assert!(
+        head.contains("\r\nContent-Type: text/vnd.graphviz\r\n"),
+        "{head}"
+    );
+    assert!(
+        cdxj.lines()
+            .any(|l| l.contains("/graph.dot") && l.contains("\"mime\": \"text/vnd.graphviz\"")),
+        "{cdxj}"
+    );
+    // The page, edited (markup → CSS), is still a page: its captured type and charset.
+    let head = emitted_head(&records, "http://www.site.test/");
+    assert!(
+        head.contains("\r\nContent-Type: text/html; charset=ISO-8859-1\r\n"),
+        "{head}"
+    );
+}
