@@ -2,9 +2,11 @@
 //! Machine's rule) or else the latest, its revisit resolved to the record that holds the
 //! payload, across every input file.
 //!
-//! Revisits (WARC 1.1 §6.7): `identical-payload-digest` by `WARC-Refers-To`, else by
-//! `WARC-Refers-To-Target-URI` and `WARC-Refers-To-Date`, else by the payload digest alone
-//! (URL-agnostic, as Browsertrix's cross-crawl dedupe writes them); `server-not-modified`
+//! Revisits (WARC 1.1 §6.7): `identical-payload-digest` (and the Internet Archive's and pywb's
+//! `uri-agnostic-identical-payload-digest`, whose original is a capture of another URL) by
+//! `WARC-Refers-To`, else by `WARC-Refers-To-Target-URI` and `WARC-Refers-To-Date`, else by
+//! the payload digest alone (URL-agnostic, as Browsertrix's cross-crawl dedupe writes them,
+//! any spelling of the digest); `server-not-modified`
 //! (and a captured 304) by the latest earlier capture of the same URL that holds a body. A
 //! revisit that cannot be resolved is a missing resource with its reason, never an empty file.
 //! Both spellings of the profile URIs (1.0 and 1.1) are accepted (warcio wrote 1.0's into 1.1
@@ -275,6 +277,47 @@ mod tests {
             let y = &chosen[&super::super::surt::key("http://a.test/y.gif")];
             assert_eq!(y.payload, Ok(0), "{original} then {revisit}");
             assert_eq!(y.resolution, Some(Resolution::Digest));
+        }
+    }
+
+    #[test]
+    fn a_uri_agnostic_revisit_finds_its_original_at_another_url() {
+        // As pywb's example-url-agnostic-revisit.warc.gz writes it: the revisit of
+        // http://test@example.com/ names a response of http://example.iana.org/ (in another
+        // file) by record ID, and by target URI and date.
+        let digest = "sha1:B2LTWWPUOYAH7UIPQ7ZUPQ4VMBSVC36A";
+        let mut original = entry(
+            RecordType::Response,
+            "http://example.iana.org/",
+            "20130702195402",
+            digest,
+        );
+        original.record_id = Some("<urn:uuid:c0b8a812-1a11-4cd1-9189-58bc8eb6457f>".into());
+        let mut revisit = entry(
+            RecordType::Revisit,
+            "http://test@example.com/",
+            "20130729195151",
+            "sha1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+        );
+        revisit.profile = Some(
+            "http://netpreserve.org/warc/1.0/revisit/uri-agnostic-identical-payload-digest".into(),
+        );
+        revisit.refers_to_uri = Some("http://example.iana.org/".into());
+        revisit.refers_to_date = Stamp::parse14("20130702195402");
+        let by_target = revisit.clone();
+        revisit.refers_to = Some("urn:uuid:c0b8a812-1a11-4cd1-9189-58bc8eb6457f".into());
+        for (revisit, how) in [
+            (revisit, Resolution::RefersTo),
+            (by_target, Resolution::TargetAndDate),
+        ] {
+            let index = Index {
+                entries: vec![revisit, original.clone()],
+                ..Index::default()
+            };
+            let chosen = choose(&index, None);
+            let page = &chosen[&super::super::surt::key("http://example.com/")];
+            assert_eq!(page.payload, Ok(1));
+            assert_eq!(page.resolution, Some(how));
         }
     }
 }

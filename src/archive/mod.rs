@@ -183,6 +183,9 @@ fn site_origin(index: &index::Index, chosen: &BTreeMap<String, choose::Chosen>) 
         o.set_path("/");
         o.set_query(None);
         o.set_fragment(None);
+        // `http://test@example.com/` (pywb's URL-agnostic sample) is example.com's site.
+        let _ = o.set_username("");
+        let _ = o.set_password(None);
         Some(o)
     };
     if let Some(url) = index.pages.iter().find_map(|p| origin_of(&p.url)) {

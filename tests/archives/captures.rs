@@ -174,3 +174,59 @@ fn the_emitted_wacz_keeps_the_captured_type_of_a_file_the_rewrite_left_of_its_ki
         "{head}"
     );
 }
+
+#[test]
+fn a_uri_agnostic_revisit_is_the_page_its_original_at_another_url_holds() {
+    // pywb's example-url-agnostic-{revisit,orig}.warc.gz, in their shape: the revisit of
+    // http://test@example.com/ (the Internet Archive's profile) names a response of
+    // http://example.iana.org/ in the other file.
+    let tmp = tempfile::tempdir().unwrap();
+    let body = "<!doctype html><title>Example Domain</title><p>for examples</p>";
+    let digest = "sha1:B2LTWWPUOYAH7UIPQ7ZUPQ4VMBSVC36A";
+    let original = archives::warc_record(
+        "response",
+        "http://example.iana.org/",
+        "2013-07-02T19:54:02Z",
+        &[("WARC-Payload-Digest", digest)],
+        &archives::http_response(
+            "HTTP/1.0 200 OK",
+            &[("Content-Type", "text/html; charset=UTF-8")],
+            body.as_bytes(),
+        ),
+    );
+    // Without WARC-Refers-To (the helper writes record IDs of its own), the original is found
+    // by target URI and date; by record ID is checked in src/archive/choose.rs.
+    let revisit = archives::warc_record(
+        "revisit",
+        "http://test@example.com/",
+        "2013-07-29T19:51:51Z",
+        &[
+            ("WARC-Payload-Digest", digest),
+            (
+                "WARC-Profile",
+                "http://netpreserve.org/warc/1.0/revisit/uri-agnostic-identical-payload-digest",
+            ),
+            ("WARC-Truncated", "length"),
+            ("WARC-Refers-To-Target-URI", "http://example.iana.org/"),
+            ("WARC-Refers-To-Date", "2013-07-02T19:54:02Z"),
+        ],
+        &archives::http_response(
+            "HTTP/1.0 200 OK",
+            &[("Content-Type", "text/html; charset=UTF-8")],
+            b"",
+        ),
+    );
+    let revisits = warc(tmp.path(), "revisit.warc", &[revisit]);
+    let originals = warc(tmp.path(), "orig.warc", &[original]);
+    let inv = archives::analyze(&[
+        revisits.as_os_str(),
+        "--with".as_ref(),
+        originals.as_os_str(),
+    ]);
+    let a = &inv["archive"];
+    assert_eq!(a["site_url"], "http://example.com/", "{a}");
+    assert_eq!(a["revisits_resolved"]["target-and-date"], 1, "{a}");
+    assert!(a["missing"].as_array().unwrap().is_empty(), "{a}");
+    assert_eq!(a["pages"][0], "index.html");
+    assert_eq!(inv["bytes"], body.len(), "{inv}");
+}
