@@ -391,7 +391,7 @@ fn copy_captured(
         if body::copy_block(&a.index, payload, &mut block).is_err() {
             continue;
         }
-        let (status, mime, head_len) = match super::http::parse_head(&block) {
+        let (status, mime, head_len) = match super::http::parse_block_head(&block) {
             super::http::Parsed::Head(h) => (
                 Some(h.status),
                 h.get("content-type")

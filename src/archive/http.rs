@@ -103,8 +103,44 @@ pub enum Parsed {
     Invalid(String),
 }
 
-/// Parses an HTTP response head at the start of `buf`.
+/// Parses an HTTP response head at the start of `buf` (more of the block may follow).
 pub fn parse_head(buf: &[u8]) -> Parsed {
+    parse(buf, false)
+}
+
+/// Parses the HTTP response head at the start of `block`, a whole record block: a head that
+/// the block's end ends (no blank line after it) is a head with no body.
+pub fn parse_block_head(block: &[u8]) -> Parsed {
+    parse(block, true)
+}
+
+/// httparse first; where it refuses what warcio and pywb read, the lenient reading
+/// ([`lenient`]).
+fn parse(buf: &[u8], at_end: bool) -> Parsed {
+    match strict(buf) {
+        Parsed::Invalid(why) => match lenient(buf, at_end) {
+            Lenient::Head(head) => Parsed::Head(head),
+            Lenient::NotYet => Parsed::Partial,
+            Lenient::Never => Parsed::Invalid(why),
+        },
+        Parsed::Partial if at_end => match lenient(buf, true) {
+            Lenient::Head(head) => Parsed::Head(head),
+            _ => Parsed::Invalid("the block ends inside the HTTP header block".into()),
+        },
+        parsed => parsed,
+    }
+}
+
+/// What the lenient reading found.
+enum Lenient {
+    Head(HttpHead),
+    /// No blank line ends the head yet.
+    NotYet,
+    /// The first line is no status line: more bytes will not help.
+    Never,
+}
+
+fn strict(buf: &[u8]) -> Parsed {
     let mut fields = [httparse::EMPTY_HEADER; MAX_FIELDS];
     let mut response = httparse::Response::new(&mut fields);
     match response.parse(buf) {
@@ -126,6 +162,84 @@ pub fn parse_head(buf: &[u8]) -> Parsed {
     }
 }
 
+/// The lenient reading of a head that httparse refuses, as warcio's `StatusAndHeadersParser`
+/// reads it: lines end with LF after any number of CRs (pywb's `missing-status-text.warc`
+/// ends them with CR CR LF), the status line is `HTTP/x.y CODE` with or without a reason
+/// phrase, a field line without a colon is skipped, a line starting with white space continues
+/// the field before it, and at the end of a whole block (`at_end`) a head without its blank
+/// line ends there.
+fn lenient(buf: &[u8], at_end: bool) -> Lenient {
+    let mut lines = Vec::new();
+    let mut at = 0;
+    let len = loop {
+        if at >= buf.len() {
+            if !at_end || lines.is_empty() {
+                return Lenient::NotYet;
+            }
+            break buf.len();
+        }
+        let (line, next) = match buf[at..].iter().position(|&b| b == b'\n') {
+            Some(i) => (&buf[at..at + i], at + i + 1),
+            None if at_end => (&buf[at..], buf.len()),
+            None => {
+                let rest = &buf[at..];
+                let http = rest.starts_with(b"HTTP/") || b"HTTP/".starts_with(rest);
+                return match lines.is_empty() && !http {
+                    true => Lenient::Never,
+                    false => Lenient::NotYet,
+                };
+            }
+        };
+        let mut line = line;
+        while let Some(rest) = line.strip_suffix(b"\r") {
+            line = rest;
+        }
+        at = next;
+        if lines.is_empty() && status_of(line).is_none() {
+            return Lenient::Never;
+        }
+        if line.is_empty() {
+            break at;
+        }
+        lines.push(line);
+        if lines.len() > MAX_FIELDS + 1 {
+            return Lenient::Never;
+        }
+    };
+    let Some((status, reason)) = status_of(lines[0]) else {
+        return Lenient::Never;
+    };
+    let mut fields: Vec<(String, String)> = Vec::new();
+    for line in &lines[1..] {
+        let text = latin1(line);
+        if text.starts_with([' ', '\t']) {
+            if let Some(last) = fields.last_mut() {
+                last.1.push(' ');
+                last.1.push_str(text.trim());
+            }
+        } else if let Some((name, value)) = text.split_once(':') {
+            fields.push((name.trim().to_string(), value.trim().to_string()));
+        }
+    }
+    Lenient::Head(HttpHead {
+        status,
+        reason,
+        fields,
+        len,
+    })
+}
+
+/// `HTTP/1.0 302`, `HTTP/1.0 302 `, `HTTP/1.1 200 OK`: the status and reason phrase.
+fn status_of(line: &[u8]) -> Option<(u16, String)> {
+    let line = latin1(line);
+    let mut words = line.splitn(3, [' ', '\t']);
+    let version = words.next()?;
+    let code = words.next()?;
+    let valid = version.starts_with("HTTP/") && code.len() == 3;
+    let status = code.parse().ok().filter(|_| valid)?;
+    Some((status, words.next().unwrap_or("").trim().to_string()))
+}
+
 /// Reads the head from `r` (at most [`MAX_HEAD`] bytes and `limit`, the block's length);
 /// returns it and the bytes read past it, which start the body.
 pub fn read_head(r: &mut dyn BufRead, limit: u64) -> Result<(HttpHead, Vec<u8>), String> {
@@ -140,7 +254,9 @@ pub fn read_head(r: &mut dyn BufRead, limit: u64) -> Result<(HttpHead, Vec<u8>),
             r.read(&mut chunk).map_err(|e| e.to_string())?
         };
         buf.extend_from_slice(&chunk[..n]);
-        match parse_head(&buf) {
+        // The whole block is read: a head may end with it.
+        let at_end = n == 0 && (buf.len() as u64) < MAX_HEAD as u64;
+        match parse(&buf, at_end) {
             Parsed::Head(head) => {
                 let rest = buf.split_off(head.len);
                 return Ok((head, rest));
@@ -473,6 +589,53 @@ mod tests {
         }
         let err = read_head(&mut &huge[..], huge.len() as u64).unwrap_err();
         assert!(err.contains("larger than"), "{err}");
+    }
+
+    /// Reads the head of a whole block as the record reader does.
+    fn head_of_block(block: &[u8]) -> Result<(HttpHead, Vec<u8>), String> {
+        read_head(&mut &block[..], block.len() as u64)
+    }
+
+    #[test]
+    fn a_status_line_without_reason_and_lines_ending_cr_cr_lf_are_read_as_warcio_reads_them() {
+        // pywb's missing-status-text.warc, byte for byte: CR CR LF line ends, no reason
+        // phrase, and the block ends where the blank line would be.
+        let block = b"HTTP/1.0 302 \r\r\nLocation: http://www.iana.org/badst\r\r\n\
+                      Server: BigIP\r\r\nConnection: close\r\r\nContent-Length: 0";
+        let (head, rest) = head_of_block(block).unwrap();
+        assert_eq!((head.status, head.reason.as_str()), (302, ""));
+        assert_eq!(head.get("location"), Some("http://www.iana.org/badst"));
+        assert_eq!(head.get("content-length"), Some("0"));
+        assert_eq!(head.len, block.len());
+        assert!(rest.is_empty());
+        // No reason phrase, and not even the space before it.
+        for line in ["HTTP/1.0 200", "HTTP/1.0 200 "] {
+            let block = format!("{line}\r\nContent-Type: text/html\r\n\r\n<p>hi</p>");
+            let (head, rest) = head_of_block(block.as_bytes()).unwrap();
+            assert_eq!(head.status, 200, "{line:?}");
+            assert_eq!(head.media_type().as_deref(), Some("text/html"));
+            assert_eq!(rest, b"<p>hi</p>");
+        }
+        // CR CR LF with a blank line: the body starts after it.
+        let (head, rest) =
+            head_of_block(b"HTTP/1.1 200 OK\r\r\nContent-Type: text/plain\r\r\n\r\r\nbody")
+                .unwrap();
+        assert_eq!(head.media_type().as_deref(), Some("text/plain"));
+        assert_eq!(rest, b"body");
+        // What is no HTTP head stays refused, and at once.
+        for junk in [
+            &b"<html>not a head</html>"[..],
+            b"HTTP/1.0 2000 OK\r\n\r\n",
+            b"",
+        ] {
+            assert!(head_of_block(junk).is_err(), "{junk:?}");
+        }
+        assert!(matches!(parse_head(b"\x89PNG\r\n"), Parsed::Invalid(_)));
+        assert!(matches!(parse_head(b"GIF89a"), Parsed::Invalid(_)));
+        assert!(matches!(
+            parse_head(b"HTTP/1.0 302 \r\r\nLocation: x"),
+            Parsed::Partial
+        ));
     }
 
     #[test]

@@ -230,3 +230,57 @@ fn a_uri_agnostic_revisit_is_the_page_its_original_at_another_url_holds() {
     assert_eq!(a["pages"][0], "index.html");
     assert_eq!(inv["bytes"], body.len(), "{inv}");
 }
+
+#[test]
+fn a_status_line_without_reason_phrase_and_cr_cr_lf_line_ends_are_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    // pywb's missing-status-text.warc, byte for byte: every line ends CR CR LF, the status line
+    // has no reason phrase, and the block ends without the head's blank line.
+    let pywb: &[u8] = b"WARC/1.0\r\r\nWARC-Type: response\r\r\n\
+        WARC-Record-ID: <urn:uuid:125f3091-65f6-4d0e-96dd-dbff7c551275>\r\r\n\
+        WARC-Date: 2014-01-27T17:12:38Z\r\r\nContent-Length: 107\r\r\n\
+        Content-Type: application/http; msgtype=response\r\r\n\
+        WARC-Payload-Digest: sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ\r\r\n\
+        WARC-Target-URI: http://iana.org/bads\r\r\n\
+        WARC-Warcinfo-ID: <urn:uuid:f087c2a7-14b3-43b7-9c47-79f29f4b39e7>\r\r\n\r\r\n\
+        HTTP/1.0 302 \r\r\nLocation: http://www.iana.org/badst\r\r\nServer: BigIP\r\r\n\
+        Connection: close\r\r\nContent-Length: 0\r\r\n\r\r\n";
+    // And a page whose status line is `HTTP/1.0 200`, nothing after the code.
+    let page = archives::warc_record(
+        "response",
+        "http://iana.org/",
+        "2014-01-27T17:12:39Z",
+        &[],
+        &archives::http_response(
+            "HTTP/1.0 200",
+            &[("Content-Type", "text/html")],
+            b"<title>IANA</title><a href=\"bads\">bad</a>",
+        ),
+    );
+    let archive = warc(
+        tmp.path(),
+        "missing-status-text.warc",
+        &[pywb.to_vec(), page],
+    );
+    let inv = archives::analyze(&[archive.as_os_str()]);
+    let a = &inv["archive"];
+    assert_eq!(a["records"]["response"], 2, "{a}");
+    assert_eq!(a["aliases"][0]["url"], "http://iana.org/bads", "{a}");
+    assert_eq!(a["aliases"][0]["status"], 302);
+    assert_eq!(a["aliases"][0]["location"], "http://www.iana.org/badst");
+    assert_eq!(inv["pages"], 1, "{inv}");
+    let problems = inv["problems"].as_array().unwrap();
+    assert!(problems.is_empty(), "{problems:?}");
+    let out = common::webdiet()
+        .arg("audit")
+        .arg(&archive)
+        .args(["--no-replay", "--out"])
+        .arg(tmp.path().join("audit"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
