@@ -174,7 +174,9 @@ pub fn open(input: &Path, opts: &ArchiveOptions) -> Result<ArchiveSite> {
 }
 
 /// The origin of the site's own host: the first page `pages.jsonl` lists, else the host with
-/// the most HTML 200 captures (the first seen on a tie).
+/// the most HTML 200 captures that make a file (a revisit whose original is in no input makes
+/// none), the host captured first in record order on a tie; the origin as that host was first
+/// captured (its scheme and spelling).
 fn site_origin(index: &index::Index, chosen: &BTreeMap<String, choose::Chosen>) -> Option<Url> {
     let origin_of = |u: &str| {
         let url = Url::parse(u).ok()?;
@@ -191,22 +193,33 @@ fn site_origin(index: &index::Index, chosen: &BTreeMap<String, choose::Chosen>) 
     if let Some(url) = index.pages.iter().find_map(|p| origin_of(&p.url)) {
         return Some(url);
     }
-    let mut counts: BTreeMap<String, (usize, usize, Url)> = BTreeMap::new();
+    let mut first: BTreeMap<String, (usize, Url)> = BTreeMap::new();
+    for (i, e) in index.entries.iter().enumerate() {
+        if let (true, Some(host), Some(origin)) =
+            (e.is_capture(), surt::host_key(&e.uri), origin_of(&e.uri))
+        {
+            first.entry(host).or_insert((i, origin));
+        }
+    }
+    let mut pages: BTreeMap<String, usize> = BTreeMap::new();
     for c in chosen.values() {
         let e = &index.entries[c.entry];
         let html = e.mime == "text/html" || e.mime == "application/xhtml+xml";
-        let weight = usize::from(html && e.status.is_none_or(|s| s == 200));
-        let (Some(host), Some(origin)) = (surt::host_key(&e.uri), origin_of(&e.uri)) else {
-            continue;
-        };
-        let slot = counts.entry(host).or_insert((0, usize::MAX, origin));
-        slot.0 += weight;
-        slot.1 = slot.1.min(c.entry);
+        if html && e.status.is_none_or(|s| s == 200) && c.payload.is_ok() {
+            if let Some(host) = surt::host_key(&e.uri) {
+                *pages.entry(host).or_default() += 1;
+            }
+        }
     }
-    counts
-        .into_values()
-        .max_by_key(|(n, first, _)| (*n, std::cmp::Reverse(*first)))
-        .map(|(_, _, origin)| origin)
+    first
+        .into_iter()
+        .max_by_key(|(host, (at, _))| {
+            (
+                pages.get(host).copied().unwrap_or(0),
+                std::cmp::Reverse(*at),
+            )
+        })
+        .map(|(_, (_, origin))| origin)
 }
 
 fn report_of(

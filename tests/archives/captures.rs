@@ -284,3 +284,46 @@ fn a_status_line_without_reason_phrase_and_cr_cr_lf_line_ends_are_read() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn the_sites_host_is_the_one_whose_captures_make_pages() {
+    // As pywb's dupes.warc.gz: example.com's page, and iana.org captured first but only as a
+    // redirect and as revisits whose originals are in another file.
+    let tmp = tempfile::tempdir().unwrap();
+    let redirect = archives::warc_record(
+        "response",
+        "http://iana.org/",
+        "2014-01-27T17:12:01Z",
+        &[],
+        &archives::http_response(
+            "HTTP/1.1 302 Found",
+            &[("Location", "http://www.iana.org/")],
+            b"",
+        ),
+    );
+    let revisit = archives::warc_record(
+        "revisit",
+        "http://www.iana.org/",
+        "2014-01-27T17:12:02Z",
+        &[
+            (
+                "WARC-Payload-Digest",
+                "sha1:OSSAPWJ23L56IYVRW3GFEAR4MCJMGPTB",
+            ),
+            (
+                "WARC-Profile",
+                "http://netpreserve.org/warc/0.18/revisit/identical-payload-digest",
+            ),
+        ],
+        &archives::http_response("HTTP/1.1 200 OK", &[("Content-Type", "text/html")], b""),
+    );
+    let page = html_page(
+        "http://example.com/",
+        "2014-01-27T17:12:03Z",
+        "<title>Example Domain</title>",
+    );
+    let archive = warc(tmp.path(), "dupes.warc", &[redirect, revisit, page]);
+    let inv = archives::analyze(&[archive.as_os_str()]);
+    assert_eq!(inv["archive"]["site_url"], "http://example.com/", "{inv}");
+    assert_eq!(inv["pages"], 1);
+}
