@@ -120,7 +120,10 @@ pub fn open(input: &Path, opts: &ArchiveOptions) -> Result<ArchiveSite> {
             .problems
             .iter()
             .take(3)
-            .map(|p| format!("{}: {}", p.path, p.message))
+            .map(|p| match p.path.is_empty() {
+                true => p.message.clone(),
+                false => format!("{}: {}", p.path, p.message),
+            })
             .collect::<Vec<_>>()
             .join("; ");
         return Err(Error::Invalid {
