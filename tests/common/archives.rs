@@ -1,8 +1,8 @@
 //! Web archives for the tests, made by the repository's own `make-archives` (corpus/microscape
 //! captured through webdiet's server, a site of quirks, hostile archives), once per test
 //! binary; and the archivists' tools the tests check webdiet's output with: warcio,
-//! py-wacz, cdxj-indexer (a Python virtual environment) and ReplayWeb.page (its npm package),
-//! which `.ci/run` installs under `target/archive-tools/`.
+//! py-wacz, cdxj-indexer (a Python virtual environment), ReplayWeb.page (its npm package) and
+//! pywb's sample archives (its sdist), which `.ci/run` installs under `target/archive-tools/`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -61,6 +61,24 @@ pub fn python_tool(name: &str) -> Option<PathBuf> {
         path.display()
     );
     eprintln!("note: {} is not installed; skipping", path.display());
+    None
+}
+
+/// pywb's sample archives (`sample_archive/warcs/` of the pywb 2.10.0 sdist, which `.ci/run`
+/// downloads and unpacks under `target/archive-tools/pywb/`), or `None` (with a note) when
+/// they are not there; in CI their absence fails the test.
+pub fn pywb_samples() -> Option<PathBuf> {
+    let dir = tools_dir().join("pywb/pywb-2.10.0/sample_archive/warcs");
+    if dir.join("iana.warc.gz").is_file() {
+        return Some(dir);
+    }
+    assert!(
+        !in_ci(),
+        "CI=true but pywb's sample archives are missing at {}: .ci/run downloads pywb's sdist \
+         there",
+        dir.display()
+    );
+    eprintln!("note: {} is not there; skipping", dir.display());
     None
 }
 
