@@ -80,7 +80,8 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
     let original = &input.site;
     let analyze = input.analyze_options(&opts.analyze);
     let mut replay = opts.replay.clone();
-    // An archive's visit starts at its first entry page (pages.jsonl's, or its first HTML page).
+    // An archive's visit starts at its start page (pages.jsonl's first, else the site root's
+    // page, else the first HTML 200 capture in record order), as a directory's at its index.
     if let (Some(r), Some(first)) = (replay.as_mut(), archive.and_then(|a| a.first_page())) {
         if r.pages == replay::Pages::Index {
             r.pages = replay::Pages::One(first.to_string());

@@ -1,11 +1,12 @@
 //! Reads one capture's body out of its record, streamed: the HTTP head, then the body
-//! de-chunked and decoded into a writer, with the payload digest checked on the way (the
-//! digest of the body as stored, or of it de-chunked: tools differ, warcio#74, and both are
-//! accepted).
+//! de-chunked (when it is stored in chunks: many crawlers store it de-chunked under a
+//! `Transfer-Encoding: chunked` header) and decoded into a writer, with the payload digest of
+//! a body stored as is checked on the way (a body stored in chunks is not checked: tools
+//! differ on what they digest, warcio#74).
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 
-use super::http::{self, Dechunk, HttpHead};
+use super::http::{self, Dechunk, Framing, HttpHead};
 use super::index::{Entry, Index};
 use super::record;
 use crate::digest::{self, Running};
@@ -17,6 +18,11 @@ pub struct Body {
     pub head: Option<HttpHead>,
     /// Bytes of the decoded payload written.
     pub payload_bytes: u64,
+    /// The body was stored in chunks and de-chunked.
+    pub dechunked: bool,
+    /// The head says `Transfer-Encoding: chunked` and the body was stored de-chunked: read as
+    /// stored.
+    pub chunked_as_stored: bool,
     /// The record declares a payload digest and neither form of the body matches it.
     pub digest_mismatch: Option<String>,
 }
@@ -64,19 +70,25 @@ pub fn read(index: &Index, entry: &Entry, out: &mut dyn Write, cap: u64) -> Resu
     } else {
         (None, block)
     };
+    // The declared digest's algorithm is the one computed (SHA-1 when it names none webdiet
+    // computes: it is then not checked).
+    let declared = entry
+        .payload_digest
+        .as_deref()
+        .map(|d| digest::parse(d).map(|(algorithm, _)| algorithm));
     let mut stored = Hashing {
         inner: body,
-        digest: Running::sha1(),
+        digest: Running::of(declared.flatten().unwrap_or(digest::Algorithm::Sha1)),
     };
     let chunked = head.as_ref().is_some_and(HttpHead::chunked);
     let codings = head.as_ref().map(HttpHead::codings).unwrap_or_default();
-    let payload_bytes = {
-        let framed: Box<dyn BufRead + '_> = if chunked {
-            Box::new(BufReader::new(Dechunk::new(&mut stored)))
+    let (payload_bytes, framing) = {
+        let mut framed = if chunked {
+            Dechunk::new(&mut stored)
         } else {
-            Box::new(&mut stored)
+            Dechunk::as_stored(&mut stored)
         };
-        let mut decoded = http::decoded(framed, &codings)?;
+        let mut decoded = http::decoded(Box::new(BufReader::new(&mut framed)), &codings)?;
         let n =
             io::copy(&mut (&mut decoded).take(cap + 1), out).map_err(|e| format!("body: {e}"))?;
         if n > cap {
@@ -86,13 +98,16 @@ pub fn read(index: &Index, entry: &Entry, out: &mut dyn Write, cap: u64) -> Resu
         }
         // What the decoders left (a gzip trailer) still belongs to the body.
         io::copy(&mut decoded, &mut io::sink()).map_err(|e| format!("body: {e}"))?;
-        n
+        drop(decoded);
+        (n, framed.framing())
     };
+    let dechunked = framing == Framing::Chunked;
     // Whatever the decoders did not pull (padding after a gzip body) still counts as stored.
     io::copy(&mut stored, &mut io::sink()).map_err(|e| format!("body: {e}"))?;
     let stored_digest = stored.digest.warc();
+    let checkable = matches!(declared, Some(Some(_)));
     let digest_mismatch = match &entry.payload_digest {
-        Some(declared) if entry.rtype != record::RecordType::Revisit && !chunked => {
+        Some(declared) if checkable && entry.rtype != record::RecordType::Revisit && !dechunked => {
             (!digest::same(declared, &stored_digest)).then(|| {
                 format!("WARC-Payload-Digest {declared}, the body hashes to {stored_digest}")
             })
@@ -102,6 +117,8 @@ pub fn read(index: &Index, entry: &Entry, out: &mut dyn Write, cap: u64) -> Resu
     Ok(Body {
         head,
         payload_bytes,
+        dechunked,
+        chunked_as_stored: chunked && !dechunked,
         digest_mismatch,
     })
 }

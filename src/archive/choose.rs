@@ -2,9 +2,11 @@
 //! Machine's rule) or else the latest, its revisit resolved to the record that holds the
 //! payload, across every input file.
 //!
-//! Revisits (WARC 1.1 §6.7): `identical-payload-digest` by `WARC-Refers-To`, else by
-//! `WARC-Refers-To-Target-URI` and `WARC-Refers-To-Date`, else by the payload digest alone
-//! (URL-agnostic, as Browsertrix's cross-crawl dedupe writes them); `server-not-modified`
+//! Revisits (WARC 1.1 §6.7): `identical-payload-digest` (and the Internet Archive's and pywb's
+//! `uri-agnostic-identical-payload-digest`, whose original is a capture of another URL) by
+//! `WARC-Refers-To`, else by `WARC-Refers-To-Target-URI` and `WARC-Refers-To-Date`, else by
+//! the payload digest alone (URL-agnostic, as Browsertrix's cross-crawl dedupe writes them,
+//! any spelling of the digest); `server-not-modified`
 //! (and a captured 304) by the latest earlier capture of the same URL that holds a body. A
 //! revisit that cannot be resolved is a missing resource with its reason, never an empty file.
 //! Both spellings of the profile URIs (1.0 and 1.1) are accepted (warcio wrote 1.0's into 1.1
@@ -213,7 +215,109 @@ impl<'a> Lookup<'a> {
     }
 }
 
+/// The key a payload digest is looked up by: one for every spelling of it (base32 or hex,
+/// padded or not, any case), so that a revisit written by one tool finds the original written
+/// by another.
 fn normal_digest(d: &str) -> String {
-    let d = d.trim().trim_end_matches('=').to_ascii_uppercase();
-    d.strip_prefix("SHA1:").unwrap_or(&d).to_string()
+    crate::digest::canonical(d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(rtype: RecordType, uri: &str, date: &str, digest: &str) -> Entry {
+        Entry {
+            segment: 0,
+            offset: 0,
+            length: 0,
+            rtype,
+            record_id: None,
+            uri: uri.to_string(),
+            key: super::super::surt::key(uri),
+            date: Stamp::parse14(date).unwrap(),
+            status: Some(200),
+            mime: "image/gif".into(),
+            payload_digest: Some(digest.to_string()),
+            refers_to: None,
+            refers_to_uri: None,
+            refers_to_date: None,
+            profile: Some(
+                "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest".into(),
+            ),
+            block_len: 0,
+        }
+    }
+
+    #[test]
+    fn a_revisit_finds_its_original_by_digest_whether_spelt_in_hex_or_base32() {
+        // The original written by warcprox (hex), the revisit by another tool (base32), and
+        // the other way round.
+        let hex = "sha1:a9993e364706816aba3e25717850c26c9cd0d89d";
+        let base32 = "sha1:VGMT4NSHA2AWVOR6EVYXQUGCNSONBWE5";
+        for (original, revisit) in [(hex, base32), (base32, hex)] {
+            let index = Index {
+                entries: vec![
+                    entry(
+                        RecordType::Response,
+                        "http://a.test/x.gif",
+                        "19970101000000",
+                        original,
+                    ),
+                    entry(
+                        RecordType::Revisit,
+                        "http://a.test/y.gif",
+                        "19970201000000",
+                        revisit,
+                    ),
+                ],
+                ..Index::default()
+            };
+            let chosen = choose(&index, None);
+            let y = &chosen[&super::super::surt::key("http://a.test/y.gif")];
+            assert_eq!(y.payload, Ok(0), "{original} then {revisit}");
+            assert_eq!(y.resolution, Some(Resolution::Digest));
+        }
+    }
+
+    #[test]
+    fn a_uri_agnostic_revisit_finds_its_original_at_another_url() {
+        // As pywb's example-url-agnostic-revisit.warc.gz writes it: the revisit of
+        // http://test@example.com/ names a response of http://example.iana.org/ (in another
+        // file) by record ID, and by target URI and date.
+        let digest = "sha1:B2LTWWPUOYAH7UIPQ7ZUPQ4VMBSVC36A";
+        let mut original = entry(
+            RecordType::Response,
+            "http://example.iana.org/",
+            "20130702195402",
+            digest,
+        );
+        original.record_id = Some("<urn:uuid:c0b8a812-1a11-4cd1-9189-58bc8eb6457f>".into());
+        let mut revisit = entry(
+            RecordType::Revisit,
+            "http://test@example.com/",
+            "20130729195151",
+            "sha1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+        );
+        revisit.profile = Some(
+            "http://netpreserve.org/warc/1.0/revisit/uri-agnostic-identical-payload-digest".into(),
+        );
+        revisit.refers_to_uri = Some("http://example.iana.org/".into());
+        revisit.refers_to_date = Stamp::parse14("20130702195402");
+        let by_target = revisit.clone();
+        revisit.refers_to = Some("urn:uuid:c0b8a812-1a11-4cd1-9189-58bc8eb6457f".into());
+        for (revisit, how) in [
+            (revisit, Resolution::RefersTo),
+            (by_target, Resolution::TargetAndDate),
+        ] {
+            let index = Index {
+                entries: vec![revisit, original.clone()],
+                ..Index::default()
+            };
+            let chosen = choose(&index, None);
+            let page = &chosen[&super::super::surt::key("http://example.com/")];
+            assert_eq!(page.payload, Ok(1));
+            assert_eq!(page.resolution, Some(how));
+        }
+    }
 }

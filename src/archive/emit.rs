@@ -156,13 +156,7 @@ fn write_all(temp_warc: &Path, temp_zip: &Path, src: &Source<'_>) -> Result<Emit
     };
     let provenance = Provenance::new(src);
     for (path, res) in served.files() {
-        let mut content_type = res.content_type.to_string();
-        if let Some(cs) = src
-            .archive
-            .and_then(|a| super::charset_kept(a, path, &res.body))
-        {
-            content_type = format!("{content_type}; charset={cs}");
-        }
+        let content_type = content_type_of(src, &rewritten, path, res);
         let head = format!(
             "HTTP/1.1 200 OK\r\nDate: {date}\r\nServer: webdiet\r\nLast-Modified: {}\r\n\
              ETag: {}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\r\n",
@@ -237,6 +231,39 @@ fn write_all(temp_warc: &Path, temp_zip: &Path, src: &Source<'_>) -> Result<Emit
     .map_err(|e| Error::io(temp_zip, e))?;
     emitted.bytes = bytes;
     Ok(emitted)
+}
+
+/// The `Content-Type` a rewritten file is emitted with. The archive's own type is the truth for
+/// a file the rewrite left of the same kind (an edited page, a recompressed PNG, a file it did
+/// not touch): its captured `Content-Type`, whole, even one webdiet's extension map does not
+/// know (`text/vnd.graphviz`, which it would serve as `application/octet-stream`). A file of a
+/// new kind (`x.png` made of `x.gif`, the site's style sheet) takes the type webdiet serves it
+/// with, and a page the charset its capture's HTTP header gave ([`super::charset_kept`]).
+fn content_type_of(
+    src: &Source<'_>,
+    rewritten: &Site,
+    path: &str,
+    res: &crate::replay::served::Resource,
+) -> String {
+    let kind = |site: &Site| site.file(path).map(|f| f.kind);
+    let captured = src
+        .archive
+        .and_then(|a| a.tree.files.get(path))
+        .and_then(|f| f.content_type.as_deref())
+        .map(str::trim)
+        .filter(|t| !t.is_empty());
+    match captured {
+        Some(t) if kind(src.original).is_some() && kind(src.original) == kind(rewritten) => {
+            t.to_string()
+        }
+        _ => match src
+            .archive
+            .and_then(|a| super::charset_kept(a, path, &res.body))
+        {
+            Some(cs) => format!("{}; charset={cs}", res.content_type),
+            None => res.content_type.to_string(),
+        },
+    }
 }
 
 /// A `response` record of `block` (an HTTP head of `head_len` bytes and a body) at `url`, with
@@ -364,7 +391,7 @@ fn copy_captured(
         if body::copy_block(&a.index, payload, &mut block).is_err() {
             continue;
         }
-        let (status, mime, head_len) = match super::http::parse_head(&block) {
+        let (status, mime, head_len) = match super::http::parse_block_head(&block) {
             super::http::Parsed::Head(h) => (
                 Some(h.status),
                 h.get("content-type")
@@ -404,7 +431,8 @@ fn copy_captured(
 }
 
 /// The pages: the input's `pages.jsonl` when it has one (dates kept, as the curator wrote
-/// them), else the entry pages dated now.
+/// them), else the entry pages dated now, the page a visit starts at first (it becomes
+/// `mainPageURL`): an archive's start page ([`super::pages`]), a directory's index page.
 fn pages_of(
     src: &Source<'_>,
     provenance: &Provenance<'_>,
@@ -422,12 +450,21 @@ fn pages_of(
             .collect();
         return (pages, None);
     }
-    let pages = src
+    let mut paths: Vec<&str> = src
         .original
         .files
         .iter()
         .filter(|f| f.kind == site::FileKind::Html)
-        .map(|f| Page::new(&provenance.url_of(&f.path, origin), now, None))
+        .map(|f| f.path.as_str())
+        .collect();
+    let index = site::resolve::Resolver::new(src.original, None).entry_page();
+    if let Some(at) = index.and_then(|i| paths.iter().position(|p| *p == i)) {
+        let first = paths.remove(at);
+        paths.insert(0, first);
+    }
+    let pages = paths
+        .into_iter()
+        .map(|p| Page::new(&provenance.url_of(p, origin), now, None))
         .collect();
     (pages, None)
 }

@@ -44,6 +44,9 @@ pub struct Entry {
 /// What a revisit record says it repeats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Profile {
+    /// `…/revisit/identical-payload-digest` (WARC 1.0, 1.1, and the 0.18 draft's spelling), and
+    /// `…/revisit/uri-agnostic-identical-payload-digest` (the Internet Archive's and pywb's
+    /// URL-agnostic revisits: the original is a capture of another URL with the same payload).
     IdenticalPayload,
     NotModified,
     Unknown,
@@ -52,7 +55,9 @@ pub enum Profile {
 impl Entry {
     pub fn profile(&self) -> Profile {
         let p = self.profile.as_deref().unwrap_or("").to_ascii_lowercase();
-        if p.ends_with("/revisit/identical-payload-digest") {
+        if p.ends_with("/revisit/identical-payload-digest")
+            || p.ends_with("/revisit/uri-agnostic-identical-payload-digest")
+        {
             Profile::IdenticalPayload
         } else if p.ends_with("/revisit/server-not-modified") {
             Profile::NotModified

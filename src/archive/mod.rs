@@ -18,6 +18,7 @@ pub mod http;
 pub mod index;
 pub mod names;
 pub mod package;
+pub mod pages;
 pub mod record;
 pub mod stamp;
 mod summary;
@@ -108,7 +109,8 @@ pub struct ArchiveSite {
     pub index: index::Index,
     pub chosen: BTreeMap<String, choose::Chosen>,
     pub tree: tree::Tree,
-    /// Entry pages, as site paths, in order.
+    /// Entry pages, as site paths, in order: the page a visit starts at first
+    /// ([`pages::entry_pages`]).
     pub pages: Vec<String>,
     pub report: ArchiveReport,
     pub problems: Vec<Problem>,
@@ -126,7 +128,10 @@ pub fn open(input: &Path, opts: &ArchiveOptions) -> Result<ArchiveSite> {
             .problems
             .iter()
             .take(3)
-            .map(|p| format!("{}: {}", p.path, p.message))
+            .map(|p| match p.path.is_empty() {
+                true => p.message.clone(),
+                false => format!("{}: {}", p.path, p.message),
+            })
             .collect::<Vec<_>>()
             .join("; ");
         return Err(Error::Invalid {
@@ -161,12 +166,12 @@ pub fn open(input: &Path, opts: &ArchiveOptions) -> Result<ArchiveSite> {
         &dir,
         opts.budget.disk(input_bytes),
     );
-    let (pages, pages_source) = entry_pages(&index, &tree);
+    let urls = pages::UrlPaths::new(&tree);
+    let (pages, pages_source, start_page) = pages::entry_pages(&index, &tree, &urls, &origin);
     let mut problems = index.problems.clone();
     problems.extend(tree.problems.iter().cloned());
     for page in &index.pages {
-        if !tree.url_paths.contains_key(page.url.as_str()) && page_path(&tree, &page.url).is_none()
-        {
+        if !tree.url_paths.contains_key(page.url.as_str()) && urls.page_path(&page.url).is_none() {
             problems.push(Problem::new(
                 &page.url,
                 "archive-page-not-captured",
@@ -174,6 +179,7 @@ pub fn open(input: &Path, opts: &ArchiveOptions) -> Result<ArchiveSite> {
             ));
         }
     }
+    drop(urls);
     let mut site = ArchiveSite {
         inputs,
         dir,
@@ -187,11 +193,14 @@ pub fn open(input: &Path, opts: &ArchiveOptions) -> Result<ArchiveSite> {
         _scratch: scratch,
     };
     site.report = report_of(&site, opts, &on_site, pages_source);
+    site.report.start_page = start_page;
     Ok(site)
 }
 
 /// The origin of the site's own host: the first page `pages.jsonl` lists, else the host with
-/// the most HTML 200 captures (the first seen on a tie).
+/// the most HTML 200 captures that make a file (a revisit whose original is in no input makes
+/// none), the host captured first in record order on a tie; the origin as that host was first
+/// captured (its scheme and spelling).
 fn site_origin(index: &index::Index, chosen: &BTreeMap<String, choose::Chosen>) -> Option<Url> {
     let origin_of = |u: &str| {
         let url = Url::parse(u).ok()?;
@@ -200,62 +209,41 @@ fn site_origin(index: &index::Index, chosen: &BTreeMap<String, choose::Chosen>) 
         o.set_path("/");
         o.set_query(None);
         o.set_fragment(None);
+        // `http://test@example.com/` (pywb's URL-agnostic sample) is example.com's site.
+        let _ = o.set_username("");
+        let _ = o.set_password(None);
         Some(o)
     };
     if let Some(url) = index.pages.iter().find_map(|p| origin_of(&p.url)) {
         return Some(url);
     }
-    let mut counts: BTreeMap<String, (usize, usize, Url)> = BTreeMap::new();
+    let mut first: BTreeMap<String, (usize, Url)> = BTreeMap::new();
+    for (i, e) in index.entries.iter().enumerate() {
+        if let (true, Some(host), Some(origin)) =
+            (e.is_capture(), surt::host_key(&e.uri), origin_of(&e.uri))
+        {
+            first.entry(host).or_insert((i, origin));
+        }
+    }
+    let mut pages: BTreeMap<String, usize> = BTreeMap::new();
     for c in chosen.values() {
         let e = &index.entries[c.entry];
         let html = e.mime == "text/html" || e.mime == "application/xhtml+xml";
-        let weight = usize::from(html && e.status.is_none_or(|s| s == 200));
-        let (Some(host), Some(origin)) = (surt::host_key(&e.uri), origin_of(&e.uri)) else {
-            continue;
-        };
-        let slot = counts.entry(host).or_insert((0, usize::MAX, origin));
-        slot.0 += weight;
-        slot.1 = slot.1.min(c.entry);
-    }
-    counts
-        .into_values()
-        .max_by_key(|(n, first, _)| (*n, std::cmp::Reverse(*first)))
-        .map(|(_, _, origin)| origin)
-}
-
-/// The site path a page URL reaches: its own file, or through a redirect or directory URL.
-fn page_path(tree: &tree::Tree, url: &str) -> Option<String> {
-    let key = surt::key(url);
-    let path = tree
-        .url_paths
-        .iter()
-        .find(|(u, _)| surt::key(u) == key)
-        .map(|(_, p)| p.clone())?;
-    let path = tree.links.get(&path).cloned().unwrap_or(path);
-    tree.files.contains_key(&path).then_some(path)
-}
-
-/// The entry pages: `pages.jsonl`'s (in order) when it lists any that were captured, else every
-/// HTML 200 file (as wabac.js does without a page list).
-fn entry_pages(index: &index::Index, tree: &tree::Tree) -> (Vec<String>, &'static str) {
-    let mut pages: Vec<String> = Vec::new();
-    for page in &index.pages {
-        if let Some(path) = page_path(tree, &page.url) {
-            if !pages.contains(&path) {
-                pages.push(path);
+        if html && e.status.is_none_or(|s| s == 200) && c.payload.is_ok() {
+            if let Some(host) = surt::host_key(&e.uri) {
+                *pages.entry(host).or_default() += 1;
             }
         }
     }
-    if !pages.is_empty() {
-        return (pages, "pages.jsonl");
-    }
-    let pages = tree
-        .files
-        .iter()
-        .filter(|(path, f)| f.status == 200 && crate::site::media_type(path) == "text/html")
-        .map(|(path, _)| path.clone())
-        .collect();
-    (pages, "html-200-responses")
+    first
+        .into_iter()
+        .max_by_key(|(host, (at, _))| {
+            (
+                pages.get(host).copied().unwrap_or(0),
+                std::cmp::Reverse(*at),
+            )
+        })
+        .map(|(_, (_, origin))| origin)
 }
 
 fn report_of(
@@ -334,6 +322,7 @@ fn report_of(
         r.wire_bytes += f.wire_bytes;
         r.payload_bytes += f.payload_bytes;
         r.chunked += usize::from(f.chunked);
+        r.chunked_as_stored += usize::from(f.chunked_as_stored);
         r.content_encoded += usize::from(f.sent_encoding.is_some());
         if let Some(cs) = &f.charset {
             if crate::site::media_type(path) == "text/html" {
@@ -518,7 +507,8 @@ impl ArchiveSite {
         changes.into_values().collect()
     }
 
-    /// The first entry page, for the replay's visit when none is named.
+    /// The page a visit starts at when none is named (`pages.jsonl`'s first, else the site
+    /// root's page, else the first HTML 200 capture in record order).
     pub fn first_page(&self) -> Option<&str> {
         self.pages.first().map(String::as_str)
     }

@@ -463,7 +463,9 @@ fn plain_record(seg: &Segment, r: &mut Reader, start: u64) -> Result<Found, (Rec
     r.seek(SeekFrom::Start(end))
         .map_err(|e| (RecordError::Io(e.to_string()), block_start))?;
     // WARC ends a record with CRLF CRLF, ARC with one LF; both tolerate more blank lines, which
-    // the next read skips. Anything else means the length lied.
+    // the next read skips, and (as warcio and pywb read them) line ends of other writers:
+    // pywb's missing-status-text.warc ends its record with CR CR LF CR CR LF. Anything but line
+    // ends means the length lied.
     let mut tail = [0u8; 4];
     let want = match seg.syntax {
         Syntax::Warc => 4,
@@ -471,8 +473,9 @@ fn plain_record(seg: &Segment, r: &mut Reader, start: u64) -> Result<Found, (Rec
     };
     let got = read_up_to(r, &mut tail[..want])
         .map_err(|e| (RecordError::Io(e.to_string()), block_start))?;
+    let line_ends = |t: &[u8]| t.contains(&b'\n') && t.iter().all(|b| matches!(b, b'\r' | b'\n'));
     let ok = match seg.syntax {
-        Syntax::Warc => &tail[..got] == b"\r\n\r\n" || (got == 0 && end == seg.len),
+        Syntax::Warc => line_ends(&tail[..got]) || (got == 0 && end == seg.len),
         Syntax::Arc => got == 0 || tail[0] == b'\n',
     };
     if !ok {

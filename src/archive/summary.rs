@@ -35,8 +35,13 @@ pub struct ArchiveReport {
     /// Their bytes as captured (HTTP head and body as sent: chunked, compressed) and as payload.
     pub wire_bytes: u64,
     pub payload_bytes: u64,
-    /// Files whose body was chunked, and whose body was sent with a Content-Encoding.
+    /// Files whose body was stored in chunks (as sent), and whose body was sent with a
+    /// Content-Encoding.
     pub chunked: usize,
+    /// Files whose head says `Transfer-Encoding: chunked` and whose body was stored already
+    /// de-chunked: read as stored, as warcio and pywb read them.
+    #[serde(default)]
+    pub chunked_as_stored: usize,
     pub content_encoded: usize,
     /// Revisits resolved, by how.
     pub revisits_resolved: BTreeMap<String, usize>,
@@ -52,7 +57,12 @@ pub struct ArchiveReport {
     pub renamed: Vec<Renamed>,
     /// Where the entry pages came from: `pages.jsonl` or `html-200-responses`.
     pub pages_source: String,
+    /// The entry pages, the one a visit starts at first.
     pub pages: Vec<String>,
+    /// The page a visit starts at (the audit's headline page, the emitted WACZ's
+    /// `mainPageURL`), and the rule that chose it; `null` when the site has no page.
+    #[serde(default)]
+    pub start_page: Option<StartPage>,
     /// Pages whose charset the capture's HTTP header gives.
     pub http_charsets: BTreeMap<String, String>,
     /// datapackage.json hashes that matched.
@@ -62,6 +72,27 @@ pub struct ArchiveReport {
     pub header_changes: Vec<HeaderChange>,
     /// The WACZ written with `--emit-wacz`.
     pub emitted: Option<Emitted>,
+}
+
+/// The page a visit of an archive's site starts at, and why that one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StartPage {
+    /// Its site path.
+    pub path: String,
+    /// The rule that chose it: `pages-jsonl`, `site-root`, `root-index` or `first-html-200`.
+    pub rule: String,
+    /// The rule in words.
+    pub why: String,
+}
+
+impl StartPage {
+    pub fn new(path: &str, rule: &str, why: &str) -> Self {
+        StartPage {
+            path: path.to_string(),
+            rule: rule.to_string(),
+            why: why.to_string(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -151,10 +182,25 @@ pub fn facts(a: &ArchiveReport) -> Vec<(String, String)> {
             a.content_encoded
         ),
     ));
+    if a.chunked_as_stored > 0 {
+        out.push((
+            "stored de-chunked".to_string(),
+            format!(
+                "{} files say Transfer-Encoding: chunked and were stored de-chunked; read as stored",
+                a.chunked_as_stored
+            ),
+        ));
+    }
     out.push((
         "entry pages".to_string(),
         format!("{} from {}", a.pages.len(), a.pages_source),
     ));
+    if let Some(start) = &a.start_page {
+        out.push((
+            "start page".to_string(),
+            format!("{}: {}", start.path, start.why),
+        ));
+    }
     if !a.revisits_resolved.is_empty() || !a.missing.is_empty() {
         let resolved: Vec<String> = a
             .revisits_resolved

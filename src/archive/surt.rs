@@ -3,7 +3,10 @@
 //! those of the `surt` Python library's default IA canonicaliser, which pywb, cdxj-indexer
 //! and ReplayWeb.page's indexes follow: scheme dropped, host lower-cased without `www.`
 //! (or `www2.`, …) and reversed into `com,example)`, default port dropped, fragment dropped,
-//! path and query lower-cased, query arguments sorted, an empty query dropped.
+//! path and query lower-cased, query arguments sorted, an empty query dropped. An IP address
+//! is a host like any other there (`surt`'s `reverse_ipaddr` defaults to true, and
+//! cdxj-indexer keeps the default): `127.0.0.1` is `1,0,0,127)`, and an IPv6 address loses its
+//! brackets (`[::1]:8080` is `::1:8080)`).
 
 use url::Url;
 
@@ -18,11 +21,8 @@ pub fn key(raw: &str) -> String {
     };
     let host = host.trim_end_matches('.').to_ascii_lowercase();
     let host = strip_www(&host);
-    let mut key: String = if host.parse::<std::net::IpAddr>().is_ok() || host.starts_with('[') {
-        host.to_string()
-    } else {
-        host.split('.').rev().collect::<Vec<_>>().join(",")
-    };
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    let mut key: String = host.split('.').rev().collect::<Vec<_>>().join(",");
     if let Some(port) = url.port() {
         key.push_str(&format!(":{port}"));
     }
@@ -98,8 +98,18 @@ mod tests {
             "com,example)/s?a=1&b=2"
         );
         assert_eq!(key("http://example.com/s?"), "com,example)/s");
-        assert_eq!(key("http://127.0.0.1:9/"), "127.0.0.1:9)/");
         assert_eq!(key("http://www.com/"), "com,www)/");
+    }
+
+    #[test]
+    fn ip_hosts_key_as_cdxj_indexer_keys_them() {
+        // `surt.surt(url)` of the surt library cdxj-indexer 1.5.0 calls, for each.
+        assert_eq!(key("http://127.0.0.1:9/"), "1,0,0,127:9)/");
+        assert_eq!(key("http://192.168.0.1/?b=1&a=2"), "1,0,168,192)/?a=2&b=1");
+        assert_eq!(key("https://10.1.2.3:443/x"), "3,2,1,10)/x");
+        assert_eq!(key("http://[::1]:8080/x"), "::1:8080)/x");
+        assert_eq!(key("http://[2001:DB8::A]/"), "2001:db8::a)/");
+        assert_eq!(key("http://[::1]:80/"), "::1)/");
     }
 
     #[test]

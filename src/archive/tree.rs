@@ -34,7 +34,10 @@ pub struct FileCapture {
     pub charset: Option<String>,
     /// `Content-Encoding` as the server sent it (also read from `x-orig-content-encoding`).
     pub sent_encoding: Option<String>,
+    /// The body was stored in chunks (and de-chunked to make the file).
     pub chunked: bool,
+    /// The head says chunked, and the body was stored de-chunked (read as stored).
+    pub chunked_as_stored: bool,
     pub date: Stamp,
     /// The chosen record and the record that held the body (the same unless a revisit).
     pub record_id: Option<String>,
@@ -351,7 +354,8 @@ fn write_file(
         content_type: head.get("content-type").map(str::to_string),
         charset: head.charset(),
         sent_encoding: head.sent("content-encoding").map(str::to_string),
-        chunked: body.head.as_ref().is_some_and(HttpHead::chunked),
+        chunked: body.dechunked,
+        chunked_as_stored: body.chunked_as_stored,
         date: chosen.date,
         record_id: chosen.record_id.clone(),
         payload_record_id: payload.record_id.clone(),

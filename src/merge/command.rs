@@ -14,6 +14,9 @@ use crate::output::{Plan, Transaction};
 /// was not given (nothing is written then); 2 (an `Err`) for unreadable input.
 pub fn run(cfg: &MergeConfig, config: &Config) -> Result<Status> {
     let collection = merge_dirs(&cfg.dirs)?;
+    if let Some(note) = super::reruns_note(&collection) {
+        let _ = writeln!(std::io::stderr().lock(), "webdiet: note: {note}");
+    }
     let missing = collection.missing();
     if !missing.is_empty() {
         let mut stderr = std::io::stderr().lock();

@@ -84,6 +84,13 @@ pub fn render(c: &Collection) -> String {
             esc(&super::terminal::sample_line(e))
         );
     }
+    if let Some(note) = super::reruns_note(c) {
+        let _ = writeln!(
+            out,
+            "<h2>Units run more than once</h2><p>{}.</p>",
+            esc(&note)
+        );
+    }
     out.push_str("<h2>Failures</h2>\n");
     let missing = c.missing();
     if missing.is_empty() {

@@ -87,6 +87,9 @@ pub fn render(c: &Collection) -> String {
         let _ = writeln!(out, "\n## The sample\n");
         let _ = writeln!(out, "{}.", super::terminal::sample_line(e));
     }
+    if let Some(note) = super::reruns_note(c) {
+        let _ = writeln!(out, "\n## Units run more than once\n\n{note}.");
+    }
     let missing = c.missing();
     let _ = writeln!(out, "\n## Failures\n");
     if missing.is_empty() {

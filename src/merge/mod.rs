@@ -12,7 +12,7 @@ pub mod terminal;
 #[cfg(test)]
 mod tests;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::AddAssign;
 use std::path::{Path, PathBuf};
 
@@ -64,6 +64,11 @@ pub struct Collection {
     pub rows: BTreeMap<String, SiteRow>,
     /// Failed units without a done row, by digest.
     pub failures: BTreeMap<String, Failure>,
+    /// Units that ran more than once (a batch run twice, a shard rerun) with results that
+    /// differ only in their timing fields: one row is kept ([`Collection::merge`]), and the
+    /// reports say so.
+    #[serde(default)]
+    pub reruns: BTreeSet<String>,
     /// Derived from `rows` (recomputed by every merge).
     pub summary: Summary,
     /// The sample's estimate of the whole; derived from `rows`, `null` without a sample.
@@ -87,7 +92,10 @@ impl Collection {
     }
 
     /// Both collections as one. Fails when their settings differ or one site has two
-    /// different rows.
+    /// different rows. Two rows of one unit (same digest: the same input and settings) that
+    /// differ only in timing fields are two runs of it: the one that took less wall-clock
+    /// time is kept (any fixed rule keeps the merge associative and commutative), and the unit
+    /// is listed in [`Collection::reruns`].
     pub fn merge(mut self, other: Collection) -> Result<Collection> {
         if self.kind.is_empty() {
             return Ok(other.finished());
@@ -109,12 +117,22 @@ impl Collection {
         self.sampled.extend(other.sampled);
         self.sampled.sort();
         self.sampled.dedup();
+        self.reruns.extend(other.reruns);
         for (digest, row) in other.rows {
             match self.rows.get(&digest) {
+                Some(mine) if *mine != row && mine.without_timings() == row.without_timings() => {
+                    let keep = match timing_order(mine, &row) {
+                        std::cmp::Ordering::Greater => row,
+                        _ => mine.clone(),
+                    };
+                    self.reruns.insert(digest.clone());
+                    self.rows.insert(digest, keep);
+                }
                 Some(mine) if *mine != row => {
                     return Err(Error::Usage {
                         message: format!(
-                            "unit {} has two different results (two runs of it); merge one",
+                            "unit {} has two different results, which differ in more than \
+                             their timings; merge one",
                             row.unit
                         ),
                     })
@@ -220,6 +238,45 @@ impl Collection {
         }
         Ok(c.finished())
     }
+}
+
+/// What the reports say of [`Collection::reruns`]: how many units ran more than once, and
+/// which; `None` when none did.
+pub fn reruns_note(c: &Collection) -> Option<String> {
+    if c.reruns.is_empty() {
+        return None;
+    }
+    let units: Vec<&str> = c
+        .reruns
+        .iter()
+        .map(|d| c.units.get(d).map_or(d.as_str(), String::as_str))
+        .collect();
+    Some(format!(
+        "{} {} ran more than once, with results that differ only in their timings: one run \
+         of each is kept (the one that took less wall-clock time): {}",
+        units.len(),
+        if units.len() == 1 { "unit" } else { "units" },
+        units.join(", ")
+    ))
+}
+
+/// Orders two runs of one unit by their timing fields: wall-clock seconds, then the sample
+/// link's times. Two rows equal but for their timings are equal when this says so.
+fn timing_order(a: &SiteRow, b: &SiteRow) -> std::cmp::Ordering {
+    let times = |r: &SiteRow| {
+        let link = r.link_time.as_ref();
+        [
+            r.seconds,
+            link.map_or(0.0, |t| t.before_ms),
+            link.map_or(0.0, |t| t.after_ms),
+        ]
+    };
+    let (a, b) = (times(a), times(b));
+    a.iter()
+        .zip(&b)
+        .map(|(x, y)| x.total_cmp(y))
+        .find(|o| o.is_ne())
+        .unwrap_or(std::cmp::Ordering::Equal)
 }
 
 fn short(fingerprint: &str) -> &str {

@@ -65,6 +65,9 @@ pub fn render(c: &Collection, json: &Path) -> String {
         out.push('\n');
         out.push_str(&format!("  {}\n", sample_line(e)));
     }
+    if let Some(note) = super::reruns_note(c) {
+        let _ = writeln!(out, "\n  {note}");
+    }
     let missing = c.missing();
     if !missing.is_empty() {
         let _ = writeln!(out, "\n  units without a report: {}", missing.len());

@@ -125,6 +125,33 @@ proptest! {
     }
 
     #[test]
+    fn runs_of_one_batch_merge_the_same_in_any_grouping(
+        seconds in prop::collection::vec((0.0f64..10.0, 1.0f64..5000.0), 3),
+    ) {
+        // The same two units in three runs, each run timed differently.
+        let runs: Vec<Collection> = seconds
+            .iter()
+            .map(|&(s, ms)| {
+                let rows = (0..2)
+                    .map(|i| {
+                        let mut r = row(i, 1000, 100, (10, 8), Some((ms, ms / 2.0)));
+                        r.seconds = s + i as f64;
+                        r
+                    })
+                    .collect();
+                collection(rows, vec![])
+            })
+            .collect();
+        let (a, b, c) = (&runs[0], &runs[1], &runs[2]);
+        let left = a.clone().merge(b.clone()).unwrap().merge(c.clone()).unwrap();
+        let right = a.clone().merge(b.clone().merge(c.clone()).unwrap()).unwrap();
+        let swapped = c.clone().merge(a.clone()).unwrap().merge(b.clone()).unwrap();
+        prop_assert_eq!(&left, &right);
+        prop_assert_eq!(&left, &swapped);
+        prop_assert_eq!(left.rows.len(), 2);
+    }
+
+    #[test]
     fn the_summary_is_the_sum_of_the_sites_and_keeps_every_row((a, b, c) in three()) {
         let all = a.clone().merge(b.clone()).unwrap().merge(c.clone()).unwrap();
         prop_assert_eq!(all.rows.len(), a.rows.len() + b.rows.len() + c.rows.len());
@@ -175,6 +202,38 @@ fn results_of_other_options_or_two_results_for_one_site_do_not_merge() {
     assert!(a.clone().merge(other).is_err());
     let b = collection(vec![row(0, 1000, 200, (10, 8), None)], vec![]);
     assert!(a.merge(b).unwrap_err().to_string().contains("site-0"));
+}
+
+#[test]
+fn two_runs_of_a_unit_that_differ_only_in_timings_merge_as_one_and_are_named() {
+    let first = collection(
+        vec![row(0, 1000, 100, (10, 8), Some((500.0, 400.0)))],
+        vec![],
+    );
+    let mut again = row(0, 1000, 100, (10, 8), Some((520.0, 390.0)));
+    again.seconds = 0.4;
+    let second = collection(vec![again.clone()], vec![]);
+    let merged = first.clone().merge(second.clone()).unwrap();
+    assert_eq!(merged, second.clone().merge(first.clone()).unwrap());
+    assert_eq!(merged.rows.len(), 1);
+    // The run that took less wall-clock time is kept, whole.
+    assert_eq!(merged.rows.values().next(), Some(&again));
+    assert_eq!(merged.reruns.len(), 1);
+    let note = reruns_note(&merged).unwrap();
+    assert!(
+        note.contains("site-0") && note.contains("1 unit ran"),
+        "{note}"
+    );
+    for out in [
+        super::terminal::render(&merged, std::path::Path::new("c.json")),
+        super::markdown::render(&merged),
+        super::html::render(&merged),
+    ] {
+        assert!(out.contains("ran more than once"), "{out}");
+    }
+    // Merging either run again changes nothing, and a single run names no rerun.
+    assert_eq!(merged.clone().merge(first.clone()).unwrap(), merged);
+    assert_eq!(reruns_note(&first), None);
 }
 
 #[test]

@@ -44,7 +44,7 @@ pub(crate) const SEGMENT: &AsciiSet = &CONTROLS
 /// Directory index names a server tries, in order: Apache's and IIS's defaults, then
 /// `Overview.html` (W3C's servers; the libwww docs link to directories that hold one) and
 /// `Welcome.html` (CERN httpd's default).
-const INDEX_NAMES: [&str; 8] = [
+pub(crate) const INDEX_NAMES: [&str; 8] = [
     "index.html",
     "index.htm",
     "index.shtml",

@@ -1,6 +1,7 @@
 //! The archivists' tools agree: `warcio check` passes every WARC make-archives and
 //! `--emit-wacz` write, `wacz validate` every WACZ, and the CDXJ inside each WACZ is
-//! cdxj-indexer's for the same WARCs, line for line.
+//! cdxj-indexer's for the same WARCs, line for line (also for a site at an IP address, whose
+//! SURT keys cdxj-indexer reverses like a name's).
 
 use std::path::Path;
 use std::process::Command;
@@ -13,6 +14,26 @@ fn run(tool: &Path, args: &[&std::ffi::OsStr]) -> (bool, String, String) {
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let said = format!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
     (out.status.success(), stdout, said)
+}
+
+/// corpus/microscape written as a WACZ, its URLs under `site_url`.
+fn emitted_directory(tmp: &Path, name: &str, site_url: &str) -> std::path::PathBuf {
+    let wacz = tmp.join(format!("{name}.wacz"));
+    let out = common::webdiet()
+        .arg("rewrite")
+        .arg(common::microscape())
+        .arg("--out")
+        .arg(tmp.join(name))
+        .args(["--site-url", site_url, "--emit-wacz"])
+        .arg(&wacz)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    wacz
 }
 
 /// The emitted WACZ of microscape's capture, written once.
@@ -93,6 +114,15 @@ fn our_cdxj_is_cdxj_indexers_for_the_same_warcs() {
         (
             set.join("microscape.wacz"),
             vec!["microscape.warc.gz", "microscape-earlier.warc.gz"],
+        ),
+        // Sites at an IP address: `1,0,0,127:8080)/…`, `::1:8080)/…`.
+        (
+            emitted_directory(tmp.path(), "ipv4", "http://127.0.0.1:8080/"),
+            vec!["data.warc.gz"],
+        ),
+        (
+            emitted_directory(tmp.path(), "ipv6", "http://[::1]:8080/"),
+            vec!["data.warc.gz"],
         ),
     ] {
         let dir = tmp.path().join("warcs");

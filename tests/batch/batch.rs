@@ -195,6 +195,43 @@ fn merge_refuses_results_of_other_options() {
 }
 
 #[test]
+fn a_batch_run_twice_merges_as_one_run_and_the_merge_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let list = tmp.path().join("list");
+    for name in ["a", "b"] {
+        let page = format!("<html><center><font color=red>{name}</font></center></html>");
+        write_site(&tmp.path().join(name), &[("index.html", page.as_bytes())]);
+    }
+    std::fs::write(&list, "a\nb\n").unwrap();
+    let (first, again) = (tmp.path().join("first"), tmp.path().join("again"));
+    for out in [&first, &again] {
+        batch(&list, out).arg("--no-replay").assert().success();
+    }
+    // Same units, same settings: the rows differ in their wall-clock seconds only.
+    let (one, two) = (
+        Collection::read(&first).unwrap(),
+        Collection::read(&again).unwrap(),
+    );
+    assert_eq!(one.without_timings(), two.without_timings());
+    assert_ne!(one.rows, two.rows, "two runs took exactly the same time");
+    let (merged, alone) = (tmp.path().join("merged"), tmp.path().join("alone"));
+    merge(&[&first, &again], &merged)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("2 units ran more than once"));
+    merge(&[&first], &alone)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("more than once").not());
+    let both = collection(&merged);
+    assert_eq!(both.rows.len(), 2);
+    assert_eq!(both.reruns.len(), 2);
+    assert_eq!(both.without_timings().rows, one.without_timings().rows);
+    let md = std::fs::read_to_string(merged.join("collection.md")).unwrap();
+    assert!(md.contains("ran more than once"), "{md}");
+}
+
+#[test]
 fn the_sample_is_recorded_with_its_seed_and_names_the_same_units_from_every_shard() {
     let tmp = tempfile::tempdir().unwrap();
     let list = sites(tmp.path());

@@ -1,8 +1,8 @@
 //! Web archives for the tests, made by the repository's own `make-archives` (corpus/microscape
 //! captured through webdiet's server, a site of quirks, hostile archives), once per test
 //! binary; and the archivists' tools the tests check webdiet's output with: warcio,
-//! py-wacz, cdxj-indexer (a Python virtual environment) and ReplayWeb.page (its npm package),
-//! which `.ci/run` installs under `target/archive-tools/`.
+//! py-wacz, cdxj-indexer (a Python virtual environment), ReplayWeb.page (its npm package) and
+//! pywb's sample archives (its sdist), which `.ci/run` installs under `target/archive-tools/`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -61,6 +61,24 @@ pub fn python_tool(name: &str) -> Option<PathBuf> {
         path.display()
     );
     eprintln!("note: {} is not installed; skipping", path.display());
+    None
+}
+
+/// pywb's sample archives (`sample_archive/warcs/` of the pywb 2.10.0 sdist, which `.ci/run`
+/// downloads and unpacks under `target/archive-tools/pywb/`), or `None` (with a note) when
+/// they are not there; in CI their absence fails the test.
+pub fn pywb_samples() -> Option<PathBuf> {
+    let dir = tools_dir().join("pywb/pywb-2.10.0/sample_archive/warcs");
+    if dir.join("iana.warc.gz").is_file() {
+        return Some(dir);
+    }
+    assert!(
+        !in_ci(),
+        "CI=true but pywb's sample archives are missing at {}: .ci/run downloads pywb's sdist \
+         there",
+        dir.display()
+    );
+    eprintln!("note: {} is not there; skipping", dir.display());
     None
 }
 
@@ -135,4 +153,55 @@ pub fn figures(inventory: &serde_json::Value) -> serde_json::Value {
         out.insert(key.to_string(), inventory[key].clone());
     }
     serde_json::Value::Object(out)
+}
+
+/// One plain WARC/1.1 record written by hand, for captures as other tools write them: its
+/// type, target URI and date (`2014-01-27T17:12:38Z`), more header fields, and the block.
+pub fn warc_record(
+    rtype: &str,
+    uri: &str,
+    date: &str,
+    fields: &[(&str, &str)],
+    block: &[u8],
+) -> Vec<u8> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(1);
+    let id = NEXT.fetch_add(1, Ordering::Relaxed);
+    let mut out = format!(
+        "WARC/1.1\r\nWARC-Type: {rtype}\r\nWARC-Record-ID: <urn:uuid:00000000-0000-4000-8000-{id:012}>\r\n\
+         WARC-Date: {date}\r\nWARC-Target-URI: {uri}\r\n"
+    );
+    if rtype == "response" || rtype == "revisit" {
+        out.push_str("Content-Type: application/http; msgtype=response\r\n");
+    }
+    for (name, value) in fields {
+        out.push_str(&format!("{name}: {value}\r\n"));
+    }
+    out.push_str(&format!("Content-Length: {}\r\n\r\n", block.len()));
+    let mut out = out.into_bytes();
+    out.extend_from_slice(block);
+    out.extend_from_slice(b"\r\n\r\n");
+    out
+}
+
+/// An HTTP response block: `status_line` (`HTTP/1.1 200 OK`), headers, body.
+pub fn http_response(status_line: &str, headers: &[(&str, &str)], body: &[u8]) -> Vec<u8> {
+    let mut out = format!("{status_line}\r\n");
+    for (name, value) in headers {
+        out.push_str(&format!("{name}: {value}\r\n"));
+    }
+    out.push_str("\r\n");
+    let mut out = out.into_bytes();
+    out.extend_from_slice(body);
+    out
+}
+
+/// A `response` record of an HTML 200 page.
+pub fn html_page(uri: &str, date: &str, body: &str) -> Vec<u8> {
+    let block = http_response(
+        "HTTP/1.1 200 OK",
+        &[("Content-Type", "text/html")],
+        body.as_bytes(),
+    );
+    warc_record("response", uri, date, &[], &block)
 }
