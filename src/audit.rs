@@ -190,6 +190,13 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
             &|served, o, note| replay::replay_with(served, o, note),
         )?;
         timed.lap(&mut report, "replay-more-runs");
+        report.visitor = Some(visitor(
+            &served_original,
+            &served_rewritten,
+            replay_opts,
+            archive.and_then(|a| a.first_page()),
+        ));
+        timed.lap(&mut report, "visitor");
     }
     progress.done();
     let measured = replay.as_ref().is_some_and(|r| {
@@ -234,6 +241,43 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
         report.archive.get_or_insert_with(Default::default).emitted = Some(emitted);
     }
     Ok(report)
+}
+
+/// Every page of both versions, loaded by the simulated browser over every simulated link and
+/// Lighthouse's mobile profile (`replay::paint`): what a visitor sees. The visits after the
+/// landing page start from the replay's page (an archive's first entry page, else the site's
+/// index page).
+fn visitor(
+    original: &ServedSite,
+    rewritten: &ServedSite,
+    replay_opts: &ReplayOptions,
+    entry: Option<&str>,
+) -> replay::paint::site::SitePaint {
+    let pages: Vec<String> = original
+        .site
+        .files
+        .iter()
+        .filter(|f| f.kind == FileKind::Html && rewritten.resource(&f.path).is_some())
+        .map(|f| f.path.clone())
+        .collect();
+    let landing = match &replay_opts.pages {
+        replay::Pages::One(page) => Some(page.clone()),
+        _ => None,
+    }
+    .or_else(|| entry.map(str::to_string))
+    .or_else(|| crate::site::resolve::Resolver::new(&original.site, None).entry_page())
+    .or_else(|| pages.first().cloned())
+    .unwrap_or_default();
+    let links = replay::paint::site::links_for(&replay_opts.simulate);
+    replay::paint::site::site_paint(
+        original,
+        rewritten,
+        &pages,
+        &landing,
+        &links,
+        &|_, _| replay::paint::Cpu::default(),
+        "none: the network alone",
+    )
 }
 
 /// One round of more runs: the replay of a site with the given options (a test puts in one

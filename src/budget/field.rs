@@ -2,9 +2,10 @@
 //! [`Limit`]s beside `webdiet.toml`'s.
 //!
 //! - **Lighthouse's `budget.json`** (an array of budgets): `resourceSizes` in kilobytes of
-//!   transfer size (× 1024), `resourceCounts`, `timings` read as webdiet's time of the first
-//!   visit on the first named link, and `path` in robots.txt form matched to the visited page,
-//!   the last matching budget applying, as in Lighthouse.
+//!   transfer size (× 1024), `resourceCounts`, `timings` read as the metric they name from
+//!   the simulated browser's first visit on Lighthouse's mobile profile (`lighthouse-mobile`,
+//!   as Lighthouse's simulated throttling), and `path` in robots.txt form matched to the
+//!   visited page, the last matching budget applying, as in Lighthouse.
 //! - **Lighthouse CI's assertions** (`{"ci": {"assert": {"assertions": …}}}`, or
 //!   `{"assertions": …}`): `resource-summary:TYPE:size|count` (sizes in bytes, as lhci reads
 //!   them), `total-byte-weight`, `network-requests`, the load-time audits; each `off`, `warn`
@@ -19,7 +20,8 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
-use crate::report::{BudgetLevel, Limit, Measure};
+use crate::report::model::budgets::PAINT_LINK;
+use crate::report::{BudgetLevel, Limit, Measure, PaintMetric};
 
 /// Largest budget file read.
 const MAX_BYTES: u64 = 1 << 20;
@@ -38,8 +40,8 @@ pub const RESOURCE_TYPES: [&str; 9] = [
     "third-party",
 ];
 
-/// Lighthouse's load-time metrics, read as webdiet's time of the first visit on the first
-/// named link (an upper bound for paints: a page paints before its last byte).
+/// Lighthouse's load-time metrics, each read as the simulated browser's milestone it names
+/// on Lighthouse's mobile profile ([`paint_metric`]).
 const TIMINGS: [&str; 6] = [
     "first-contentful-paint",
     "first-meaningful-paint",
@@ -48,6 +50,18 @@ const TIMINGS: [&str; 6] = [
     "interactive",
     "first-cpu-idle",
 ];
+
+/// The simulated browser's milestone a Lighthouse metric is read as: the paints as they are
+/// (first meaningful paint, retired by Lighthouse, as the first contentful one), and the
+/// metrics of a page being ready — speed index, interactive, first CPU idle — as its `load`,
+/// an upper bound for each (nothing of a page is still to come after it).
+fn paint_metric(metric: &str) -> PaintMetric {
+    match metric {
+        "first-contentful-paint" | "first-meaningful-paint" => PaintMetric::Fcp,
+        "largest-contentful-paint" => PaintMetric::Lcp,
+        _ => PaintMetric::Load,
+    }
+}
 
 /// Lighthouse metrics webdiet does not measure at all.
 const NOT_MEASURED: [&str; 5] = [
@@ -108,17 +122,17 @@ fn resource_type(t: &str, what: &str) -> std::result::Result<String, String> {
 /// What a Lighthouse timing metric becomes, or why it cannot be read.
 fn timing(metric: &str, what: &str) -> std::result::Result<Measure, String> {
     if TIMINGS.contains(&metric) {
-        Ok(Measure::Time(None))
+        Ok(Measure::Paint(paint_metric(metric), None))
     } else if NOT_MEASURED.contains(&metric) {
         Err(format!(
             "{what}: webdiet measures no {metric} (no layout shifts or main-thread work in a \
-             replay); the load-time metrics it reads as its time on the first named link are {}",
+             simulated load); the load-time metrics it reads from its simulated browser are {}",
             TIMINGS.join(", ")
         ))
     } else {
         Err(format!(
-            "{what}: unknown metric {metric:?}; the load-time metrics webdiet reads as its time \
-             on the first named link are {}",
+            "{what}: unknown metric {metric:?}; the load-time metrics webdiet reads from its \
+             simulated browser are {}",
             TIMINGS.join(", ")
         ))
     }
@@ -218,8 +232,8 @@ fn lighthouse(budgets: &[Value], source: &str) -> std::result::Result<Vec<Limit>
             let ms = number(item.get("budget").unwrap_or(&Value::Null), &what)?;
             push(limit(
                 format!(
-                    "timings {metric} ≤ {ms} ms ({scope}), as the first visit's time on the \
-                     first named link"
+                    "timings {metric} ≤ {ms} ms ({scope}), the simulated browser's first visit \
+                     on {PAINT_LINK}"
                 ),
                 measure,
                 ms,
@@ -357,8 +371,8 @@ fn lhci(
             (timing(id, &what)?, max("maxNumericValue")?, "ms")
         };
         let name = match &measure {
-            Measure::Time(_) => {
-                format!("{id} ≤ {value} ms, as the first visit's time on the first named link")
+            Measure::Paint(..) => {
+                format!("{id} ≤ {value} ms, the simulated browser's first visit on {PAINT_LINK}")
             }
             _ => format!(
                 "{id} ≤ {value}{}",
@@ -469,7 +483,11 @@ mod tests {
             limits[2].measure,
             Measure::ResourceCount("third-party".into())
         );
-        assert_eq!(limits[3].measure, Measure::Time(None));
+        assert_eq!(
+            limits[3].measure,
+            Measure::Paint(PaintMetric::Load, None),
+            "interactive: the load, its upper bound"
+        );
         assert_eq!(
             (limits[4].group, limits[4].path.as_deref()),
             (Some(1), Some("/blog"))
@@ -508,7 +526,7 @@ mod tests {
         let find = |m: Measure| limits.iter().find(|l| l.measure == m).unwrap();
         let script = find(Measure::ResourceSize("script".into()));
         assert_eq!((script.limit, script.level), (150_000.0, BudgetLevel::Warn));
-        assert_eq!(find(Measure::Time(None)).limit, 2500.0);
+        assert_eq!(find(Measure::Paint(PaintMetric::Lcp, None)).limit, 2500.0);
         assert_eq!(find(Measure::ResourceCount("total".into())).limit, 50.0);
         let e = read(r#"{"assertions": {"categories:performance": ["error", {"minScore": 0.9}]}}"#)
             .unwrap_err();

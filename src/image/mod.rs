@@ -19,6 +19,7 @@ mod grey;
 mod jpeg;
 mod png_webp;
 mod recompress;
+mod size;
 mod target;
 pub mod verify;
 pub mod webp;
@@ -32,6 +33,7 @@ pub use effort::Effort;
 pub use jpeg::{plain_jpeg, recompress_jpeg};
 pub use png_webp::png_to_webp;
 pub use recompress::{recompress_png, Recompressed, Recompression};
+pub use size::dimensions;
 pub use target::Target;
 
 use serde::Serialize;

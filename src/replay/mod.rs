@@ -29,6 +29,7 @@ pub mod headers;
 pub mod link;
 pub mod load;
 pub mod meter;
+pub mod paint;
 pub mod protocol;
 pub mod recording;
 pub mod robot;

@@ -281,6 +281,7 @@ impl Builder {
             bytes: bytes.max(1),
             trigger,
             after_ns: 0,
+            also: None,
         });
         messages.len() - 1
     }

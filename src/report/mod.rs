@@ -17,7 +17,7 @@ pub mod model;
 pub mod phrases;
 pub mod terminal;
 
-pub use model::budgets::{Gates, Limit, Measure};
+pub use model::budgets::{Gates, Limit, Measure, PaintMetric};
 pub use model::images::{ImageFormat, ImageRow, ImagesTotal};
 pub use model::{
     BudgetLevel, BudgetResult, CompressionReport, InventorySummary, Report, RewriteSummary,

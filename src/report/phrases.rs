@@ -605,3 +605,55 @@ pub fn verdict(report: &Report) -> Option<(bool, String)> {
         ),
     ))
 }
+
+/// What a visitor sees, the headline: one line per link, the simulated browser's first visit
+/// to every page in HTTP/2 (`replay::paint`): the first and the largest contentful paint's
+/// median before → after, and how many pages paint later. Empty without the visitor.
+pub fn visitor_lines(report: &Report) -> Vec<String> {
+    let Some(v) = &report.visitor else {
+        return Vec::new();
+    };
+    v.headline()
+        .map(|l| {
+            let later = match l.later.len() {
+                0 => "no page paints later".to_string(),
+                1 => format!(
+                    "1 page paints later ({}, {})",
+                    l.later[0].0,
+                    format::plus_ms(l.later[0].1)
+                ),
+                n => format!(
+                    "{n} pages paint later (most: {}, {})",
+                    l.later[0].0,
+                    format::plus_ms(l.later[0].1)
+                ),
+            };
+            format!(
+                "{}{}: first paint {} → {} ({}), largest paint {} → {} ({}); {later}",
+                l.link,
+                if l.cpu_slowdown > 1 {
+                    format!(" (CPU ×{})", l.cpu_slowdown)
+                } else {
+                    String::new()
+                },
+                format::ms(l.fcp.original.median_ms),
+                format::ms(l.fcp.rewritten.median_ms),
+                format::change(l.fcp.original.median_ms, l.fcp.rewritten.median_ms),
+                format::ms(l.lcp.original.median_ms),
+                format::ms(l.lcp.rewritten.median_ms),
+                format::change(l.lcp.original.median_ms, l.lcp.rewritten.median_ms),
+            )
+        })
+        .collect()
+}
+
+/// The visitor headline's own heading: what was simulated, over how many pages.
+pub fn visitor_heading(report: &Report) -> Option<String> {
+    let v = report.visitor.as_ref()?;
+    Some(format!(
+        "what a visitor sees (a browser's first visit to each of {} page{}, h2 over TLS, \
+         simulated; medians over the pages)",
+        v.pages,
+        format::plural(v.pages)
+    ))
+}

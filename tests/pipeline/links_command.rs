@@ -27,6 +27,7 @@ fn links_lists_every_profile_with_its_parameters_and_source() {
         "Edge",
         "2G",
         "Dial",
+        "lighthouse-mobile",
     ] {
         assert!(text.contains(name), "{name} is not listed:\n{text}");
     }

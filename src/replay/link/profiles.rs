@@ -1,6 +1,8 @@
 //! The named links webdiet ships, each with the source of its numbers: the 1997 W3C study's
-//! three networks, the SPDY white paper's two, and WebPageTest's connectivity presets under
-//! their usual names. Where a source leaves a number out, the value chosen here says so.
+//! three networks, the SPDY white paper's two, WebPageTest's connectivity presets under their
+//! usual names, and Lighthouse's default mobile profile (whose CPU slowdown the simulated
+//! browser applies: [`cpu_slowdown`]). Where a source leaves a number out, the value chosen
+//! here says so.
 
 use std::time::Duration;
 
@@ -13,6 +15,8 @@ pub enum Family {
     Spdy2009,
     /// WebPageTest's `connectivity.ini.sample` (WPO-Foundation/webpagetest, master).
     WebPageTest,
+    /// Lighthouse's simulated throttling defaults (`throttling.mobileSlow4G`).
+    Lighthouse,
 }
 
 /// One named link. Rates are the same in both directions unless `up_bps` differs.
@@ -109,7 +113,29 @@ pub const PROFILES: &[Profile] = &[
     wpt("Edge", 240_000, 200_000, 840),
     wpt("2G", 280_000, 256_000, 800),
     wpt("Dial", 49_000, 30_000, 120),
+    Profile {
+        name: "lighthouse-mobile",
+        down_bps: 1_638_400,
+        up_bps: 750_000,
+        rtt: Duration::from_millis(150),
+        loss_percent: 0.0,
+        family: Family::Lighthouse,
+        source: "Lighthouse's default mobile throttling (lighthouse-core config constants, \
+                 throttling.mobileSlow4G: rttMs 150, throughputKbps 1638.4, \
+                 uploadThroughputKbps 750, cpuSlowdownMultiplier 4); the simulated browser \
+                 multiplies a page's main-thread time by 4 on it",
+    },
 ];
+
+/// How much slower than this machine's a browser's main thread is taken to be on a link: 4 on
+/// Lighthouse's mobile profile (and a custom link based on it), 1 elsewhere.
+pub fn cpu_slowdown(link_name: &str) -> u64 {
+    let base = link_name.split(',').next().unwrap_or_default();
+    match find(base) {
+        Some(p) if p.family == Family::Lighthouse => 4,
+        _ => 1,
+    }
+}
 
 /// The profile called `name` (any case), if there is one.
 pub fn find(name: &str) -> Option<&'static Profile> {
@@ -155,6 +181,7 @@ mod tests {
             "edge",
             "2g",
             "dial",
+            "lighthouse-mobile",
         ] {
             assert!(
                 name == "loopback" || find(name).is_some(),

@@ -156,6 +156,9 @@ struct Sim<'a> {
     conns: Vec<Conn>,
     pools: Vec<Pool>,
     waiting: Vec<(Trigger, Waiter)>,
+    /// Per connection and message, the triggers still to fire before it is written (1, or 2
+    /// with [`super::Message::also`]).
+    unfired: Vec<Vec<u8>>,
     timeline: Timeline,
 }
 
@@ -201,6 +204,16 @@ pub fn run(exchange: &Exchange, link: &LinkSpec, options: &SimOptions) -> Timeli
             })
             .collect(),
         waiting: Vec::new(),
+        unfired: exchange
+            .connections
+            .iter()
+            .map(|c| {
+                c.messages
+                    .iter()
+                    .map(|m| 1 + u8::from(m.also.is_some()))
+                    .collect()
+            })
+            .collect(),
         timeline: Timeline {
             connections: exchange
                 .connections
@@ -216,13 +229,15 @@ pub fn run(exchange: &Exchange, link: &LinkSpec, options: &SimOptions) -> Timeli
     for (i, c) in exchange.connections.iter().enumerate() {
         sim.waiting.push((c.open, Waiter::Open { conn: i }));
         for (j, m) in c.messages.iter().enumerate() {
-            sim.waiting.push((
-                m.trigger,
-                Waiter::Write {
-                    conn: i,
-                    message: j,
-                },
-            ));
+            for trigger in std::iter::once(m.trigger).chain(m.also) {
+                sim.waiting.push((
+                    trigger,
+                    Waiter::Write {
+                        conn: i,
+                        message: j,
+                    },
+                ));
+            }
         }
     }
     sim.fire(0, |t| matches!(t, Trigger::Start));
@@ -262,8 +277,12 @@ impl Sim<'_> {
                         None => self.schedule(now, Event::Open { conn }),
                     },
                     Waiter::Write { conn, message } => {
-                        let after = self.exchange.connections[conn].messages[message].after_ns;
-                        self.schedule(now + after, Event::Write { conn, message });
+                        let unfired = &mut self.unfired[conn][message];
+                        *unfired -= 1;
+                        if *unfired == 0 {
+                            let after = self.exchange.connections[conn].messages[message].after_ns;
+                            self.schedule(now + after, Event::Write { conn, message });
+                        }
                     }
                 }
             } else {

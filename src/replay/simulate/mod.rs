@@ -81,6 +81,10 @@ pub struct Message {
     pub bytes: u64,
     pub trigger: Trigger,
     pub after_ns: u64,
+    /// A second condition: the message waits for both triggers (a browser's request that
+    /// must be found, and have a connection free for it). Default: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub also: Option<Trigger>,
 }
 
 /// One TCP connection: when the client opens it, and what both sides write on it.
@@ -347,6 +351,9 @@ fn check(exchange: &Exchange) -> Result<(), SimError> {
         valid(Side::Client, &c.open).map_err(|what| bad(format!("its opening {what}")))?;
         for (j, m) in c.messages.iter().enumerate() {
             valid(m.from, &m.trigger).map_err(|what| bad(format!("message {j} {what}")))?;
+            if let Some(also) = &m.also {
+                valid(m.from, also).map_err(|what| bad(format!("message {j} also {what}")))?;
+            }
             if m.bytes == 0 {
                 return Err(bad(format!("message {j} is empty")));
             }

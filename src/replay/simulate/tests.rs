@@ -28,6 +28,7 @@ fn one_fetch(request: u64, response: u64) -> Exchange {
                     bytes: request,
                     trigger: Trigger::Established { conn: 0 },
                     after_ns: 0,
+                    also: None,
                 },
                 Message {
                     from: Side::Server,
@@ -38,6 +39,7 @@ fn one_fetch(request: u64, response: u64) -> Exchange {
                         bytes: request,
                     },
                     after_ns: 0,
+                    also: None,
                 },
             ],
         )],
@@ -115,6 +117,7 @@ fn a_hand_worked_trace_of_two_requests_on_one_connection() {
                     bytes: 200,
                     trigger: Trigger::Established { conn: 0 },
                     after_ns: 0,
+                    also: None,
                 },
                 Message {
                     from: Side::Server,
@@ -125,6 +128,7 @@ fn a_hand_worked_trace_of_two_requests_on_one_connection() {
                         bytes: 200,
                     },
                     after_ns: 0,
+                    also: None,
                 },
                 Message {
                     from: Side::Client,
@@ -135,6 +139,7 @@ fn a_hand_worked_trace_of_two_requests_on_one_connection() {
                         bytes: 1000,
                     },
                     after_ns: 5 * MS,
+                    also: None,
                 },
                 Message {
                     from: Side::Server,
@@ -145,6 +150,7 @@ fn a_hand_worked_trace_of_two_requests_on_one_connection() {
                         bytes: 200,
                     },
                     after_ns: 0,
+                    also: None,
                 },
             ],
         )],
@@ -350,6 +356,7 @@ fn message(from: Side, bytes: u64, trigger: Trigger) -> Message {
         bytes,
         trigger,
         after_ns: 0,
+        also: None,
     }
 }
 

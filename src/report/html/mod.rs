@@ -30,6 +30,7 @@ pub fn render(report: &Report) -> String {
     let mut out = String::with_capacity(64 * 1024);
     out.push_str(&page_head(report));
     out.push_str(&verdict(report));
+    out.push_str(&paint(report));
     out.push_str(&saving(report));
     out.push_str(&opportunities(report));
     out.push_str(&evidence::render(report));
@@ -93,6 +94,55 @@ fn verdict(report: &Report) -> String {
         );
     }
     out.push_str(&tables::budgets(report));
+    out
+}
+
+/// What a visitor sees: a card per link with the simulated browser's first and largest paint
+/// (medians over every page, first visit in HTTP/2), and the pages that paint later.
+fn paint(report: &Report) -> String {
+    let Some(v) = &report.visitor else {
+        return String::new();
+    };
+    let mut out = String::from("<h2 id=\"paint\">What a visitor sees</h2>");
+    if let Some(h) = phrases::visitor_heading(report) {
+        let _ = write!(out, "<p>{}</p>", esc(&h));
+    }
+    out.push_str("<section class=\"cards\">");
+    for l in v.headline() {
+        let _ = write!(
+            out,
+            "<div class=\"card\"><div class=\"label\">First paint on {}{}</div>\
+             <div class=\"value\">{} → {}</div><div class=\"detail\">{}; largest paint {} → \
+             {} ({}); p90 {} → {}; {} page(s) paint later</div></div>",
+            esc(&l.link),
+            if l.cpu_slowdown > 1 {
+                format!(" (CPU ×{})", l.cpu_slowdown)
+            } else {
+                String::new()
+            },
+            esc(&format::ms(l.fcp.original.median_ms)),
+            esc(&format::ms(l.fcp.rewritten.median_ms)),
+            esc(&format::change(
+                l.fcp.original.median_ms,
+                l.fcp.rewritten.median_ms
+            )),
+            esc(&format::ms(l.lcp.original.median_ms)),
+            esc(&format::ms(l.lcp.rewritten.median_ms)),
+            esc(&format::change(
+                l.lcp.original.median_ms,
+                l.lcp.rewritten.median_ms
+            )),
+            esc(&format::ms(l.fcp.original.p90_ms)),
+            esc(&format::ms(l.fcp.rewritten.p90_ms)),
+            l.later.len()
+        );
+    }
+    out.push_str("</section>");
+    let _ = write!(
+        out,
+        "<p class=\"note\">Main-thread time: {}.</p>",
+        esc(&v.cpu)
+    );
     out
 }
 

@@ -20,6 +20,7 @@ pub fn render(report: &Report) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "## webdiet audit: {}\n", cell(&report.site.name));
     verdict(&mut out, report);
+    paint(&mut out, report);
     visitor(&mut out, report);
     opportunities(&mut out, report);
     evidence::render(&mut out, report);
@@ -120,6 +121,88 @@ fn visitor(out: &mut String, report: &Report) {
         let _ = writeln!(out, "- **{}**", cell(&h));
     }
     let _ = writeln!(out);
+}
+
+/// What a visitor sees: per link, the simulated browser's first and largest paint of every
+/// page before and after (median and 90th percentile), and the pages that paint later.
+fn paint(out: &mut String, report: &Report) {
+    let Some(v) = &report.visitor else {
+        return;
+    };
+    let _ = writeln!(
+        out,
+        "### What a visitor sees
+"
+    );
+    if let Some(h) = phrases::visitor_heading(report) {
+        let _ = writeln!(
+            out,
+            "{}.
+",
+            cell(&upper_first(&h))
+        );
+    }
+    let _ = writeln!(
+        out,
+        "| Link | Protocol, visit | FCP median | FCP p90 | LCP median | LCP p90 | Pages later |\n\
+         |---|---|---:|---:|---:|---:|---:|"
+    );
+    let pair = |c: &crate::replay::paint::site::Compared, p90: bool| {
+        let (a, b) = match p90 {
+            false => (c.original.median_ms, c.rewritten.median_ms),
+            true => (c.original.p90_ms, c.rewritten.p90_ms),
+        };
+        format!(
+            "{} → {} ({})",
+            format::ms(a),
+            format::ms(b),
+            format::change(a, b)
+        )
+    };
+    for l in &v.links {
+        let _ = writeln!(
+            out,
+            "| {}{} | {}, {} | {} | {} | {} | {} | {} |",
+            cell(&l.link),
+            if l.cpu_slowdown > 1 {
+                format!(" (CPU ×{})", l.cpu_slowdown)
+            } else {
+                String::new()
+            },
+            l.speaks.as_str(),
+            l.visit.as_str(),
+            pair(&l.fcp, false),
+            pair(&l.fcp, true),
+            pair(&l.lcp, false),
+            pair(&l.lcp, true),
+            l.later.len()
+        );
+    }
+    let later: Vec<String> = v
+        .links
+        .iter()
+        .flat_map(|l| {
+            l.later.iter().take(5).map(move |(page, ms)| {
+                format!(
+                    "{} ({}, {}, {}): {}",
+                    cell(page),
+                    cell(&l.link),
+                    l.speaks.as_str(),
+                    l.visit.as_str(),
+                    format::plus_ms(*ms)
+                )
+            })
+        })
+        .collect();
+    if !later.is_empty() {
+        let _ = writeln!(out, "\n**Pages that paint later:** {}", later.join("; "));
+    }
+    let _ = writeln!(
+        out,
+        "\n<sub>Main-thread time: {}. How the browser is simulated: docs/simulation.md, \
+         \"The visitor\".</sub>\n",
+        cell(&v.cpu)
+    );
 }
 
 /// The opportunities, ranked, each with its time and a link to its evidence.

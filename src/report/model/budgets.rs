@@ -31,7 +31,42 @@ pub enum Measure {
     ResourceSize(String),
     /// Requests of one resource type.
     ResourceCount(String),
+    /// A milestone of the simulated browser's first visit (HTTP/2) to the visited page, on
+    /// this link (`None`: Lighthouse's mobile profile, as Lighthouse reads its budgets).
+    Paint(PaintMetric, Option<String>),
 }
+
+/// A milestone of the simulated browser's load ([`crate::replay::paint::Paint`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PaintMetric {
+    Fcp,
+    Lcp,
+    Dcl,
+    Load,
+}
+
+impl PaintMetric {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PaintMetric::Fcp => "first-contentful-paint",
+            PaintMetric::Lcp => "largest-contentful-paint",
+            PaintMetric::Dcl => "dom-content-loaded",
+            PaintMetric::Load => "load",
+        }
+    }
+
+    fn of(self, p: &crate::replay::paint::Paint) -> f64 {
+        match self {
+            PaintMetric::Fcp => p.fcp_ms,
+            PaintMetric::Lcp => p.lcp_ms,
+            PaintMetric::Dcl => p.dcl_ms,
+            PaintMetric::Load => p.load_ms,
+        }
+    }
+}
+
+/// The link a paint budget is read on when it names none: Lighthouse's own default.
+pub const PAINT_LINK: &str = "lighthouse-mobile";
 
 impl Measure {
     /// The stable id of `BudgetResult::metric`, and its unit.
@@ -45,6 +80,7 @@ impl Measure {
             Measure::VerifyFailures => ("verify-failures".into(), "count"),
             Measure::ResourceSize(kind) => (format!("size:{kind}"), "bytes"),
             Measure::ResourceCount(kind) => (format!("count:{kind}"), "requests"),
+            Measure::Paint(m, _) => (m.as_str().to_string(), "ms"),
         }
     }
 }
@@ -164,6 +200,32 @@ pub fn check(gates: &Gates, report: &Report) -> Vec<BudgetResult> {
         out.extend(baseline::check(b, report, mode));
     }
     out
+}
+
+/// A paint milestone of the rewritten site's visited page (the landing page when the visit
+/// covers several) on `link`, from the simulated browser's first visit in HTTP/2.
+fn paint(
+    report: &Report,
+    metric: PaintMetric,
+    link: &str,
+    page: Option<&str>,
+) -> Result<f64, String> {
+    let v = report
+        .visitor
+        .as_ref()
+        .ok_or("no browser was simulated (the replay was skipped: --no-replay)")?;
+    let l = v
+        .headline()
+        .find(|l| l.link.eq_ignore_ascii_case(link))
+        .ok_or_else(|| format!("the browser was not simulated on {link} (see --link)"))?;
+    let page = page
+        .filter(|p| l.pages.iter().any(|r| r.page == *p))
+        .unwrap_or(&v.landing);
+    l.pages
+        .iter()
+        .find(|r| r.page == page)
+        .map(|r| metric.of(&r.rewritten))
+        .ok_or_else(|| format!("{page} was not loaded by the simulated browser"))
 }
 
 /// Whether a limit applies to the visited page.
@@ -294,6 +356,11 @@ fn evaluate(limit: &Limit, at: &Evaluation, report: &Report) -> BudgetResult {
         Measure::ResourceSize(kind) | Measure::ResourceCount(kind) => {
             let size = matches!(limit.measure, Measure::ResourceSize(_));
             resource(report, page, kind, size)
+        }
+        Measure::Paint(metric, wanted) => {
+            let name = wanted.as_deref().unwrap_or(PAINT_LINK);
+            link = Some(name.to_string());
+            paint(report, *metric, name, page)
         }
     };
     let (actual, unmeasured) = match measured {

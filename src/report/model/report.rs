@@ -70,6 +70,12 @@ pub struct Report {
     /// its time on every named link (`model::savings`). `null` without a replay.
     #[serde(default)]
     pub visitor_savings: Option<VisitorSavings>,
+    /// What a visitor sees: every page of both versions loaded by the simulated browser over
+    /// every named link and Lighthouse's mobile profile, to its first and largest contentful
+    /// paint (`replay::paint`, docs/simulation.md "The visitor"). The headline. `null`
+    /// without a replay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub visitor: Option<crate::replay::paint::site::SitePaint>,
     /// What the rewrite saved and what it only reports, ranked (`model::opportunities`).
     #[serde(default)]
     pub opportunities: Vec<Opportunity>,

@@ -116,6 +116,12 @@ fn verdict(report: &Report, style: &TextStyle, limit: usize) -> String {
 /// named link; Chromium's headline when it ran.
 fn visitor(report: &Report, style: &TextStyle) -> String {
     let mut s = String::new();
+    if let Some(heading) = phrases::visitor_heading(report) {
+        let _ = writeln!(s, "  {heading}");
+        for line in phrases::visitor_lines(report) {
+            let _ = writeln!(s, "    {}", paint(&line, "1", style));
+        }
+    }
     match (&report.visitor_savings, phrases::visit_line(report)) {
         (Some(v), Some(line)) => {
             let _ = writeln!(s, "  a first visit: {line}");

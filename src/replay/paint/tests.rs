@@ -1,0 +1,133 @@
+//! The visitor's load as specifications: a sheet added to a page that had none paints later by
+//! a round trip, inline styles do not; a page's own bytes come before its first paint; the same
+//! load gives the same times on every run.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::*;
+use crate::replay::link::parse;
+
+fn site(files: &[(&str, &str)]) -> ServedSite {
+    let files: BTreeMap<String, Vec<u8>> = files
+        .iter()
+        .map(|(p, b)| (p.to_string(), b.as_bytes().to_vec()))
+        .collect();
+    ServedSite::from_memory("site", files)
+}
+
+fn link(name: &str) -> LinkSpec {
+    match parse(name).unwrap().remove(0) {
+        crate::replay::Link::Emulated(spec) => *spec,
+        other => panic!("{other:?}"),
+    }
+}
+
+fn paint(site: &ServedSite, page: &str, link_name: &str, speaks: Speaks) -> Paint {
+    let graph = PageGraph::of(site, page).unwrap();
+    let opts = PaintOptions {
+        speaks,
+        ..PaintOptions::default()
+    };
+    simulate(&graph, site, &BTreeSet::new(), &link(link_name), &opts).unwrap()
+}
+
+const TEXT: &str = "<p>Old news from 1997, set in a table with a font and a colour.</p>";
+
+#[test]
+fn a_sheet_added_to_a_page_without_one_makes_it_paint_a_round_trip_later() {
+    let plain = site(&[("index.html", &format!("<html><body>{TEXT}</body></html>"))]);
+    let sheet = site(&[
+        (
+            "index.html",
+            &format!(
+                "<html><head><link rel=stylesheet href=s.css></head><body>{TEXT}</body></html>"
+            ),
+        ),
+        ("s.css", "p { color: red }"),
+    ]);
+    let inline = site(&[(
+        "index.html",
+        &format!("<html><head><style>p {{ color: red }}</style></head><body>{TEXT}</body></html>"),
+    )]);
+    for speaks in [Speaks::H2, Speaks::Http1] {
+        let rtt = 300.0; // 3G
+        let before = paint(&plain, "index.html", "3G", speaks);
+        let after = paint(&sheet, "index.html", "3G", speaks);
+        let styled = paint(&inline, "index.html", "3G", speaks);
+        assert!(
+            after.fcp_ms >= before.fcp_ms + rtt * 0.9,
+            "{speaks:?}: {before:?} → {after:?}"
+        );
+        assert!(styled.fcp_ms < before.fcp_ms + rtt / 2.0, "{styled:?}");
+    }
+}
+
+#[test]
+fn the_largest_image_paints_last_and_load_waits_for_every_fetch() {
+    let mut gif = Vec::new();
+    {
+        let mut e = gif::Encoder::new(&mut gif, 200, 100, &[0, 0, 0, 255, 255, 255]).unwrap();
+        e.write_frame(&gif::Frame::from_indexed_pixels(
+            200,
+            100,
+            vec![1; 20_000],
+            None,
+        ))
+        .unwrap();
+    }
+    let mut files: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+    files.insert(
+        "index.html".into(),
+        format!("<html><body>{TEXT}<img src=big.gif></body></html>").into_bytes(),
+    );
+    files.insert("big.gif".into(), gif);
+    let s = ServedSite::from_memory("site", files);
+    let p = paint(&s, "index.html", "3G", Speaks::H2);
+    assert!(
+        p.ttfb_ms <= p.fcp_ms && p.fcp_ms < p.lcp_ms && p.lcp_ms <= p.load_ms,
+        "{p:?}"
+    );
+}
+
+#[test]
+fn the_same_load_gives_the_same_times_every_time() {
+    let s = site(&[
+        (
+            "index.html",
+            &format!("<html><head><link rel=stylesheet href=s.css><script src=a.js></script></head><body>{TEXT}</body></html>"),
+        ),
+        ("s.css", "body { background: url(bg.gif) }"),
+        ("a.js", "var x = 1;"),
+    ]);
+    let a = paint(&s, "index.html", "Cable", Speaks::Http1);
+    let b = paint(&s, "index.html", "Cable", Speaks::Http1);
+    assert_eq!(a, b);
+}
+
+#[test]
+fn a_page_found_from_the_landing_pages_cache_revalidates_what_it_has() {
+    let s = site(&[
+        (
+            "index.html",
+            &format!(
+                "<html><head><link rel=stylesheet href=s.css></head><body>{TEXT}</body></html>"
+            ),
+        ),
+        (
+            "two.html",
+            &format!(
+                "<html><head><link rel=stylesheet href=s.css></head><body>{TEXT}</body></html>"
+            ),
+        ),
+        ("s.css", &"p { color: red }\n".repeat(2000)),
+    ]);
+    let graph = PageGraph::of(&s, "two.html").unwrap();
+    let cached: BTreeSet<String> = ["index.html".to_string(), "s.css".to_string()].into();
+    let opts = |visit| PaintOptions {
+        visit,
+        ..PaintOptions::default()
+    };
+    let first = simulate(&graph, &s, &cached, &link("3G"), &opts(Visit::First)).unwrap();
+    let again = simulate(&graph, &s, &cached, &link("3G"), &opts(Visit::AfterLanding)).unwrap();
+    assert!(again.fcp_ms < first.fcp_ms, "{first:?} {again:?}");
+}
