@@ -22,7 +22,7 @@ use crate::site::{self, CrawlOptions, FileKind, Site};
 /// The links an audit reports time on when no `--link` is given: today's access links, each
 /// simulated (docs/simulation.md); the private loopback is always replayed besides, for bytes
 /// and packets as in the 1997 study, and for the recording the simulation replays.
-pub const DEFAULT_LINKS: &str = "Cable,DSL,3G,4G";
+pub const DEFAULT_LINKS: &str = replay::link::profiles::AUDIT_LINKS;
 
 /// Findings look for their line in site files up to this size (larger ones get none).
 const FINDING_READ_LIMIT: u64 = 16 << 20;

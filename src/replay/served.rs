@@ -144,7 +144,7 @@ impl ServedSite {
         for (path, body) in files {
             list.push(SiteFile {
                 path: path.clone(),
-                kind: kind_of(&path),
+                kind: FileKind::of_name(&path),
                 bytes: body.len() as u64,
             });
             resources.insert(path.clone(), Resource::new(&path, body, now));
@@ -293,19 +293,6 @@ impl ServedSite {
                 .map_err(|e| Error::io(dir.join(&link.path), e))?;
         }
         Ok(())
-    }
-}
-
-fn kind_of(path: &str) -> FileKind {
-    match crate::site::media_type(path) {
-        "text/html" => FileKind::Html,
-        "text/css" => FileKind::Css,
-        "application/javascript" => FileKind::Js,
-        "image/gif" => FileKind::Gif,
-        "image/png" => FileKind::Png,
-        "image/jpeg" => FileKind::Jpeg,
-        "image/webp" => FileKind::Webp,
-        _ => FileKind::Other,
     }
 }
 

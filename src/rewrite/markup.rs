@@ -20,11 +20,13 @@ use serde::{Deserialize, Serialize};
 use url::Url;
 
 use super::output::Staging;
+use super::paint_check::{PaintCheck, PaintsLater};
 use crate::deflate;
 use crate::error::Problem;
 use crate::html::{self, RefKind};
 use crate::image::{self, ImageFacts};
 use crate::markup::{self, CssMode, MarkupOptions, PageMarkup};
+use crate::replay::paint::files::OnDisk;
 use crate::site::resolve::{Resolver, Target};
 use crate::site::{charset, FileKind, Site};
 
@@ -73,14 +75,20 @@ pub struct MarkupReport {
     pub pages_changed: usize,
     /// Pages with something to convert that keep their bytes, by reason: `page-larger` (the
     /// page with its own CSS would be larger, raw or deflated), `sheet-share` (it would not
-    /// pay for its share of the shared sheet), `no-saving` (no candidate saved bytes, so the
-    /// markup of the whole site was left alone).
+    /// pay for its share of the shared sheet), `paints-later` (a browser would paint it later:
+    /// `rewrite::paint_check`), `no-saving` (no candidate saved bytes, so the markup of the
+    /// whole site was left alone).
     pub pages_kept: BTreeMap<String, usize>,
     /// One row per page.
     pub pages: Vec<MarkupPage>,
     /// Images that look like text rendered as pictures (audit only; not rewritten).
     pub text_images: Vec<TextImageRow>,
     pub text_images_total: TextImagesTotal,
+    /// Candidates with fewer bytes than the one chosen, set aside because a page would paint
+    /// later with them (`rewrite::paint_check`): the page, link, protocol, visit and paint
+    /// where it is latest.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paints_later: Vec<PaintsLater>,
 }
 
 /// One page of the markup pass.
@@ -283,11 +291,33 @@ pub(super) fn rewrite_pages(
         CssChoice::Auto => vec![CssMode::SiteSheet, CssMode::PerPage, CssMode::InlineStyle],
         CssChoice::Fixed(mode) => vec![mode],
     };
+    // The landing page a visitor comes in by: the staged site's index page.
+    let files = OnDisk::new(&staged_site);
+    let check = PaintCheck {
+        base: &files,
+        landing: Resolver::new(&staged_site, None)
+            .entry_page()
+            .or_else(|| staged.first().map(|s| s.path.clone()))
+            .unwrap_or_default(),
+        links: crate::replay::paint::site::links_for(
+            &crate::replay::link::parse(crate::replay::link::profiles::AUDIT_LINKS)
+                .unwrap_or_default(),
+        ),
+    };
     let Chosen {
         best,
         totals,
         unconverted,
-    } = choose(&staged, &converter, modes, problems);
+        paints_later,
+    } = choose(
+        &staged,
+        &converter,
+        modes,
+        // A mode the user named (--css) is theirs, paint and all; the visitor's report says
+        // what it costs.
+        (choice == CssChoice::Auto).then_some(&check),
+        problems,
+    );
     let Some(Candidate {
         mode,
         atomic,
@@ -302,6 +332,34 @@ pub(super) fn rewrite_pages(
     };
     let (pages, kept) = shown_pages(mode, pages, kept, unconverted);
     let mut report = report_head(mode, atomic, choice, totals);
+    // Per candidate, the pages it kept (or would have had to keep) for their paint.
+    let mut by_candidate: BTreeMap<&str, Vec<&PaintsLater>> = BTreeMap::new();
+    for p in &paints_later {
+        by_candidate
+            .entry(p.candidate.as_str())
+            .or_default()
+            .push(p);
+    }
+    for (candidate, pages) in by_candidate {
+        let worst = pages
+            .iter()
+            .max_by(|a, b| (a.after_ms - a.before_ms).total_cmp(&(b.after_ms - b.before_ms)))
+            .expect("a candidate listed has a page");
+        report.css_mode_reason.push_str(&format!(
+            "; {candidate} would make {} page{} paint later in a browser, which keep their \
+             markup (paints-later), most {} ({} on {}, {} visit, {} {:.0} → {:.0} ms)",
+            pages.len(),
+            if pages.len() == 1 { "" } else { "s" },
+            worst.page,
+            worst.speaks,
+            worst.link,
+            worst.visit,
+            worst.metric,
+            worst.before_ms,
+            worst.after_ms
+        ));
+    }
+    report.paints_later = paints_later;
     for (((page, s), out), kept) in pages.iter().zip(&staged).zip(&outputs).zip(&kept) {
         add_page(
             &mut report,
@@ -448,6 +506,8 @@ struct Chosen {
     /// The pages of the first conversion, without their edits: what the report shows when no
     /// candidate saves bytes.
     unconverted: Vec<PageMarkup>,
+    /// The candidates set aside, cheaper than the one chosen but making a page paint later.
+    paints_later: Vec<PaintsLater>,
 }
 
 /// Prices every candidate and keeps the one with the fewest first-visit bytes. Each page is
@@ -458,26 +518,12 @@ fn choose(
     staged: &[Staged],
     converter: &Converter,
     modes: Vec<CssMode>,
+    check: Option<&PaintCheck<'_>>,
     problems: &mut Vec<Problem>,
 ) -> Chosen {
-    let mut best: Option<Candidate> = None;
-    let mut totals = BTreeMap::new();
-    let mut consider = |mut candidate: Candidate, totals: &mut BTreeMap<String, u64>| {
-        totals.insert(
-            candidate_name(candidate.mode, candidate.atomic),
-            candidate.total,
-        );
-        if best.as_ref().is_none_or(|b| candidate.total < b.total) {
-            // Priced: its bytes are made, its edits no longer needed.
-            for page in &mut candidate.pages {
-                page.edits = Default::default();
-            }
-            best = Some(candidate);
-        }
-    };
     // Leave the markup alone: always a candidate, tried first so that it wins a tie (a
     // conversion must save a byte).
-    let alone = Candidate {
+    let mut best = Candidate {
         total: staged.iter().map(|s| s.before.len() as u64).sum(),
         mode: None,
         atomic: false,
@@ -486,7 +532,9 @@ fn choose(
         kept: Vec::new(),
         css: String::new(),
     };
-    consider(alone, &mut totals);
+    let mut totals = BTreeMap::from([(candidate_name(None, false), best.total)]);
+    // Each candidate's byte price and the pages it had to keep for their paint.
+    let mut held: Vec<(u64, Vec<PaintsLater>)> = Vec::new();
     let mut unconverted = Vec::new();
     for converted_as in [CssMode::SiteSheet, CssMode::InlineStyle] {
         let wanted: Vec<CssMode> = modes
@@ -504,13 +552,21 @@ fn choose(
         });
         for (mode, atomic) in candidates {
             let pages = converter.pages(staged, &converted, mode, atomic);
-            let sheet_name = &converter.sheet_name;
-            let priced = match mode {
-                CssMode::SiteSheet => price_with_sheet(staged, pages, atomic, sheet_name, problems),
-                _ => Some(price_alone(staged, pages, mode, atomic)),
+            let settled = settle(
+                staged, converter, pages, mode, atomic, check, best.total, problems,
+            );
+            let Some((mut candidate, later, priced)) = settled else {
+                continue;
             };
-            if let Some(candidate) = priced {
-                consider(candidate, &mut totals);
+            // The report's totals are the byte prices, before any page was kept for its paint.
+            totals.insert(candidate_name(Some(mode), atomic), priced);
+            held.push((priced, later));
+            if candidate.total < best.total {
+                // Priced: its bytes are made, its edits no longer needed.
+                for page in &mut candidate.pages {
+                    page.edits = Default::default();
+                }
+                best = candidate;
             }
         }
         if unconverted.is_empty() {
@@ -523,10 +579,74 @@ fn choose(
                 .collect();
         }
     }
+    // What the paint rule cost: the pages that candidates cheaper in bytes than the chosen one
+    // (or the chosen one itself) keep for their paint.
+    let paints_later = held
+        .into_iter()
+        .filter(|(priced, _)| *priced <= best.total)
+        .flat_map(|(_, later)| later)
+        .collect();
     Chosen {
-        best,
+        best: Some(best),
         totals,
         unconverted,
+        paints_later,
+    }
+}
+
+/// Prices one candidate; then, when it has fewer bytes than `to_beat`, loads every page it
+/// changes in the simulated browser (`paint_check`), keeps as they were the pages that would
+/// paint later (`paints-later`), and prices it again without them, until none would. Returns
+/// the candidate, the pages it keeps for their paint, and its first price.
+#[allow(clippy::too_many_arguments)]
+fn settle(
+    staged: &[Staged],
+    converter: &Converter,
+    mut pages: Vec<PageMarkup>,
+    mode: CssMode,
+    atomic: bool,
+    check: Option<&PaintCheck<'_>>,
+    to_beat: u64,
+    problems: &mut Vec<Problem>,
+) -> Option<(Candidate, Vec<PaintsLater>, u64)> {
+    let name = candidate_name(Some(mode), atomic);
+    let mut held: Vec<Option<&'static str>> = vec![None; staged.len()];
+    let mut later_pages = Vec::new();
+    let mut priced = None;
+    loop {
+        let candidate = match mode {
+            CssMode::SiteSheet => price_with_sheet(
+                staged,
+                pages,
+                atomic,
+                &converter.sheet_name,
+                &held,
+                problems,
+            )?,
+            _ => price_alone(staged, pages, mode, atomic, &held),
+        };
+        let priced = *priced.get_or_insert(candidate.total);
+        let Some(check) = check.filter(|_| candidate.total < to_beat) else {
+            return Some((candidate, later_pages, priced));
+        };
+        let changed: Vec<(usize, (&str, &[u8]))> = staged
+            .iter()
+            .zip(&candidate.outputs)
+            .enumerate()
+            .filter_map(|(i, (s, out))| out.as_deref().map(|o| (i, (s.path.as_str(), o))))
+            .collect();
+        let pairs: Vec<(&str, &[u8])> = changed.iter().map(|(_, p)| *p).collect();
+        let sheet = (mode == CssMode::SiteSheet && !candidate.css.is_empty())
+            .then_some((converter.sheet_name.as_str(), candidate.css.as_bytes()));
+        let later = check.later(&name, &pairs, sheet);
+        if later.is_empty() {
+            return Some((candidate, later_pages, priced));
+        }
+        for (k, p) in later {
+            held[changed[k].0] = Some("paints-later");
+            later_pages.push(p);
+        }
+        pages = candidate.pages;
     }
 }
 
@@ -761,13 +881,18 @@ fn price_alone(
     pages: Vec<PageMarkup>,
     mode: CssMode,
     atomic: bool,
+    held: &[Option<&'static str>],
 ) -> Candidate {
     let (outputs, kept): (Vec<Option<Vec<u8>>>, Vec<Option<&'static str>>) = pages
         .par_iter()
         .zip(staged)
-        .map(|(page, s)| {
+        .zip(held)
+        .map(|((page, s), held)| {
             if !page.changed {
                 return (None, None);
+            }
+            if held.is_some() {
+                return (None, *held);
             }
             let out = page.bytes(&s.before, None);
             let larger = out.len() > s.before.len() || deflated(&out) > s.before_deflated;
@@ -798,9 +923,10 @@ fn price_with_sheet(
     pages: Vec<PageMarkup>,
     atomic: bool,
     sheet_name: &str,
+    held: &[Option<&'static str>],
     problems: &mut Vec<Problem>,
 ) -> Option<Candidate> {
-    let mut kept: Vec<Option<&'static str>> = vec![None; pages.len()];
+    let mut kept: Vec<Option<&'static str>> = held.to_vec();
     loop {
         let linking = |i: usize| pages[i].changed && kept[i].is_none();
         let sheet = match markup::build_sheet(

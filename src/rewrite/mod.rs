@@ -19,6 +19,7 @@ pub mod markup;
 pub mod memo;
 mod output;
 pub mod pages;
+pub mod paint_check;
 mod precompress;
 pub mod spans;
 mod templates;

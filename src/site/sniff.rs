@@ -30,6 +30,21 @@ pub enum FileKind {
 }
 
 impl FileKind {
+    /// The kind a file's name gives, as a server types it (no sniffing): what a file made in
+    /// memory is taken for.
+    pub fn of_name(path: &str) -> FileKind {
+        match media_type(path) {
+            "text/html" => FileKind::Html,
+            "text/css" => FileKind::Css,
+            "application/javascript" => FileKind::Js,
+            "image/gif" => FileKind::Gif,
+            "image/png" => FileKind::Png,
+            "image/jpeg" => FileKind::Jpeg,
+            "image/webp" => FileKind::Webp,
+            _ => FileKind::Other,
+        }
+    }
+
     pub const ALL: [FileKind; 8] = [
         FileKind::Html,
         FileKind::Css,

@@ -172,9 +172,12 @@ fn spacer_gifs_become_sized_spans_and_render_pixel_identical() {
     }
     common::write_site(&site, &files);
     let out = tmp.path().join("out");
+    // The shared sheet named: by default these pages, which have no sheet, would keep their
+    // markup rather than paint later (tests/pipeline/markup_weight.rs).
     webdiet()
         .arg("rewrite")
         .arg(&site)
+        .args(["--css", "site-sheet"])
         .arg("--out")
         .arg(&out)
         .assert()
@@ -279,9 +282,12 @@ fn a_page_in_every_encoding_family_renders_pixel_identical_after_the_rewrite() {
     let site = tmp.path().join("site");
     let pages = common::encodings::write(&site);
     let out = tmp.path().join("out");
+    // The shared sheet named: by default these pages, which have no sheet, would keep their
+    // markup rather than paint later (tests/pipeline/markup_weight.rs).
     webdiet()
         .arg("rewrite")
         .arg(&site)
+        .args(["--css", "site-sheet"])
         .arg("--out")
         .arg(&out)
         .assert()

@@ -208,11 +208,14 @@ fn a_colour_chart_keeps_its_cells_and_stays_out_of_the_shared_sheet() {
     );
 }
 
+/// The weight rule keeps the pages a conversion would make heavier, and only those: with the
+/// shared sheet (named, since by default a sheet is not given to pages without one, which it
+/// would make paint later), every news page is converted.
 #[test]
 fn pages_where_the_conversion_pays_are_still_converted() {
     let tmp = tempfile::tempdir().unwrap();
     let pages = site(&tmp.path().join("originals"));
-    let (report, after, _) = rewrite(tmp.path(), "auto");
+    let (report, after, _) = rewrite(tmp.path(), "site-sheet");
     assert_ne!(
         report["markup"]["css_mode"], "unchanged",
         "{:#}",
@@ -233,4 +236,60 @@ fn pages_where_the_conversion_pays_are_still_converted() {
         );
     }
     assert_eq!(report["markup"]["pages_changed"], 10);
+}
+
+/// Pages with no style sheet, whose markup a shared sheet would make lighter: by default the
+/// rewrite does not give them the sheet, which would make every first visit wait for it
+/// before anything paints (issue 40: two documentation sites painted a third later); asked for
+/// by name, it does, and the audit's visitor says they paint later.
+#[test]
+fn by_default_no_page_gets_a_sheet_that_would_make_it_paint_later() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (auto, after, sheet) = rewrite(tmp.path(), "auto");
+    assert_ne!(
+        auto["markup"]["css_mode"], "site-sheet",
+        "{:#}",
+        auto["markup"]
+    );
+    assert!(sheet.is_none(), "no shared sheet is written");
+    for page in &after {
+        let text = String::from_utf8_lossy(page);
+        assert!(!text.contains("rel=\"stylesheet\""), "{text}");
+    }
+    // The shared sheet was the cheapest in bytes, and the report says why it was not taken.
+    let totals = &auto["markup"]["mode_totals"];
+    let cheapest = totals
+        .as_object()
+        .unwrap()
+        .iter()
+        .min_by_key(|(_, v)| v.as_u64().unwrap())
+        .map(|(k, _)| k.clone())
+        .unwrap();
+    assert!(cheapest.starts_with("site-sheet"), "{totals}");
+    let reason = auto["markup"]["css_mode_reason"].as_str().unwrap();
+    assert!(reason.contains("paint later"), "{reason}");
+
+    // Named, the sheet is the user's: taken, and the audit's visitor counts the pages that
+    // paint later.
+    let site_dir = tmp.path().join("site");
+    let out = tmp.path().join("audit-sheet");
+    webdiet()
+        .arg("audit")
+        .arg(&site_dir)
+        .args(["--css", "site-sheet", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    let report: Value =
+        serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+    assert_eq!(report["markup"]["css_mode"], "site-sheet");
+    let later = report["visitor"]["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["speaks"] == "h2" && l["visit"] == "first")
+        .map(|l| l["later"].as_array().unwrap().len())
+        .max()
+        .unwrap();
+    assert!(later > 0, "{:#}", report["visitor"]["links"][0]["later"]);
 }

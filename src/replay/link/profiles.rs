@@ -127,6 +127,10 @@ pub const PROFILES: &[Profile] = &[
     },
 ];
 
+/// The links the audit simulates when none is named, and on which the rewrite's CSS choice
+/// must not make a page paint later (with Lighthouse's mobile profile).
+pub const AUDIT_LINKS: &str = "Cable,DSL,3G,4G";
+
 /// How much slower than this machine's a browser's main thread is taken to be on a link: 4 on
 /// Lighthouse's mobile profile (and a custom link based on it), 1 elsewhere.
 pub fn cpu_slowdown(link_name: &str) -> u64 {

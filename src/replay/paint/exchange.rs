@@ -14,13 +14,13 @@ use std::collections::BTreeSet;
 
 use super::super::headers::{Dest, HeaderSet, RequestHeaders};
 use super::super::simulate::{Connection, Exchange, Message, Side, Trigger};
-use super::super::ServedSite;
+use super::files::Files;
 use super::graph::{FetchKind, Found, PageGraph};
 use super::Visit;
 
 /// How the browser speaks to webdiet's server.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
 )]
 #[serde(rename_all = "kebab-case")]
 pub enum Speaks {
@@ -95,12 +95,16 @@ struct Weights {
 /// [`Visit::AfterLanding`], what `cached` holds is revalidated (a 304), the rest fetched.
 pub fn build(
     graph: &PageGraph,
-    site: &ServedSite,
+    site: &dyn Files,
     cached: &BTreeSet<String>,
     speaks: Speaks,
     visit: Visit,
 ) -> Built {
-    let revalidated = |path: &str| visit == Visit::AfterLanding && cached.contains(path);
+    let revalidated = |path: &str| match visit {
+        Visit::First => false,
+        Visit::AfterLanding => cached.contains(path),
+        Visit::Repeat => true,
+    };
     let weigh = |path: &str, dest: Dest, n: usize| -> Weights {
         let (body, coded) = body_of(site, path, speaks);
         let is_304 = revalidated(path);
@@ -121,12 +125,16 @@ pub fn build(
         false => bytes,
     };
     let page = weigh(&graph.page, Dest::Document, 0);
-    let page_body = body_of(site, &graph.page, speaks).0;
+    // A revalidated page comes as a 304 alone: its bytes are the cache's, all at once.
+    let page_body = match revalidated(&graph.page) {
+        true => 0,
+        false => body_of(site, &graph.page, speaks).0,
+    };
     // The page's bytes split where its first content ends: the coded body's share of it.
     let content_at = graph
         .first_content
         .map_or(page_body, |c| scale(c, graph.bytes, page_body))
-        .clamp(1, page_body.max(1));
+        .min(page_body);
     let head = page.response - page_body;
 
     let mut first = Connection::new(Trigger::Start, Vec::new());
@@ -188,7 +196,7 @@ pub fn build(
 
     // Where the page's bytes up to `offset` (as the site holds them) have arrived.
     let page_trigger = |offset: u64| -> Trigger {
-        let coded = scale(offset, graph.bytes, page_body).max(1);
+        let coded = scale(offset, graph.bytes, page_body);
         if coded <= content_at || part_b == 0 {
             let bytes = sealed(server_extra + head + coded.min(content_at)).min(part_a);
             received(content.conn, content.message, bytes.max(1))
@@ -321,18 +329,8 @@ fn scale(x: u64, of: u64, to: u64) -> u64 {
 }
 
 /// A file's body as the server sends it to a browser, and whether it was coded.
-fn body_of(site: &ServedSite, path: &str, speaks: Speaks) -> (u64, bool) {
-    let Some(res) = site.resource(path) else {
-        return (1, false);
-    };
-    let coded = match speaks {
-        Speaks::H2Brotli => res.brotli().map(|b| b.len() as u64),
-        _ => res.gzipped().map(|b| b.len() as u64),
-    };
-    match coded {
-        Some(n) => (n, true),
-        None => (res.body.len() as u64, false),
-    }
+fn body_of(site: &dyn Files, path: &str, speaks: Speaks) -> (u64, bool) {
+    site.sent(path, speaks).unwrap_or((1, false))
 }
 
 /// A Chromium request's bytes: HTTP/1.1 text, or the HPACK'd fields (about 60% of the text on

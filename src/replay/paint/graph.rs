@@ -18,7 +18,7 @@
 use crate::html::lex;
 use crate::site::resolve::{Resolver, Target};
 
-use super::super::ServedSite;
+use super::files::Files;
 
 /// What a fetch is, for the browser's rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,10 +71,10 @@ pub struct PageGraph {
 
 impl PageGraph {
     /// The graph of `page` of `site`; `None` when the site has no such page.
-    pub fn of(site: &ServedSite, page: &str) -> Option<PageGraph> {
-        let res = site.resource(page)?;
-        let resolver = Resolver::new(&site.site, None);
-        let text = &res.body;
+    pub fn of(site: &dyn Files, page: &str) -> Option<PageGraph> {
+        let body = site.bytes(page)?;
+        let resolver = Resolver::new(site.site(), None);
+        let text: &[u8] = &body;
         let mut graph = PageGraph {
             page: page.to_string(),
             bytes: text.len() as u64,
@@ -148,7 +148,7 @@ impl PageGraph {
                         graph.first_content = Some(offset);
                     }
                     if let Some(path) = src.and_then(|s| resolve(&s)) {
-                        let pixels = image_pixels(site, &path);
+                        let pixels = site.pixels(&path);
                         if let Some(f) = graph.push(path, FetchKind::Image, Found::Page { offset })
                         {
                             f.pixels = pixels;
@@ -170,7 +170,7 @@ impl PageGraph {
                         .iter()
                         .rposition(|f| f.kind == FetchKind::Stylesheet)
                         .map_or(Found::Page { offset }, |fetch| Found::After { fetch });
-                    let pixels = image_pixels(site, &path);
+                    let pixels = site.pixels(&path);
                     if let Some(f) = graph.push(path, FetchKind::Image, found) {
                         f.pixels = pixels;
                     }
@@ -204,15 +204,15 @@ impl PageGraph {
 
     /// The `url()`s and `@import`s of each sheet fetched: found when the sheet has arrived;
     /// an imported sheet holds up the paint as its importer does.
-    fn add_sheet_fetches(&mut self, site: &ServedSite) {
-        let resolver = Resolver::new(&site.site, None);
+    fn add_sheet_fetches(&mut self, site: &dyn Files) {
+        let resolver = Resolver::new(site.site(), None);
         let mut i = 0;
         while i < self.fetches.len() {
             if self.fetches[i].kind == FetchKind::Stylesheet {
                 let sheet = self.fetches[i].path.clone();
                 let blocks = self.fetches[i].blocks_paint;
-                if let Some(res) = site.resource(&sheet) {
-                    let css = String::from_utf8_lossy(&res.body);
+                if let Some(body) = site.bytes(&sheet) {
+                    let css = String::from_utf8_lossy(&body);
                     let base = resolver.page_url(&sheet);
                     for r in crate::css::references(&css) {
                         let Target::Local { path, .. } = resolver.resolve(&base, &r.value) else {
@@ -224,7 +224,7 @@ impl PageGraph {
                         } else {
                             FetchKind::Image
                         };
-                        let pixels = if import { 0 } else { image_pixels(site, &path) };
+                        let pixels = if import { 0 } else { site.pixels(&path) };
                         if let Some(f) = self.push(path, kind, Found::After { fetch: i }) {
                             f.blocks_paint = import && blocks;
                             f.pixels = pixels;
@@ -271,11 +271,4 @@ fn first_text(text: &[u8], from: usize, to: usize) -> Option<usize> {
         .iter()
         .position(|&b| !lex::is_space(b) && b != b'<')
         .map(|p| p + from)
-}
-
-/// Width × height of an image whose file gives them (GIF, PNG, JPEG, WebP); 0 otherwise.
-fn image_pixels(site: &ServedSite, path: &str) -> u64 {
-    site.resource(path)
-        .and_then(|r| crate::image::dimensions(&r.body))
-        .map_or(0, |(w, h)| u64::from(w) * u64::from(h))
 }

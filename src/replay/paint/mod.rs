@@ -18,6 +18,7 @@
 //! link's CPU slowdown (Lighthouse's mobile profile: 4).
 
 pub mod exchange;
+pub mod files;
 pub mod graph;
 pub mod site;
 
@@ -27,8 +28,8 @@ use serde::{Deserialize, Serialize};
 
 use super::link::LinkSpec;
 use super::simulate::{self, SimError, SimOptions, Timeline};
-use super::ServedSite;
 pub use exchange::Speaks;
+pub use files::{Files, Overlay};
 pub use graph::PageGraph;
 
 /// Which visit: a first one, or one with what an earlier page left in the cache.
@@ -39,6 +40,9 @@ pub enum Visit {
     First,
     /// The cache of the site's landing page: what it fetched is revalidated, not fetched.
     AfterLanding,
+    /// The same page again, later, by a new browser: everything it fetched (the page too) is
+    /// in the cache and revalidated, on new connections (Chromium's validation run).
+    Repeat,
 }
 
 impl Visit {
@@ -46,6 +50,7 @@ impl Visit {
         match self {
             Visit::First => "first",
             Visit::AfterLanding => "after-landing",
+            Visit::Repeat => "repeat",
         }
     }
 }
@@ -117,7 +122,7 @@ const LCP_MIN_PIXELS: u64 = 64 * 64;
 /// [`Visit::AfterLanding`].
 pub fn simulate(
     graph: &PageGraph,
-    site: &ServedSite,
+    site: &dyn Files,
     cached: &BTreeSet<String>,
     link: &LinkSpec,
     opts: &PaintOptions,

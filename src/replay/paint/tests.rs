@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::*;
 use crate::replay::link::parse;
+use crate::replay::ServedSite;
 
 fn site(files: &[(&str, &str)]) -> ServedSite {
     let files: BTreeMap<String, Vec<u8>> = files
