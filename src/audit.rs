@@ -196,6 +196,8 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
             replay_opts,
             archive.and_then(|a| a.first_page()),
         ));
+        report.visitor_error =
+            replay::paint::validate::against(&report.browser, report.visitor.as_ref());
         timed.lap(&mut report, "visitor");
     }
     progress.done();
@@ -275,8 +277,7 @@ fn visitor(
         &pages,
         &landing,
         &links,
-        &|_, _| replay::paint::Cpu::default(),
-        "none: the network alone",
+        replay::paint::Cpu::CHROMIUM,
     )
 }
 

@@ -26,6 +26,9 @@ pub struct LoadOptions {
     /// Test hook: kill the browser once the page's first response has arrived, as a crash
     /// in the middle of a load would. Default: `false`.
     pub crash_after_first_response: bool,
+    /// Slow the page's main thread down this many times (`Emulation.setCPUThrottlingRate`),
+    /// as Lighthouse's mobile profile does. Default: 1 (not slowed).
+    pub cpu_slowdown: u32,
 }
 
 impl Default for LoadOptions {
@@ -34,6 +37,7 @@ impl Default for LoadOptions {
             timeout: Duration::from_secs(30),
             quiet: Duration::from_millis(200),
             crash_after_first_response: false,
+            cpu_slowdown: 1,
         }
     }
 }
@@ -284,6 +288,10 @@ impl Browser {
         let s = Some(session.as_str());
         self.call("Page.enable", json!({}), s, setup_by)?;
         self.call("Network.enable", json!({}), s, setup_by)?;
+        if opts.cpu_slowdown > 1 {
+            let rate = json!({ "rate": opts.cpu_slowdown });
+            self.call("Emulation.setCPUThrottlingRate", rate, s, setup_by)?;
+        }
         self.pending.clear();
         let deadline = Instant::now() + opts.timeout;
         let navigate = self.send("Page.navigate", json!({ "url": url }), s)?;

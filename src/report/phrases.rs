@@ -628,6 +628,23 @@ pub fn visitor_lines(report: &Report) -> Vec<String> {
                     format::plus_ms(l.later[0].1)
                 ),
             };
+            let error = report
+                .visitor_error
+                .iter()
+                .filter(|e| e.link == l.link && e.metric != "load")
+                .map(|e| {
+                    format!(
+                        "{} {:.1}% off Chromium over {} loads",
+                        e.metric.to_uppercase(),
+                        e.mape_pct,
+                        e.rows
+                    )
+                })
+                .collect::<Vec<_>>();
+            let later = match error.is_empty() {
+                true => later,
+                false => format!("{later} (simulated: {})", error.join(", ")),
+            };
             format!(
                 "{}{}: first paint {} → {} ({}), largest paint {} → {} ({}); {later}",
                 l.link,
@@ -656,4 +673,19 @@ pub fn visitor_heading(report: &Report) -> Option<String> {
         v.pages,
         format::plural(v.pages)
     ))
+}
+
+/// The browser's own time the visitor's loads add to the network's, in words.
+pub fn visitor_cpu(cpu: &crate::replay::paint::Cpu) -> String {
+    let ms = |ns: u64| format::ms(ns as f64 / 1e6);
+    format!(
+        "Chromium's own time, measured on this machine (docs/simulation.md, \"The visitor\"): \
+         {} before the request, then {} to the first paint, {} to the largest, {} to \
+         DOMContentLoaded, {} to load once what each waits for is in (×4 on lighthouse-mobile)",
+        ms(cpu.navigation_ns),
+        ms(cpu.fcp_ns),
+        ms(cpu.lcp_ns),
+        ms(cpu.dcl_ns),
+        ms(cpu.load_ns)
+    )
 }

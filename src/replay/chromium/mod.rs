@@ -229,6 +229,7 @@ impl<'a> ChromiumVisitor<'a> {
                     && test == Test::First
                     && attempt == 0,
                 quiet: self.rtt + Duration::from_millis(250),
+                cpu_slowdown: crate::replay::link::profiles::cpu_slowdown(&self.link_name) as u32,
             };
             match visit(&setup, url, emulator, server.control) {
                 Ok(v) => {
@@ -391,6 +392,8 @@ struct Setup<'a> {
     crash: bool,
     /// How long the link must stay quiet before a visit's counters are read.
     quiet: Duration,
+    /// The main thread slowed down this many times (Lighthouse's mobile profile: 4).
+    cpu_slowdown: u32,
 }
 
 /// One visit: a browser on `setup.profile`, the page at `url`, the link's counters around it.
@@ -421,6 +424,7 @@ fn visit(
     let load_opts = LoadOptions {
         timeout: setup.timeout,
         crash_after_first_response: setup.crash,
+        cpu_slowdown: setup.cpu_slowdown,
         ..LoadOptions::default()
     };
     let load = chromium

@@ -3,7 +3,8 @@
 //! `load`) of every page, their median and 90th percentile, and the pages that paint later
 //! or sooner. A first visit to each page, and a visit to each page with the landing page's
 //! cache; in HTTP/2 over TLS (what a browser speaks to a site today: the headline) and in
-//! HTTP/1.1 with the browser's own six connections.
+//! HTTP/1.1 with the browser's own six connections; and each page again by a new browser with
+//! its cache (what Chromium's validation run measures, so that the two can be compared).
 
 use std::collections::BTreeSet;
 
@@ -100,8 +101,8 @@ pub struct SitePaint {
     pub pages: usize,
     /// The page whose cache the later visits start from.
     pub landing: String,
-    /// Where the main thread's time comes from.
-    pub cpu: String,
+    /// The browser's own time added to the network's (before the simulation's CPU slowdown).
+    pub cpu: Cpu,
     pub links: Vec<LinkPaint>,
 }
 
@@ -143,10 +144,6 @@ pub fn links_for(simulated: &[Link]) -> Vec<LinkSpec> {
     specs
 }
 
-/// What each page's main thread needs, by site version and page; none known: the network
-/// alone.
-pub type CpuOf<'a> = &'a (dyn Fn(&str, &str) -> Cpu + Sync);
-
 /// Loads every page of `pages` of both sites over every link.
 pub fn site_paint(
     original: &ServedSite,
@@ -154,8 +151,7 @@ pub fn site_paint(
     pages: &[String],
     landing: &str,
     links: &[LinkSpec],
-    cpu: CpuOf<'_>,
-    cpu_source: &str,
+    cpu: Cpu,
 ) -> SitePaint {
     let graphs = |site: &ServedSite| -> Vec<Option<PageGraph>> {
         pages.par_iter().map(|p| PageGraph::of(site, p)).collect()
@@ -176,11 +172,13 @@ pub fn site_paint(
             (Speaks::H2, Visit::First),
             (Speaks::Http1, Visit::First),
             (Speaks::H2, Visit::AfterLanding),
+            (Speaks::H2, Visit::Repeat),
+            (Speaks::Http1, Visit::Repeat),
         ] {
-            let opts = |version: &str, page: &str| PaintOptions {
+            let opts = PaintOptions {
                 speaks,
                 visit,
-                cpu: cpu(version, page),
+                cpu,
                 cpu_slowdown: slowdown,
                 sim: SimOptions {
                     tcp: TcpModel::linux(Congestion::Cubic),
@@ -195,13 +193,13 @@ pub fn site_paint(
                     let (Some(b), Some(a)) = (&before[i], &after[i]) else {
                         return None;
                     };
-                    let load = |g: &PageGraph, s: &ServedSite, c: &BTreeSet<String>, v: &str| {
-                        super::simulate(g, s, c, link, &opts(v, page)).ok()
+                    let load = |g: &PageGraph, s: &ServedSite, c: &BTreeSet<String>| {
+                        super::simulate(g, s, c, link, &opts).ok()
                     };
                     Some(PageRow {
                         page: page.clone(),
-                        original: load(b, original, &cached_before, "original")?,
-                        rewritten: load(a, rewritten, &cached_after, "rewritten")?,
+                        original: load(b, original, &cached_before)?,
+                        rewritten: load(a, rewritten, &cached_after)?,
                     })
                 })
                 .collect();
@@ -213,7 +211,7 @@ pub fn site_paint(
     SitePaint {
         pages: pages.len(),
         landing: landing.to_string(),
-        cpu: cpu_source.to_string(),
+        cpu,
         links: out,
     }
 }

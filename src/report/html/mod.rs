@@ -140,8 +140,8 @@ fn paint(report: &Report) -> String {
     out.push_str("</section>");
     let _ = write!(
         out,
-        "<p class=\"note\">Main-thread time: {}.</p>",
-        esc(&v.cpu)
+        "<p class=\"note\">{}.</p>",
+        esc(&phrases::visitor_cpu(&v.cpu))
     );
     out
 }

@@ -199,9 +199,8 @@ fn paint(out: &mut String, report: &Report) {
     }
     let _ = writeln!(
         out,
-        "\n<sub>Main-thread time: {}. How the browser is simulated: docs/simulation.md, \
-         \"The visitor\".</sub>\n",
-        cell(&v.cpu)
+        "\n<sub>{}. How the browser is simulated: docs/simulation.md, \"The visitor\".</sub>\n",
+        cell(&phrases::visitor_cpu(&v.cpu))
     );
 }
 
