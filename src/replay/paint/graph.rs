@@ -67,6 +67,8 @@ pub struct PageGraph {
     /// no content of its own (a frameset: its first frame's then).
     pub first_content: Option<u64>,
     pub fetches: Vec<Fetch>,
+    /// The fetches' paths, to ask once for each.
+    asked: std::collections::HashSet<String>,
 }
 
 impl PageGraph {
@@ -80,6 +82,7 @@ impl PageGraph {
             bytes: text.len() as u64,
             first_content: None,
             fetches: Vec::new(),
+            asked: Default::default(),
         };
         let base_href = lex::start_tags(text)
             .find(|f| f.tag.name == "base")
@@ -89,7 +92,9 @@ impl PageGraph {
             Target::Local { path, .. } => Some(path),
             _ => None,
         };
-        let mut in_body = false;
+        // Text outside the head's elements starts the body, with or without a `<body>` tag
+        // (the parser's rule); a frameset has no content of its own.
+        let mut in_body = true;
         let mut last_end = 0usize;
         for found in lex::start_tags(text) {
             let tag = &found.tag;
@@ -103,7 +108,6 @@ impl PageGraph {
             let get = |name: &str| attr(text, tag, name);
             let before_content = graph.first_content.is_none();
             match tag.name.as_str() {
-                "body" => in_body = true,
                 "frameset" => in_body = false,
                 "link" => {
                     let rel = get("rel").unwrap_or_default().to_ascii_lowercase();
@@ -189,7 +193,7 @@ impl PageGraph {
     /// Adds a fetch, unless the page or an earlier fetch is the same URL (a browser asks once:
     /// its memory cache); the fetch added, to set more of it.
     fn push(&mut self, path: String, kind: FetchKind, found: Found) -> Option<&mut Fetch> {
-        if path == self.page || self.fetches.iter().any(|f| f.path == path) {
+        if path == self.page || !self.asked.insert(path.clone()) {
             return None;
         }
         self.fetches.push(Fetch {
@@ -263,12 +267,23 @@ fn media_is_screen(media: &str) -> bool {
     })
 }
 
-/// The offset of the first character of text that is not white space between `from` and `to`
-/// (outside any tag), the content a first paint can show.
+/// The offset of the first character of text that is not white space between `from` and `to`,
+/// outside end tags, comments and declarations (which fill the gaps between start tags): the
+/// content a first paint can show.
 fn first_text(text: &[u8], from: usize, to: usize) -> Option<usize> {
-    let slice = text.get(from..to)?;
-    slice
-        .iter()
-        .position(|&b| !lex::is_space(b) && b != b'<')
-        .map(|p| p + from)
+    let to = to.min(text.len());
+    let mut i = from;
+    while i < to {
+        match text[i] {
+            b'<' if text[i..].starts_with(b"<!--") => {
+                i = lex::find_seq_ignore_case(text, b"-->", i + 4).map_or(to, |e| e + 3);
+            }
+            b'<' if matches!(text.get(i + 1), Some(b'/' | b'!' | b'?')) => {
+                i = lex::memchr(b'>', text, i).map_or(to, |e| e + 1);
+            }
+            b if lex::is_space(b) => i += 1,
+            _ => return Some(i),
+        }
+    }
+    None
 }

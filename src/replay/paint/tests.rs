@@ -132,3 +132,26 @@ fn a_page_found_from_the_landing_pages_cache_revalidates_what_it_has() {
     let again = simulate(&graph, &s, &cached, &link("3G"), &opts(Visit::AfterLanding)).unwrap();
     assert!(again.fcp_ms < first.fcp_ms, "{first:?} {again:?}");
 }
+
+#[test]
+fn the_first_content_is_the_first_text_or_image_whatever_tags_end_around_it() {
+    let s = site(&[
+        (
+            "a.html",
+            "<html><head><title>T</title><!-- a comment --></head>\n<body>\n<p>Hello</p></body></html>",
+        ),
+        ("b.html", "<html><head><title>T</title></head></html>\n Text without a body tag"),
+        ("c.html", "<p></p><!-- x --></p>\n<img src=x.gif>"),
+        ("d.html", "<frameset><frame src=a.html></frameset>"),
+    ]);
+    let at = |page: &str| PageGraph::of(&s, page).unwrap().first_content;
+    let a = "<html><head><title>T</title><!-- a comment --></head>\n<body>\n<p>";
+    assert_eq!(at("a.html"), Some(a.len() as u64 + 1));
+    let b = "<html><head><title>T</title></head></html>\n ";
+    assert_eq!(at("b.html"), Some(b.len() as u64 + 1));
+    assert_eq!(
+        at("c.html"),
+        Some("<p></p><!-- x --></p>\n<img src=x.gif>".len() as u64)
+    );
+    assert_eq!(at("d.html"), None);
+}
