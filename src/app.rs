@@ -101,6 +101,7 @@ fn run_rewrite(cfg: &RewriteConfig, config: &Config) -> Result<Status> {
     let mut report = report::Report::new(&cfg.site);
     report.inventory = Some((&inventory).into());
     report.add_rewrite(done, &inventory);
+    report.problems.extend(crate::audit::no_pages(site));
     let read = |path: &str| site.read(path).ok();
     report.finish(&report::Gates::default(), Some(&read));
     report.site.rewritten = Some(cfg.out.site().display().to_string());

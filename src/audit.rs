@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use crate::deflate::WorthRule;
-use crate::error::{Error, Result};
+use crate::error::{Error, Problem, Result};
 use crate::inventory::{self, AnalyzeOptions};
 use crate::replay::load::Load;
 use crate::replay::Test;
@@ -70,7 +70,7 @@ pub trait Progress {
 
 /// Runs the whole pipeline.
 pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
-    let steps = if opts.replay.is_some() { 5 } else { 3 };
+    let mut steps = if opts.replay.is_some() { 5 } else { 3 };
     let mut report = Report::new(&opts.site);
     let mut timed = Timer::default();
 
@@ -92,6 +92,14 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
         _ => None,
     });
     require_input_page(&input, &opts.site, page)?;
+    if let Some(problem) = no_pages(original) {
+        // Nothing to visit: the audit is the rewrite and the estimate, as with --no-replay.
+        replay = None;
+        report.problems.push(problem);
+    }
+    if replay.is_none() {
+        steps = 3;
+    }
     let inventory = inventory::analyze(original, &analyze);
     report.inventory = Some((&inventory).into());
     if let Some(a) = archive {
@@ -214,7 +222,7 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
     // (the 1997 study's figures); the times are read per link.
     report.replay.sort_by_key(|r| r.link.name != "loopback");
 
-    if let Some(replay_opts) = &opts.replay {
+    if let Some(replay_opts) = &replay {
         report.header_cost = header_cost(&served_original, replay_opts)?;
         timed.lap(&mut report, "header-cost");
     }
@@ -425,10 +433,12 @@ fn more_runs(
 }
 
 /// Refuses, right after the crawl and before anything is rewritten, a site the audit could
-/// not visit: one without any page, or without the page `--page` names.
+/// not work on: one without any file, or without the page `--page` names. A site with files
+/// but no page (an archive of images or of JSON) is read, rewritten and estimated; nothing is
+/// visited ([`no_pages`]).
 pub fn require_page(site: &Site, page: Option<&str>) -> Result<()> {
-    if !site.files.iter().any(|f| f.kind == FileKind::Html) {
-        return Err(Error::NoPages {
+    if site.files.is_empty() {
+        return Err(Error::EmptySite {
             path: site.root.clone(),
         });
     }
@@ -441,21 +451,33 @@ pub fn require_page(site: &Site, page: Option<&str>) -> Result<()> {
 }
 
 /// [`require_page`] for an input as given: an archive's site is named by the archive file, not
-/// by the private directory its captures were written to.
+/// by the private directory its captures were written to. An archive whose captures make no
+/// file (a lone redirect) is not refused: its report says what it holds.
 pub fn require_input_page(
     input: &crate::archive::Input,
     given: &std::path::Path,
     page: Option<&str>,
 ) -> Result<()> {
     match (require_page(&input.site, page), &input.archive) {
-        (Err(Error::NoPages { .. }), Some(_)) => Err(Error::NoPages {
-            path: given.to_path_buf(),
-        }),
+        (Err(Error::EmptySite { .. }), Some(_)) => Ok(()),
         (Err(Error::NoSuchPage { .. }), Some(_)) => Err(Error::NoSuchPage {
             path: given.join(page.unwrap_or_default()),
         }),
         (done, _) => done,
     }
+}
+
+/// The problem that says a site has no page to visit (no HTML file: an archive of images, of
+/// JSON, or of one redirect), so that its report is read as what it is; `None` when it has one.
+pub fn no_pages(site: &Site) -> Option<Problem> {
+    (!site.files.iter().any(|f| f.kind == FileKind::Html)).then(|| {
+        Problem::new(
+            "",
+            "no-pages",
+            "the site has no page (no HTML file): its files are rewritten and estimated, \
+             nothing is visited, so nothing is replayed",
+        )
+    })
 }
 
 /// The rewritten site as a client sees it: `.gz`, `.br` and `.zst` sidecars are an alternative

@@ -54,9 +54,9 @@ pub enum Error {
         option: &'static str,
         reason: String,
     },
-    #[error("{}: the site has no page (no HTML file was found in it); nothing to rewrite or \
-             replay", shown(.path))]
-    NoPages { path: PathBuf },
+    #[error("{}: the site is empty (no file was found in it); nothing to rewrite or replay",
+             shown(.path))]
+    EmptySite { path: PathBuf },
     #[error("{}: no such page in the site (--page)", shown(.path))]
     NoSuchPage { path: PathBuf },
     #[error("{}: {message}", shown(.path))]

@@ -13,9 +13,9 @@ use serde_json::Value;
 use crate::common::{self, archives};
 
 /// Samples that hold no web page at all, only a redirect (`missing-status-text.warc`, a 302)
-/// or JSON (`post-test.warc.gz`, `httpbin-resource.warc.gz`): webdiet reads them (`analyze`
-/// lists their captures) and refuses to audit a site without a page, as it refuses the
-/// directory warcio makes of them ("the site has no page", exit 2).
+/// or JSON (`post-test.warc.gz`, `httpbin-resource.warc.gz`): they audit, their files read and
+/// estimated, nothing visited, and a `no-pages` problem says so; as the directory warcio makes
+/// of them does, where it makes one that is not empty.
 const NO_PAGE: [&str; 3] = [
     "httpbin-resource.warc.gz",
     "missing-status-text.warc",
@@ -165,25 +165,37 @@ fn every_pywb_sample_audits_to_the_pages_and_savings_of_the_directory_warcio_mak
         let site_url: &[&std::ffi::OsStr] = if origin.is_empty() { &[] } else { &site_url };
         let (dir_code, dir_stderr, directory) =
             audit(&out.join("site"), site_url, &out.join("directory"));
-        if NO_PAGE.contains(&name.as_str()) {
-            for (code, stderr) in [(code, &stderr), (dir_code, &dir_stderr)] {
-                assert_eq!(code, 2, "{name}: {stderr}");
-                assert!(stderr.contains("the site has no page"), "{name}: {stderr}");
-            }
-            // Read all the same: analyze lists what the archive holds.
-            let inventory = archives::analyze(&[dir.join(name).as_os_str()]);
-            let a = &inventory["archive"];
-            assert!(a["captures"].as_u64().unwrap() >= 1, "{name}: {a}");
+        assert_eq!(code, 0, "{name}: {stderr}");
+        let warcio_empty = std::fs::read_dir(out.join("site")).unwrap().next().is_none();
+        if warcio_empty {
+            // httpbin-resource.warc.gz holds `resource` records only, which the plain reading
+            // leaves out, and missing-status-text.warc a redirect: their directories are
+            // empty, and an empty directory is refused.
+            assert_eq!(dir_code, 2, "{name}, warcio's directory: {dir_stderr}");
+            assert!(dir_stderr.contains("the site is empty"), "{dir_stderr}");
+            let archive = archive.unwrap();
+            assert!(archive["archive"]["captures"].as_u64().unwrap() >= 1, "{name}");
             continue;
         }
-        assert_eq!(code, 0, "{name}: {stderr}");
         assert_eq!(dir_code, 0, "{name}, warcio's directory: {dir_stderr}");
         let (archive, directory) = (archive.unwrap(), directory.unwrap());
         assert_eq!(figures(&archive), figures(&directory), "{name}");
-        assert!(
-            archive["inventory"]["pages"].as_u64().unwrap() >= 1,
-            "{name}"
-        );
+        let no_pages = |report: &Value| {
+            report["problems"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|p| p["code"] == "no-pages")
+        };
+        let pages = archive["inventory"]["pages"].as_u64().unwrap();
+        if NO_PAGE.contains(&name.as_str()) {
+            assert_eq!(pages, 0, "{name}");
+            assert!(no_pages(&archive) && no_pages(&directory), "{name}");
+            assert!(archive["archive"]["captures"].as_u64().unwrap() >= 1, "{name}");
+        } else {
+            assert!(pages >= 1, "{name}");
+            assert!(!no_pages(&archive), "{name}");
+        }
         // Nothing the readers read is called broken: no body left out for its framing, no
         // digest called a mismatch for its spelling, no head refused that warcio reads. One
         // exception, deliberate: example-extra.warc's second copy of its response starts

@@ -440,3 +440,46 @@ fn an_audit_without_replay_holds_the_text_it_estimates_not_the_sites_other_files
         "with a 96 MiB download the audit peaked at {large_kib} KiB, without it {small_kib} KiB"
     );
 }
+
+#[test]
+fn a_site_without_a_page_is_rewritten_and_estimated_and_an_empty_one_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    // An archive of images and data, as some captures are: nothing for a browser to open.
+    let logo = common::seeded_gif(5);
+    let data = br#"{"items": ["one", "two", "three", "one", "two", "three"]}"#.repeat(40);
+    let files: [(&str, &[u8]); 2] = [("logo.gif", &logo), ("data.json", &data)];
+    let site = tmp.path().join("site");
+    common::write_site(&site, &files);
+    let out = tmp.path().join("out");
+    webdiet()
+        .arg("audit")
+        .arg(&site)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let report = report(&out);
+    let problems = report["problems"].as_array().unwrap();
+    assert!(
+        problems.iter().any(|p| p["code"] == "no-pages"),
+        "{problems:?}"
+    );
+    assert_eq!(report["inventory"]["pages"], 0);
+    // Nothing visited; the estimate read the text all the same.
+    assert!(report["replay"].as_array().is_none_or(|r| r.is_empty()));
+    let raw = report["compression"]["original"]["totals"]["raw"].as_u64().unwrap();
+    assert!(raw >= data.len() as u64, "{raw}");
+    // A GIF no page refers to keeps its name and its bytes.
+    assert_eq!(std::fs::read(out.join("site/logo.gif")).unwrap(), logo);
+
+    let empty = tmp.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    webdiet()
+        .arg("audit")
+        .arg(&empty)
+        .arg("--out")
+        .arg(tmp.path().join("empty-out"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("the site is empty"));
+}
