@@ -95,15 +95,17 @@ impl Cpu {
 }
 
 /// [`Cpu::CHROMIUM`]'s figures (navigation, FCP, LCP, DCL, load), in ns, as
-/// `benches/visitor.py --calibrate` printed them: microscape's original and rewritten index
-/// page, h2 and HTTP/1.1, 3 runs each, 2026-12-07 19:58 UTC, load average 3 to 6 (other
-/// builds running: main-thread times grow with the load; docs/simulation.md says more).
+/// `benches/visitor.py --calibrate` printed them: the medians over nine pages (microscape, the
+/// Space Jam index, two libwww pages, two of gri's manual, two of dx's), original and
+/// rewritten, h2 and HTTP/1.1, first visits, 3 runs each, 2026-12-07 21:26 to 21:40 UTC, load
+/// average 5 to 9 (two builds running at nice 19 beside Chromium at nice 0: docs/simulation.md
+/// says what that does to these figures).
 const CALIBRATED: [u64; 5] = [
-    11_272_700,
-    305_600_000,
-    319_016_160,
-    252_352_260,
-    279_914_860,
+    22_067_460,
+    228_803_460,
+    247_001_960,
+    164_290_120,
+    204_367_620,
 ];
 
 /// A simulated browser load's milestones, in ms from the navigation's start.
