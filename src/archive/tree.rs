@@ -49,7 +49,8 @@ pub struct FileCapture {
     pub payload_bytes: u64,
     pub captures: usize,
     /// The capture's HTTP head fields that the rewritten site's headers are compared with
-    /// ([`super::COMPARED`]; the others are not kept: a few hundred bytes a file).
+    /// (`archive::COMPARED`, a private list; the others are not kept: a few hundred bytes a
+    /// file).
     pub fields: Vec<(String, String)>,
 }
 
