@@ -9,6 +9,7 @@ mod common;
 
 mod analyze;
 mod audit;
+mod build_script;
 mod ci_formats;
 mod corpus;
 mod encodings;
