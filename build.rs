@@ -2,7 +2,8 @@
 //! version, plus the git revision (and `-dirty` for uncommitted changes to tracked files) when
 //! built from a checkout. Two builds of one version can measure differently (every change to
 //! a conversion does), so a batch directory must never mix their unit reports; ripgrep's
-//! build script names its builds the same way.
+//! build script names its builds the same way. The date of that revision's commit dates the
+//! man pages (`webdiet man`).
 
 use std::path::PathBuf;
 
@@ -29,4 +30,6 @@ fn main() {
         None => version,
     };
     println!("cargo:rustc-env=WEBDIET_BUILD={build}");
+    let date = git::commit_date(&dir).unwrap_or_default();
+    println!("cargo:rustc-env=WEBDIET_COMMIT_DATE={date}");
 }

@@ -40,6 +40,11 @@ pub fn revision(dir: &Path) -> Option<String> {
     })
 }
 
+/// The date of the commit `HEAD` names, `YYYY-MM-DD`: the man pages' date (`webdiet man`).
+pub fn commit_date(dir: &Path) -> Option<String> {
+    git(dir, &["log", "-1", "--date=short", "--format=%cd", "HEAD"]).filter(|d| !d.is_empty())
+}
+
 /// The paths whose change can change [`revision`] of the checkout at `dir` (apart from the
 /// tracked files themselves), every one of which exists; none outside a checkout.
 ///
@@ -270,8 +275,13 @@ mod tests {
         }
         let repo = repo(0);
         let dir = repo.path();
-        assert_eq!(revision(dir), None);
+        assert_eq!((revision(dir), commit_date(dir)), (None, None));
         assert!(noticed(dir, || commit(dir)), "the first commit");
+        let date = commit_date(dir).unwrap();
+        assert!(
+            date.len() == 10 && date.bytes().filter(|b| *b == b'-').count() == 2,
+            "{date} is not YYYY-MM-DD"
+        );
     }
 
     #[test]

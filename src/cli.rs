@@ -6,6 +6,7 @@
 
 mod batch;
 mod convert;
+mod generate;
 
 use std::path::PathBuf;
 
@@ -179,6 +180,18 @@ enum Sub {
     ///
     /// Exit codes: 0 merged, 1 some unit has no report (without --allow-partial), 2 usage.
     Merge(batch::MergeArgs),
+    /// Print the completion script for SHELL: `webdiet completions bash >
+    /// ~/.local/share/bash-completion/completions/webdiet`.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page of webdiet, or of one of its commands (webdiet-COMMAND), as roff:
+    /// `webdiet man audit | man -l -`.
+    Man {
+        /// A command [default: webdiet itself, whose page lists the commands].
+        command: Option<String>,
+    },
 }
 
 // ---- replay (begin) ----
