@@ -10,16 +10,18 @@
 #   benches/archive-memory.sh                        # SIZES="0 3221225472" (the capture alone, 3 GiB)
 #   SIZES="0 268435456 1073741824" benches/archive-memory.sh
 #
-# Needs: GNU time (/usr/bin/time), a release build (cargo build --release --bins; WEBDIET and
+# Needs: GNU time (/usr/bin/time), a build in the `dist` profile of published binaries
+# (cargo build --profile dist --bins; BUILD_PROFILE=release reads the quick build; WEBDIET and
 # MAKE_ARCHIVES override), about SIZE bytes free in $TMPDIR.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SIZES=${SIZES:-"0 3221225472"}
-TARGET=${CARGO_TARGET_DIR:-target}/release
+BUILD_PROFILE=${BUILD_PROFILE:-dist}
+TARGET=${CARGO_TARGET_DIR:-target}/$BUILD_PROFILE
 WEBDIET=${WEBDIET:-$TARGET/webdiet}
 MAKE_ARCHIVES=${MAKE_ARCHIVES:-$TARGET/make-archives}
 for bin in "$WEBDIET" "$MAKE_ARCHIVES"; do
-  [ -x "$bin" ] || { echo "no $bin: cargo build --release --bins first"; exit 1; }
+  [ -x "$bin" ] || { echo "no $bin: cargo build --profile $BUILD_PROFILE --bins first"; exit 1; }
 done
 [ -x /usr/bin/time ] || { echo "/usr/bin/time is missing: apt-get install -y time"; exit 1; }
 

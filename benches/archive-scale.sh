@@ -10,16 +10,18 @@
 #   benches/archive-scale.sh                 # COUNTS="25000 50000 100000"
 #   COUNTS="10000 20000" benches/archive-scale.sh
 #
-# Needs: GNU time (/usr/bin/time), a release build (cargo build --release --bins; WEBDIET and
+# Needs: GNU time (/usr/bin/time), a build in the `dist` profile of published binaries
+# (cargo build --profile dist --bins; BUILD_PROFILE=release reads the quick build; WEBDIET and
 # MAKE_ARCHIVES override).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 COUNTS=${COUNTS:-"25000 50000 100000"}
-TARGET=${CARGO_TARGET_DIR:-target}/release
+BUILD_PROFILE=${BUILD_PROFILE:-dist}
+TARGET=${CARGO_TARGET_DIR:-target}/$BUILD_PROFILE
 WEBDIET=${WEBDIET:-$TARGET/webdiet}
 MAKE_ARCHIVES=${MAKE_ARCHIVES:-$TARGET/make-archives}
 for bin in "$WEBDIET" "$MAKE_ARCHIVES"; do
-  [ -x "$bin" ] || { echo "no $bin: cargo build --release --bins first"; exit 1; }
+  [ -x "$bin" ] || { echo "no $bin: cargo build --profile $BUILD_PROFILE --bins first"; exit 1; }
 done
 [ -x /usr/bin/time ] || { echo "/usr/bin/time is missing: apt-get install -y time"; exit 1; }
 

@@ -13,18 +13,20 @@
 #   SIZES="1 20" MODES=rewrite benches/batch.sh
 #   FLAGS="--effort fast" SIZES="1 5" MODES=rewrite benches/batch.sh   # more batch options
 #
-# Needs: GNU time (/usr/bin/time, Debian package `time`), a release build
-# (cargo build --release; WEBDIET=path overrides), ../shared/corpora (or WEBDIET_SHARED).
+# Needs: GNU time (/usr/bin/time, Debian package `time`), a build in the `dist` profile of
+# published binaries (cargo build --profile dist; BUILD_PROFILE=release reads the quick build,
+# WEBDIET=path another binary), ../shared/corpora (or WEBDIET_SHARED).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SHARED=${WEBDIET_SHARED:-../shared}
 SIZES=${SIZES:-"1 5 20"}
 MODES=${MODES:-"rewrite replay"}
-WEBDIET=${WEBDIET:-${CARGO_TARGET_DIR:-target}/release/webdiet}
+BUILD_PROFILE=${BUILD_PROFILE:-dist}
+WEBDIET=${WEBDIET:-${CARGO_TARGET_DIR:-target}/$BUILD_PROFILE/webdiet}
 for corpus in spacejam libwww-docs; do
   [ -d "$SHARED/corpora/$corpus" ] || { echo "skipped: $SHARED/corpora/$corpus is missing"; exit 0; }
 done
-[ -x "$WEBDIET" ] || { echo "no $WEBDIET: cargo build --release first (or set WEBDIET)"; exit 1; }
+[ -x "$WEBDIET" ] || { echo "no $WEBDIET: cargo build --profile $BUILD_PROFILE first (or set WEBDIET)"; exit 1; }
 [ -x /usr/bin/time ] || { echo "/usr/bin/time is missing: apt-get install -y time"; exit 1; }
 
 WORK=$(mktemp -d)

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Benchmark (not a test): `--effort fast` against `optipng -o2` on the same still GIFs.
 
-For each corpus, `webdiet rewrite --effort fast` (release build) converts the site's GIFs; the
+For each corpus, `webdiet rewrite --effort fast` (the `dist` build of published binaries;
+BUILD_PROFILE=release reads the quick build) converts the site's GIFs; the
 still GIFs it converted or kept (one frame) are then given to `optipng -o2`, one process per
 file, as OptiPNG is used. Both sides count the bytes after keep-smaller (the PNG where it is
 smaller, the GIF otherwise) and CPU: webdiet's is the converting threads' (the report's
@@ -9,7 +10,7 @@ smaller, the GIF otherwise) and CPU: webdiet's is the converting threads' (the r
 time (process start included, a few ms a file). Issue 26's target: `fast` no larger than
 `optipng -o2`, for no more CPU. Recorded in docs/images.md ("Effort levels").
 
-    cargo build --release --locked && python3 benches/fast-vs-optipng.py
+    cargo build --profile dist --locked && python3 benches/fast-vs-optipng.py
     EFFORT=default python3 benches/fast-vs-optipng.py   # another level against the same anchor
 
 Needs optipng (Debian: apt-get install -y optipng) and ../shared/corpora (or WEBDIET_SHARED).
@@ -25,7 +26,8 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARED = os.environ.get("WEBDIET_SHARED", os.path.join(ROOT, "..", "shared"))
-WEBDIET = os.path.join(ROOT, "target", "release", "webdiet")
+PROFILE = os.environ.get("BUILD_PROFILE", "dist")
+WEBDIET = os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")), PROFILE, "webdiet")
 EFFORT = os.environ.get("EFFORT", "fast")
 
 
@@ -33,7 +35,7 @@ def main():
     if not shutil.which("optipng"):
         sys.exit("optipng is missing: apt-get install -y optipng")
     if not os.access(WEBDIET, os.X_OK):
-        sys.exit("build first: cargo build --release --locked")
+        sys.exit(f"build first: cargo build --profile {PROFILE} --locked")
     version = subprocess.run(["optipng", "-v"], capture_output=True, text=True).stdout
     load = open("/proc/loadavg").read().split()[:3]
     print(f"{os.cpu_count()} cores, load {' '.join(load)}; {version.splitlines()[0]}")

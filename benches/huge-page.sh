@@ -5,12 +5,14 @@
 # node every 4 bytes, nothing to convert). Each page is alone in its site; the rewrite runs
 # with a parse limit above the page's size. Prints one line per page: size, user+sys CPU,
 # wall time, peak RSS and bytes of peak RSS per byte of page, with the date and load average.
-# Usage: benches/huge-page.sh [MB...]   (default 15 50; NO_BUILD=1 skips the release build;
-#        WEBDIET=path runs another binary; SHAPES="table bold" picks the pages)
+# Usage: benches/huge-page.sh [MB...]   (default 15 50; NO_BUILD=1 skips the build;
+#        WEBDIET=path runs another binary; SHAPES="table bold" picks the pages; the build is
+#        the `dist` profile of published binaries, BUILD_PROFILE=release the quick one)
 set -eu
 cd "$(dirname "$0")/.."
-[ -n "${NO_BUILD:-}" ] || nice -n 10 cargo build --release --quiet
-webdiet=${WEBDIET:-./target/release/webdiet}
+BUILD_PROFILE=${BUILD_PROFILE:-dist}
+[ -n "${NO_BUILD:-}" ] || nice -n 10 cargo build --profile "$BUILD_PROFILE" --quiet
+webdiet=${WEBDIET:-${CARGO_TARGET_DIR:-target}/$BUILD_PROFILE/webdiet}
 [ $# -gt 0 ] || set -- 15 50
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

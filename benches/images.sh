@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Benchmark (not a test): converts every GIF of Space Jam with `webdiet rewrite` (release
-# build) at each --effort level, and with OptiPNG -o2 on the same GIFs, and prints total bytes
+# Benchmark (not a test): converts every GIF of Space Jam with `webdiet rewrite` (the `dist`
+# build of published binaries; BUILD_PROFILE=release for the quick one) at each --effort level, and with OptiPNG -o2 on the same GIFs, and prints total bytes
 # before/after, conversions by outcome and wall time of the whole rewrite. For bytes and CPU
 # seconds per MB of the image stage alone, still and animated apart, use
 # `cargo bench --bench images`. Record results in docs/images.md.
@@ -84,8 +84,9 @@ PY
 fi
 command -v optipng >/dev/null || { echo "optipng is missing: apt-get install -y optipng"; exit 1; }
 
-CARGO_BUILD_JOBS=${CARGO_BUILD_JOBS:-1} cargo build --release --quiet
-BIN=$PWD/target/release/webdiet
+BUILD_PROFILE=${BUILD_PROFILE:-dist}
+CARGO_BUILD_JOBS=${CARGO_BUILD_JOBS:-1} cargo build --profile "$BUILD_PROFILE" --quiet
+BIN=$(cd "${CARGO_TARGET_DIR:-target}/$BUILD_PROFILE" && pwd)/webdiet
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 now() { date +%s.%N; }

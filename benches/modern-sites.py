@@ -3,8 +3,8 @@
 webdiet's report.json per site and effort, the render check, and the anchor tools run here on
 the same images. `modern-sites.py report WORK SHARED OXIPNG EFFORT...`; see the shell script's
 header for what is measured and how the comparison is made fair. `modern-sites.py jpeg WORK
-SHARED EFFORT...` redoes only the JPEG comparison (Space Jam rewritten by the current release
-build)."""
+SHARED EFFORT...` redoes only the JPEG comparison (Space Jam rewritten by the current build:
+$WEBDIET, else the `dist` profile's, or BUILD_PROFILE's)."""
 
 import json
 import os
@@ -15,6 +15,11 @@ import sys
 import zlib
 
 from benchlib import children_cpu
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+WEBDIET = os.environ.get("WEBDIET") or os.path.join(
+    os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")),
+    os.environ.get("BUILD_PROFILE", "dist"), "webdiet")
 
 # The ancillary chunks webdiet keeps (src/image/recompress.rs, KEPT), and tRNS with the pixels.
 KEPT = {b"gAMA", b"cHRM", b"sRGB", b"iCCP", b"cICP", b"mDCV", b"cLLI", b"pHYs", b"eXIf",
@@ -264,7 +269,7 @@ def jpeg_report(work, shared, efforts):
         print(f"- best of the three per file: {thousands(sum(best.values()))}")
         for effort in efforts:
             path = os.path.join(work, f"out-spacejam-{effort}", "report.json")
-            subprocess.run([os.path.join(os.path.dirname(__file__), "..", "target", "release", "webdiet"),
+            subprocess.run([WEBDIET,
                             "rewrite", site, "--out", os.path.dirname(path), "--effort", effort,
                             "--no-markup", "--quiet", "--force"],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)

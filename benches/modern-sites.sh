@@ -47,8 +47,12 @@ done
 python3 -c 'import mozjpeg_lossless_optimization' 2>/dev/null ||
   { echo "pip install mozjpeg-lossless-optimization==1.3.2"; exit 1; }
 
-cargo build --release --locked --quiet
-WEBDIET=$ROOT_DIR/target/release/webdiet
+# The `dist` profile of published binaries (BUILD_PROFILE=release: the quick build); exported
+# for modern-sites.py, which runs the same binary.
+export BUILD_PROFILE=${BUILD_PROFILE:-dist}
+cargo build --profile "$BUILD_PROFILE" --locked --quiet
+WEBDIET=$(cd "${CARGO_TARGET_DIR:-target}/$BUILD_PROFILE" && pwd)/webdiet
+export WEBDIET
 
 # shellcheck source=benches/doc-sites.sh
 source benches/doc-sites.sh

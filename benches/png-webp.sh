@@ -9,6 +9,7 @@
 #   VERIFY=0 benches/png-webp.sh        # skip the render check
 #
 # Needs: apt-get download (Debian's package lists), dpkg-deb, python3; Chromium for VERIFY=1.
+# Builds the `dist` profile of published binaries (BUILD_PROFILE=release: the quick one).
 # The packages are fetched into WORK_DIR and unpacked there; nothing of them is committed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,8 +18,9 @@ VERIFY=${VERIFY:-1}
 mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
 
-cargo build --release --locked --quiet
-WEBDIET=$PWD/target/release/webdiet
+BUILD_PROFILE=${BUILD_PROFILE:-dist}
+cargo build --profile "$BUILD_PROFILE" --locked --quiet
+WEBDIET=$(cd "${CARGO_TARGET_DIR:-target}/$BUILD_PROFILE" && pwd)/webdiet
 
 # shellcheck source=benches/doc-sites.sh
 source benches/doc-sites.sh

@@ -7,17 +7,20 @@
 # against BEST (the best of the three anchors per file; Doxygen's manual: 981,610 B,
 # docs/modern-sites.md) and default's CPU per MB of PNG. The CPU of a step is `max`'s for that
 # content less `default`'s: a lower bound, as no rule known beforehand picks as well.
-# Usage: benches/png-yield.sh SITE [BEST]   (NO_BUILD=1 skips the release build)
+# Usage: benches/png-yield.sh SITE [BEST]   (NO_BUILD=1 skips the build: the `dist` profile
+#        of published binaries, or BUILD_PROFILE=release, the quick one)
 set -eu
 cd "$(dirname "$0")/.."
-[ -n "${NO_BUILD:-}" ] || nice -n 10 cargo build --release --quiet
+BUILD_PROFILE=${BUILD_PROFILE:-dist}
+[ -n "${NO_BUILD:-}" ] || nice -n 10 cargo build --profile "$BUILD_PROFILE" --quiet
+webdiet=$(realpath "${CARGO_TARGET_DIR:-target}/$BUILD_PROFILE/webdiet")
 site=$(realpath "$1")
 best=${2:-981610}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average$(uptime | sed 's/.*load average://'), $site"
 for effort in default max; do
-    ./target/release/webdiet rewrite "$site" --out "$tmp/$effort" --quiet --effort "$effort" \
+    "$webdiet" rewrite "$site" --out "$tmp/$effort" --quiet --effort "$effort" \
         --no-minify >/dev/null
 done
 python3 - "$tmp" "$site" "$best" <<'PY'

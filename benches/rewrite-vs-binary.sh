@@ -8,18 +8,20 @@
 #
 #   git worktree add /tmp/old d0dc35b && (cd /tmp/old && cargo build --release --locked)
 #   OLD=/tmp/old/target/release/webdiet benches/rewrite-vs-binary.sh [corpus] [runs]
+#   (a commit from before the `dist` profile has only `release`: fat LTO from 71d9f16 on)
 #   NEW_BATCH=1 OLD=... benches/rewrite-vs-binary.sh    # the new binary runs `batch --no-replay`
 #                                                       # over a list of the one corpus instead
 #   OLD_BATCH=1 NEW_BATCH=1 OLD=... benches/…           # both do (two builds that both have batch)
 #
-# Needs: GNU time (/usr/bin/time), a release build of this checkout (NEW=path overrides),
+# Needs: GNU time (/usr/bin/time), a build of this checkout in the `dist` profile of published
+# binaries (cargo build --profile dist; BUILD_PROFILE=release reads the quick one; NEW=path overrides),
 # ../shared/corpora (or WEBDIET_SHARED). The corpus defaults to spacejam, runs to 5.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SHARED=${WEBDIET_SHARED:-../shared}
 corpus=${1:-spacejam}
 runs=${2:-5}
-NEW=${NEW:-${CARGO_TARGET_DIR:-target}/release/webdiet}
+NEW=${NEW:-${CARGO_TARGET_DIR:-target}/${BUILD_PROFILE:-dist}/webdiet}
 : "${OLD:?set OLD to the other binary}"
 [ -d "$SHARED/corpora/$corpus" ] || { echo "skipped: $SHARED/corpora/$corpus is missing"; exit 0; }
 site=$(cd "$SHARED/corpora/$corpus" && pwd)

@@ -6,14 +6,16 @@
 # could do (the most bytes per CPU second first, chosen with hindsight) and size rules that can
 # be known beforehand. TARGET=B: the still bytes to reach (Space Jam: 1,386,666, the best of
 # all tools + 0.5 %).
-# Usage: benches/zopfli-yield.sh [CORPUS]   (default ../shared/corpora/spacejam)
+# Usage: benches/zopfli-yield.sh [CORPUS]   (default ../shared/corpora/spacejam; the test
+#        is built in the `dist` profile of published binaries, BUILD_PROFILE=release the quick one)
 set -eu
 cd "$(dirname "$0")/.."
 corpus=$(realpath "${1:-../shared/corpora/spacejam}")
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average$(uptime | sed 's/.*load average://'), $corpus"
-CORPUS="$corpus" OUT="$out" cargo test --release --quiet --lib zopfli_yield -- --ignored >/dev/null
+CORPUS="$corpus" OUT="$out" cargo test --profile "${BUILD_PROFILE:-dist}" --quiet --lib zopfli_yield \
+    -- --ignored >/dev/null
 python3 - "$out" "${TARGET:-0}" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))

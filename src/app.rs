@@ -38,7 +38,7 @@ impl From<Status> for ExitCode {
 /// Runs the configured command, after removing the scratch trees that killed runs left in
 /// the system's temporary directory (`crate::scratch`).
 pub fn run(config: &Config) -> Result<Status> {
-    if !matches!(config.command, Command::ReplayChild) {
+    if !matches!(config.command, Command::ReplayChild | Command::Print(_)) {
         print_notes(&crate::scratch::clean(&std::env::temp_dir()), config);
     }
     match &config.command {
@@ -51,6 +51,7 @@ pub fn run(config: &Config) -> Result<Status> {
         Command::Links(links) => run_links(links),
         Command::Batch(cfg) => crate::batch::command::run(cfg, config),
         Command::Merge(cfg) => crate::merge::command::run(cfg, config),
+        Command::Print(text) => print_stdout(text).map(|()| Status::Success),
         // The child's exit code is its protocol with the parent (3 = no namespace here), so it
         // leaves directly; its output is already flushed.
         Command::ReplayChild => std::process::exit(crate::replay::link::netns::child_main()),

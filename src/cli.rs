@@ -6,6 +6,7 @@
 
 mod batch;
 mod convert;
+mod generate;
 
 use std::path::PathBuf;
 
@@ -28,6 +29,29 @@ pub struct Cli {
     /// When to use colours on the terminal.
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     color: ColorChoice,
+}
+
+/// The headings `--help` groups options under (each option names its own, since a flattened
+/// struct's `next_help_heading` would carry over to the options after it). Shown in the order
+/// of their first option: for `audit`, what is read, what is written, how the site is
+/// rewritten, how it is replayed, then the budgets and the CI formats that judge the result.
+mod heading {
+    pub(super) const INPUT: &str = "Input";
+    pub(super) const ARCHIVES: &str = "Web archives";
+    pub(super) const OUTPUT: &str = "Output";
+    pub(super) const IMAGES: &str = "Images";
+    pub(super) const MARKUP: &str = "Markup, CSS and scripts";
+    pub(super) const REPLAY: &str = "Replay: pages, modes and runs";
+    pub(super) const LINKS: &str = "Replay: links and clients";
+    pub(super) const TLS_H2: &str = "Replay: TLS and HTTP/2";
+    pub(super) const STUDY_1997: &str = "Replay: the 1997 study";
+    pub(super) const MACHINE: &str = "Replay: port, namespace and capture";
+    pub(super) const STUDY_1998: &str = "Replay: the 1998 HTTPS study";
+    pub(super) const BUDGETS: &str = "Budgets";
+    pub(super) const CI: &str = "CI formats";
+    pub(super) const SHARDS: &str = "Shards";
+    pub(super) const SAMPLE: &str = "Replay and the measured sample";
+    pub(super) const ESTIMATES: &str = "Compression estimates";
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -93,6 +117,13 @@ enum Sub {
     /// The whole pipeline: analyze, rewrite, replay both versions, write the reports.
     ///
     /// Exit codes: 0 every budget holds, 1 some budget failed, 2 usage or fatal error.
+    // Options of `replay` that `audit` refuses (it replays two sites, and the 1998 study is
+    // an experiment of its own) are left out of its help.
+    #[command(
+        mut_arg("document_sizes", |a| a.hide(true)),
+        mut_arg("chart", |a| a.hide(true)),
+        mut_arg("capture", |a| a.hide(true))
+    )]
     Audit {
         #[command(flatten)]
         site: SiteArgs,
@@ -149,6 +180,18 @@ enum Sub {
     ///
     /// Exit codes: 0 merged, 1 some unit has no report (without --allow-partial), 2 usage.
     Merge(batch::MergeArgs),
+    /// Print the completion script for SHELL: `webdiet completions bash >
+    /// ~/.local/share/bash-completion/completions/webdiet`.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page of webdiet, or of one of its commands (webdiet-COMMAND), as roff:
+    /// `webdiet man audit | man -l -`.
+    Man {
+        /// A command [default: webdiet itself, whose page lists the commands].
+        command: Option<String>,
+    },
 }
 
 // ---- replay (begin) ----
@@ -237,74 +280,94 @@ enum CipherArg {
 struct AuditArgs {
     /// Measure and report what a rewrite would save without keeping the rewritten site.
     #[arg(long)]
+    #[arg(help_heading = heading::OUTPUT)]
     dry_run: bool,
     /// Skip the replay (no packet counts; budgets on bytes, requests and packets then fail).
     #[arg(long)]
+    #[arg(help_heading = heading::REPLAY)]
     no_replay: bool,
     /// Budget: payload bytes of a first visit to the rewritten site (in the budget mode).
     #[arg(long, value_name = "BYTES")]
+    #[arg(help_heading = heading::BUDGETS)]
     max_first_visit_bytes: Option<u64>,
     /// Budget: requests of a first visit to the rewritten site.
     #[arg(long, value_name = "N")]
+    #[arg(help_heading = heading::BUDGETS)]
     max_requests: Option<u64>,
     /// Budget: packets of a first visit to the rewritten site in MODE (repeatable).
     #[arg(long, value_name = "MODE=N")]
+    #[arg(help_heading = heading::BUDGETS)]
     max_packets: Vec<String>,
     /// Budget: the paper's time (first SYN to the last counted packet) of a first visit to
     /// the rewritten site over LINK, in the budget mode, in ms (repeatable): simulated, the same
     /// on any runner (see --time-source).
     #[arg(long, value_name = "LINK=MS")]
+    #[arg(help_heading = heading::BUDGETS)]
     max_time: Vec<String>,
     /// Which time --max-time reads: simulated (the default: deterministic) or measured (the
     /// median over the emulated link; needs --measure on that link).
     #[arg(long, value_enum, value_name = "SOURCE")]
+    #[arg(help_heading = heading::BUDGETS)]
     time_source: Option<TimeSourceArg>,
     /// Also measure time over emulated links (real packets through webdiet's link emulator,
     /// the kernel's TCP, real seconds) beside the simulation, and report the simulation's
     /// error against it: over the first --link link, or over the links named. Runs adapt:
     /// from --runs (5) until original and rewritten are told apart, or --max-runs.
     #[arg(long, value_name = "LINK[,LINK…]", num_args = 0..=1, default_missing_value = "")]
+    #[arg(help_heading = heading::LINKS)]
     measure: Option<String>,
     /// With --measure: the most runs a measured link gets while original and rewritten cannot
     /// be told apart (their medians' 90% confidence intervals overlap), 1–1000.
     #[arg(long, value_name = "N", default_value_t = 11, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    #[arg(help_heading = heading::LINKS)]
     max_runs: u32,
     /// Budget: first-visit bytes must drop by at least this many percent.
     #[arg(long, value_name = "PERCENT")]
+    #[arg(help_heading = heading::BUDGETS)]
     min_saving_percent: Option<f64>,
     /// Budget: fail when any image failed its pixel verification.
     #[arg(long)]
+    #[arg(help_heading = heading::BUDGETS)]
     no_verify_failures: bool,
     /// The mode whose first visit the byte, request and time budgets read [default: pipelined].
     #[arg(long, value_parser = |s: &str| s.parse::<Mode>())]
+    #[arg(help_heading = heading::BUDGETS)]
     budget_mode: Option<Mode>,
     /// Budgets in the field's shapes, beside webdiet.toml's: Lighthouse's budget.json,
     /// Lighthouse CI's assertions (warn and error levels) or sitespeed.io's budget.
     #[arg(long = "budgets", value_name = "FILE")]
+    #[arg(help_heading = heading::BUDGETS)]
     budgets_file: Option<PathBuf>,
     /// Fail when the first visit to the rewritten site got heavier than in this earlier
     /// report.json, per page (see --max-regression).
     #[arg(long, value_name = "REPORT")]
+    #[arg(help_heading = heading::BUDGETS)]
     baseline: Option<PathBuf>,
     /// With --baseline: how much worse each figure may get, absolute or in percent of the
     /// baseline: bytes=0.5%,requests=0,packets=0,time=10% [default: bytes=0,requests=0,packets=0].
     #[arg(long, value_name = "FIGURE=N[%],…", requires = "baseline")]
+    #[arg(help_heading = heading::BUDGETS)]
     max_regression: Option<String>,
     /// Write the budgets as JUnit XML (a suite per page or link, a case per budget).
     #[arg(long, value_name = "FILE")]
+    #[arg(help_heading = heading::CI)]
     junit: Option<PathBuf>,
     /// Write the per-file findings as SARIF 2.1.0 (GitHub code scanning).
     #[arg(long, value_name = "FILE")]
+    #[arg(help_heading = heading::CI)]
     sarif: Option<PathBuf>,
     /// Write the findings and failed budgets as GitLab Code Quality JSON.
     #[arg(long, value_name = "FILE")]
+    #[arg(help_heading = heading::CI)]
     gitlab_codequality: Option<PathBuf>,
     /// Annotate for GitHub Actions (workflow commands on stdout) and append the Markdown
     /// report to $GITHUB_STEP_SUMMARY; on by itself when GITHUB_ACTIONS=true.
     #[arg(long, conflicts_with = "no_github")]
+    #[arg(help_heading = heading::CI)]
     github: bool,
     /// No GitHub annotations or job summary, even when GITHUB_ACTIONS=true.
     #[arg(long)]
+    #[arg(help_heading = heading::CI)]
     no_github: bool,
 }
 
@@ -319,102 +382,58 @@ enum TimeSourceArg {
 struct ReplayArgs {
     /// The page to visit, as a site path [default: the site's index page].
     #[arg(long, value_name = "PATH", conflicts_with = "all_pages")]
+    #[arg(help_heading = heading::REPLAY)]
     page: Option<String>,
     /// Visit every page of the site in turn.
     #[arg(long)]
+    #[arg(help_heading = heading::REPLAY)]
     all_pages: bool,
     #[arg(long, value_delimiter = ',', value_parser = parse_mode, value_name = "MODE", help = modes_help())]
+    #[arg(help_heading = heading::REPLAY)]
     modes: Vec<ModeChoice>,
-    /// TLS version of the https modes.
-    #[arg(long, value_enum, default_value_t = TlsArg::V13)]
-    tls: TlsArg,
-    /// In the https modes, every connection of a visit after the first resumes the session
-    /// (TLS 1.3 tickets, TLS 1.2 session IDs), as a browser does.
-    #[arg(long, value_enum, default_value_t = OnOff::On)]
-    resumption: OnOff,
-    /// Cipher suite of the https modes: AES-128-GCM or ChaCha20-Poly1305.
-    #[arg(long, value_enum, default_value_t = CipherArg::AesGcm)]
-    cipher: CipherArg,
-    /// Also replay HTTP/2 with server push (the modes h2c-push and h2-push, in cleartext and
-    /// over TLS): the page comes with everything it needs on a first visit.
-    #[arg(long)]
-    push: bool,
-    /// Also replay HTTP/2 with preload hints (the modes h2c-hints and h2-hints, in cleartext
-    /// and over TLS): the page's response names what it needs in `link: rel=preload`.
-    #[arg(long)]
-    hints: bool,
-    /// The request headers the robot sends: the 1997 robot's few, or a current Chromium's
-    /// (client hints, an Accept per type, a 300-byte cookie). Header compression depends on it.
-    #[arg(long, value_enum, default_value_t = HeadersArg::Libwww)]
-    headers: HeadersArg,
     /// Tests to run, comma-separated [default: both]. A validation always follows a first visit.
     #[arg(long, value_enum, value_delimiter = ',')]
+    #[arg(help_heading = heading::REPLAY)]
     tests: Vec<TestArg>,
     /// Repetitions of each combination, 1–1000; the report gives medians.
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    #[arg(help_heading = heading::REPLAY)]
     runs: u32,
-    /// Parallel connections in HTTP/1.0 mode, 1–64.
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=64))]
-    connections: u32,
-    /// TCP maximum segment size (payload bytes per segment), 88–65000.
-    #[arg(long, default_value_t = 1460, value_parser = clap::value_parser!(u32).range(88..=65_000))]
-    mss: u32,
-    /// Leave Nagle's algorithm on (it is off by default, as in the 1997 study).
-    #[arg(long)]
-    nagle: bool,
-    /// The client's output buffer in pipelined modes, in bytes, 64–1048576 (libwww's was
-    /// 1024).
-    #[arg(long, value_name = "BYTES", default_value_t = 1460, value_parser = clap::value_parser!(u32).range(64..=1 << 20))]
-    client_buffer: u32,
-    /// Let Linux ACK every segment at the start of a connection (quick-ACK mode) instead of
-    /// delaying ACKs as 1997 stacks did.
-    #[arg(long)]
-    quick_acks: bool,
-    /// Server port on 127.0.0.1 [default: an ephemeral port].
-    #[arg(long)]
-    port: Option<u16>,
-    /// Run in the current network namespace (TCP_MAXSEG clamped) instead of a private one,
-    /// so that an outside capture (with --port) can check the counts.
-    #[arg(long)]
-    no_netns: bool,
-    /// Capture the replay with tcpdump into this pcap file (private namespace only; over an
-    /// emulated link on the client's device wd-client, first run only).
-    #[arg(long, value_name = "FILE", conflicts_with = "no_netns")]
-    capture: Option<PathBuf>,
+    /// How long, in seconds (1–600), a connect, read or write may wait before a visit gives
+    /// up; over an emulated link the time to drain its full queues and a round trip are added.
+    /// On loopback a visit that gives up fails the replay; over an emulated link it is
+    /// reported as timed out.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=600))]
+    #[arg(help_heading = heading::REPLAY)]
+    timeout: u64,
     /// The links time is reported on, in order: profiles (`webdiet links`), custom links
     /// (down=2mbit,up=375kbit,rtt=50ms,loss=1%) or trace:UP,DOWN, separated by commas. `replay`
     /// measures over them (and simulates them beside); `audit` simulates them, and measures
     /// with --measure; both always replay on loopback for bytes and packets [replay default:
     /// loopback; audit default: Cable,DSL,3G,4G].
     #[arg(long, value_name = "LINK[,LINK…]")]
+    #[arg(help_heading = heading::LINKS)]
     link: Option<String>,
     /// Vary one setting of the --link (a single base link): rtt=20,40,80 (ms) or
     /// loss=0,0.5,1 (percent); one link per value.
     #[arg(long, value_name = "KEY=V1,V2,…", requires = "link")]
+    #[arg(help_heading = heading::LINKS)]
     sweep: Option<String>,
     /// Runs on one link, instead of --runs: LINK=N (repeatable). LINK also names every point
     /// of a sweep over it (--runs-on ppp-1997=1, --runs-on spdy-cable=3).
     #[arg(long = "runs-on", value_name = "LINK=N", value_parser = parse_runs_on)]
+    #[arg(help_heading = heading::LINKS)]
     runs_on: Vec<(String, usize)>,
     /// The loss seed of the first run on an emulated link (run i uses SEED + i), and of the
     /// first simulated seed.
     #[arg(long, default_value_t = 1)]
+    #[arg(help_heading = heading::LINKS)]
     seed: u64,
     /// Loss seeds per simulated link that loses packets: its simulated times are quantiles
     /// over them, 1–1000.
     #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    #[arg(help_heading = heading::LINKS)]
     sim_seeds: u32,
-    /// Simulate the 1997 links (lan-1997, wan-1997, ppp-1997) with a 1997 TCP stack (Reno, an
-    /// initial window of 2 segments, a 3 s initial RTO, no SACK) instead of today's Linux
-    /// with Reno; simulated time only (docs/simulation.md).
-    #[arg(long)]
-    tcp_1997: bool,
-    /// How long, in seconds (1–600), a connect, read or write may wait before a visit gives
-    /// up; over an emulated link the time to drain its full queues and a round trip are added.
-    /// On loopback a visit that gives up fails the replay; over an emulated link it is
-    /// reported as timed out.
-    #[arg(long, value_name = "SECONDS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=600))]
-    timeout: u64,
     /// Who visits: webdiet (the 1997 robot, in every mode), chromium (headless Chromium over
     /// each emulated link, in the modes a browser speaks: persistent, https-persistent, h2;
     /// metrics, waterfall, packets on the link), or webdiet,chromium. `audit` always runs
@@ -425,18 +444,92 @@ struct ReplayArgs {
         value_delimiter = ',',
         value_name = "CLIENT[,CLIENT]"
     )]
+    #[arg(help_heading = heading::LINKS)]
     client: Vec<ClientArg>,
     /// With --client chromium: how long one page load may take, in seconds (1–600), until
     /// `load` and its last request; the link's own buffering is added.
     #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=600))]
+    #[arg(help_heading = heading::LINKS)]
     browser_timeout: u64,
+    /// TLS version of the https modes.
+    #[arg(long, value_enum, default_value_t = TlsArg::V13)]
+    #[arg(help_heading = heading::TLS_H2)]
+    tls: TlsArg,
+    /// In the https modes, every connection of a visit after the first resumes the session
+    /// (TLS 1.3 tickets, TLS 1.2 session IDs), as a browser does.
+    #[arg(long, value_enum, default_value_t = OnOff::On)]
+    #[arg(help_heading = heading::TLS_H2)]
+    resumption: OnOff,
+    /// Cipher suite of the https modes: AES-128-GCM or ChaCha20-Poly1305.
+    #[arg(long, value_enum, default_value_t = CipherArg::AesGcm)]
+    #[arg(help_heading = heading::TLS_H2)]
+    cipher: CipherArg,
+    /// Also replay HTTP/2 with server push (the modes h2c-push and h2-push, in cleartext and
+    /// over TLS): the page comes with everything it needs on a first visit.
+    #[arg(long)]
+    #[arg(help_heading = heading::TLS_H2)]
+    push: bool,
+    /// Also replay HTTP/2 with preload hints (the modes h2c-hints and h2-hints, in cleartext
+    /// and over TLS): the page's response names what it needs in `link: rel=preload`.
+    #[arg(long)]
+    #[arg(help_heading = heading::TLS_H2)]
+    hints: bool,
+    /// The request headers the robot sends: the 1997 robot's few, or a current Chromium's
+    /// (client hints, an Accept per type, a 300-byte cookie). Header compression depends on it.
+    #[arg(long, value_enum, default_value_t = HeadersArg::Libwww)]
+    #[arg(help_heading = heading::STUDY_1997)]
+    headers: HeadersArg,
+    /// Parallel connections in HTTP/1.0 mode, 1–64.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=64))]
+    #[arg(help_heading = heading::STUDY_1997)]
+    connections: u32,
+    /// TCP maximum segment size (payload bytes per segment), 88–65000.
+    #[arg(long, default_value_t = 1460, value_parser = clap::value_parser!(u32).range(88..=65_000))]
+    #[arg(help_heading = heading::STUDY_1997)]
+    mss: u32,
+    /// Leave Nagle's algorithm on (it is off by default, as in the 1997 study).
+    #[arg(long)]
+    #[arg(help_heading = heading::STUDY_1997)]
+    nagle: bool,
+    /// The client's output buffer in pipelined modes, in bytes, 64–1048576 (libwww's was
+    /// 1024).
+    #[arg(long, value_name = "BYTES", default_value_t = 1460, value_parser = clap::value_parser!(u32).range(64..=1 << 20))]
+    #[arg(help_heading = heading::STUDY_1997)]
+    client_buffer: u32,
+    /// Let Linux ACK every segment at the start of a connection (quick-ACK mode) instead of
+    /// delaying ACKs as 1997 stacks did.
+    #[arg(long)]
+    #[arg(help_heading = heading::STUDY_1997)]
+    quick_acks: bool,
+    /// Simulate the 1997 links (lan-1997, wan-1997, ppp-1997) with a 1997 TCP stack (Reno, an
+    /// initial window of 2 segments, a 3 s initial RTO, no SACK) instead of today's Linux
+    /// with Reno; simulated time only (docs/simulation.md).
+    #[arg(long)]
+    #[arg(help_heading = heading::STUDY_1997)]
+    tcp_1997: bool,
+    /// Server port on 127.0.0.1 [default: an ephemeral port].
+    #[arg(long)]
+    #[arg(help_heading = heading::MACHINE)]
+    port: Option<u16>,
+    /// Run in the current network namespace (TCP_MAXSEG clamped) instead of a private one,
+    /// so that an outside capture (with --port) can check the counts.
+    #[arg(long)]
+    #[arg(help_heading = heading::MACHINE)]
+    no_netns: bool,
+    /// Capture the replay with tcpdump into this pcap file (private namespace only; over an
+    /// emulated link on the client's device wd-client, first run only).
+    #[arg(long, value_name = "FILE", conflicts_with = "no_netns")]
+    #[arg(help_heading = heading::MACHINE)]
+    capture: Option<PathBuf>,
     /// `replay` only: instead of visiting the site, redo the 1998 HTTP/HTTPS study — single
     /// GETs of generated documents of these sizes over HTTP, TLS 1.2 and TLS 1.3, full and
     /// resumed (`k` = 1024; `A..B` counts from A to B in steps of A).
     #[arg(long, value_name = "SIZES", value_parser = parse_sizes)]
+    #[arg(help_heading = heading::STUDY_1998)]
     document_sizes: Option<Sizes>,
     /// With --document-sizes: write the chart of duration against size to this SVG file.
     #[arg(long, value_name = "FILE", requires = "document_sizes")]
+    #[arg(help_heading = heading::STUDY_1998)]
     chart: Option<PathBuf>,
 }
 
@@ -476,25 +569,30 @@ struct SiteArgs {
     /// The site: a directory, or a web archive (.warc, .warc.gz, .arc, .arc.gz, .wacz) read as
     /// the site it captured (read only; never modified).
     site: PathBuf,
+    /// The URL the site was published at: absolute links under it count as local.
+    #[arg(long, value_name = "URL")]
+    #[arg(help_heading = heading::INPUT)]
+    site_url: Option<url::Url>,
+    /// Pages and style sheets larger than this many bytes are listed but not parsed.
+    #[arg(long, value_name = "BYTES", default_value_t = 16 << 20)]
+    #[arg(help_heading = heading::INPUT)]
+    max_parse_bytes: u64,
     /// More archive files of the same site (revisits often point into another file).
     #[arg(long, value_name = "ARCHIVE", num_args = 1.., action = clap::ArgAction::Append)]
+    #[arg(help_heading = heading::ARCHIVES)]
     with: Vec<PathBuf>,
     /// With an archive: take each URL's capture closest to this time (YYYYMMDDhhmmss, or a
     /// prefix: 1997, 199703) [default: the latest capture].
     #[arg(long, value_name = "TIMESTAMP", value_parser = parse_stamp)]
+    #[arg(help_heading = heading::ARCHIVES)]
     at: Option<crate::archive::Stamp>,
     /// With an archive: how many times its own size (plus 64 MiB) its decoded bodies may take
     /// on disk, and a WACZ's page list and datapackage.json in memory; a capture past it is
     /// left out and reported (archive-over-budget). One body may never decode past 1,032 times
     /// its record (docs/archives.md, "Budgets").
     #[arg(long, value_name = "TIMES", default_value_t = crate::archive::Budget::DEFAULT_EXPANSION)]
+    #[arg(help_heading = heading::ARCHIVES)]
     archive_budget: u64,
-    /// The URL the site was published at: absolute links under it count as local.
-    #[arg(long, value_name = "URL")]
-    site_url: Option<url::Url>,
-    /// Pages and style sheets larger than this many bytes are listed but not parsed.
-    #[arg(long, value_name = "BYTES", default_value_t = 16 << 20)]
-    max_parse_bytes: u64,
 }
 
 /// `--at`: a 14-digit timestamp or a prefix of one.
@@ -511,6 +609,7 @@ struct EmitArgs {
     /// webdiet's server sends, a provenance record beside each, CDXJ, pages.jsonl). Never the
     /// input; an existing file only when webdiet wrote it (or --force).
     #[arg(long, value_name = "FILE")]
+    #[arg(help_heading = heading::ARCHIVES)]
     emit_wacz: Option<PathBuf>,
 }
 
@@ -519,11 +618,13 @@ struct OutArgs {
     /// Output directory [default: out/<site directory name>/]. Must not be inside the site.
     /// webdiet replaces only what it wrote there itself (listed in DIR/.webdiet-output).
     #[arg(long, value_name = "DIR")]
+    #[arg(help_heading = heading::OUTPUT)]
     out: Option<PathBuf>,
     /// Replace DIR/site/ and DIR/report.{json,md,html} (and the --junit, --sarif and
     /// --gitlab-codequality files) even when webdiet did not write them. Nothing else in DIR
     /// is touched.
     #[arg(long)]
+    #[arg(help_heading = heading::OUTPUT)]
     force: bool,
 }
 
@@ -533,6 +634,7 @@ struct ImageArgs {
     /// How hard to work on each image: fast, default or max (Zopfli where it pays). Output is
     /// the same for the same effort on every run; sizes and CPU per level in docs/images.md.
     #[arg(long, value_name = "LEVEL", default_value = "default")]
+    #[arg(help_heading = heading::IMAGES)]
     effort: crate::image::Effort,
     /// What GIFs become: png (PNG/APNG, shown by every browser since the late 1990s), webp
     /// (lossless WebP, still or animated: every current browser, none from 1997) or best (both
@@ -540,44 +642,55 @@ struct ImageArgs {
     /// also become lossless WebPs where smaller than their recompressed PNG. See
     /// docs/images.md, "WebP" and "PNG to WebP".
     #[arg(long, value_name = "FORMAT", default_value = "png")]
+    #[arg(help_heading = heading::IMAGES)]
     image_format: crate::image::Target,
     /// Keep animated GIFs as GIF instead of converting them (to APNG or animated WebP).
     #[arg(long)]
+    #[arg(help_heading = heading::IMAGES)]
     no_apng: bool,
     /// Replace a GIF only when the new file saves at least this many bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 1)]
+    #[arg(help_heading = heading::IMAGES)]
     min_saving: u64,
     /// Also copy converted GIFs that nothing refers to any more.
     #[arg(long)]
+    #[arg(help_heading = heading::IMAGES)]
     keep_originals: bool,
     /// Write interlaced PNGs (default: non-interlaced, which is smaller).
     #[arg(long)]
+    #[arg(help_heading = heading::IMAGES)]
     interlace: bool,
     /// Also write PATH.gz, PATH.br and PATH.zst next to each text file where each saves at
     /// least a packet and 10% (for nginx gzip_static, brotli_static, zstd_static).
     #[arg(long)]
+    #[arg(help_heading = heading::MARKUP)]
     precompress: bool,
     /// Keep presentational markup (<font>, <center>, bgcolor, align…) as it is.
     #[arg(long)]
+    #[arg(help_heading = heading::MARKUP)]
     no_markup: bool,
     /// Keep the site's own PNGs and JPEGs as they are (default: recompressed losslessly,
     /// verified, kept only where smaller).
     #[arg(long)]
+    #[arg(help_heading = heading::IMAGES)]
     no_recompress: bool,
     /// Keep the site's style sheets and scripts as they are (default: style sheets minified by
     /// lightningcss, scripts without comments and white space, where that cannot change the
     /// rendering, kept only where smaller).
     #[arg(long)]
+    #[arg(help_heading = heading::MARKUP)]
     no_minify: bool,
     /// Also remove pages' comments (not conditional ones; none on a page with scripts) and the
     /// white space their rendering ignores (none inside pre, textarea, scripts, SVG, nor on a
     /// page whose CSS may keep white space), each page proved to parse to the same tree; check
     /// the result in a browser with `webdiet verify` (docs/modern-sites.md, "Choices"). Off by default.
     #[arg(long)]
+    #[arg(help_heading = heading::MARKUP)]
     minify_html: bool,
     /// Where the CSS from presentational markup goes; auto picks the fewest first-visit bytes.
     /// With classes, one per element or one per declaration is chosen the same way.
     #[arg(long, value_enum, default_value_t = CssArg::Auto)]
+    #[arg(help_heading = heading::MARKUP)]
     css: CssArg,
 }
 

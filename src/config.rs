@@ -180,6 +180,9 @@ pub enum Command {
     Merge(crate::merge::MergeConfig),
     /// The hidden namespace child of `replay` (`webdiet __replay-child`).
     ReplayChild,
+    /// Text about the command line itself, made from its definition at the border as clap
+    /// makes `--help` (`webdiet completions SHELL`, `webdiet man`): printed on stdout as it is.
+    Print(String),
 }
 
 impl Config {

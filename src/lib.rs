@@ -13,6 +13,11 @@ pub mod archive;
 pub mod audit;
 pub mod batch;
 pub mod budget;
+/// The build script's questions to git (`build/git.rs`), compiled into the library only for
+/// their tests: a build script has none of its own.
+#[cfg(test)]
+#[path = "../build/git.rs"]
+mod build_git;
 pub mod chromium;
 pub mod cli;
 pub mod compression;

@@ -23,28 +23,34 @@ pub(super) struct BatchArgs {
     /// Where the reports go: DIR/batch.json and one DIR/units/DIGEST.json per unit. Every
     /// shard of a batch writes into the same DIR. Must not be inside a site.
     #[arg(long, value_name = "DIR")]
+    #[arg(help_heading = super::heading::OUTPUT)]
     out: PathBuf,
     /// Run shard I of N: the units whose place in the list (from 0) is I modulo N
     /// [default: I from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX, else the whole list].
     #[arg(long, value_name = "I/N", value_parser = Shard::parse)]
+    #[arg(help_heading = super::heading::SHARDS)]
     shard: Option<Shard>,
     /// The number of shards, with the index from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX
     /// [default: SLURM_ARRAY_TASK_COUNT]. Give it when rerunning one index of an array.
     #[arg(long, value_name = "N", conflicts_with = "shard",
           value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(help_heading = super::heading::SHARDS)]
     shards: Option<u64>,
     /// Skip the loopback replay: rewrite and deflate estimates only (the sample is still
     /// replayed).
     #[arg(long)]
+    #[arg(help_heading = super::heading::SAMPLE)]
     no_replay: bool,
     /// Also replay N units, picked at random with --seed, over --sample-link; the merged
     /// report estimates the whole collection's time saved from them, with a 95% interval.
     #[arg(long, value_name = "N", requires = "seed",
           value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(help_heading = super::heading::SAMPLE)]
     measure_sample: Option<u64>,
     /// The seed of the sample (recorded in batch.json and the merged report), and of
     /// --estimate-sample's (recorded in each unit's report) [default for the latter: 0].
     #[arg(long, value_name = "S")]
+    #[arg(help_heading = super::heading::SAMPLE)]
     seed: Option<u64>,
     /// The emulated link the sample is replayed over (a profile of `webdiet links`, or a
     /// custom link).
@@ -54,10 +60,12 @@ pub(super) struct BatchArgs {
         default_value = "Cable",
         requires = "measure_sample"
     )]
+    #[arg(help_heading = super::heading::SAMPLE)]
     sample_link: String,
     /// Runs of each sampled unit over --sample-link, 1–1000; the time is their median.
     #[arg(long, value_name = "N", default_value_t = 1, requires = "measure_sample",
           value_parser = clap::value_parser!(u32).range(1..=1000))]
+    #[arg(help_heading = super::heading::SAMPLE)]
     sample_runs: u32,
     /// Measure libdeflate 12, brotli 11 and zstd 19 on a sample of BYTES of each unit's text
     /// (the rest from zlib 9, brotli 5 and zstd 3 by the sample's ratio, with a 95% interval
@@ -65,18 +73,21 @@ pub(super) struct BatchArgs {
     /// brotli encoder manages 0.54 to 0.61 MB/s a core, the costliest step of a text-heavy
     /// unit.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_ESTIMATE_SAMPLE)]
+    #[arg(help_heading = super::heading::ESTIMATES)]
     estimate_sample: u64,
+    /// For a unit that is a web archive: how many times its own size (plus 64 MiB) its decoded
+    /// bodies may take on disk; a capture past it is left out and reported
+    /// (docs/archives.md, "Budgets").
+    #[arg(long, value_name = "TIMES", default_value_t = crate::archive::Budget::DEFAULT_EXPANSION)]
+    #[arg(help_heading = super::heading::ARCHIVES)]
+    archive_budget: u64,
     /// Work on every unit's images itself. By default an image (GIF, PNG, JPEG) that an
     /// earlier unit of this process already converted or recompressed, with the same options,
     /// is taken from that unit's verified result: the same files, no CPU spent (the unit's
     /// report shows 0 for it). Up to 64 MiB of results are kept.
     #[arg(long)]
+    #[arg(help_heading = super::heading::IMAGES)]
     no_image_memo: bool,
-    /// For a unit that is a web archive: how many times its own size (plus 64 MiB) its decoded
-    /// bodies may take on disk; a capture past it is left out and reported
-    /// (docs/archives.md, "Budgets").
-    #[arg(long, value_name = "TIMES", default_value_t = crate::archive::Budget::DEFAULT_EXPANSION)]
-    archive_budget: u64,
     #[command(flatten)]
     image: ImageArgs,
 }

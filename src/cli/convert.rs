@@ -616,6 +616,8 @@ impl Cli {
             }
             Sub::Batch(args) => args.into_command()?,
             Sub::Merge(args) => args.into_command()?,
+            Sub::Completions { shell } => Command::Print(generate::completions(shell)),
+            Sub::Man { command } => Command::Print(generate::man(command.as_deref())?),
         };
         Ok(Config {
             command,

@@ -9,9 +9,11 @@ mod common;
 
 mod analyze;
 mod audit;
+mod build_script;
 mod ci_formats;
 mod corpus;
 mod encodings;
+mod help_and_completions;
 mod links_command;
 mod markup_weight;
 mod modern;
