@@ -541,7 +541,7 @@ fn print_link_notes(links: &[crate::replay::LinkRun], _config: &Config) {
 
 /// `webdiet links`: the profiles, or the given links, as a table or JSON.
 fn run_links(cfg: &LinksConfig) -> Result<Status> {
-    use crate::replay::link::listing;
+    use crate::sim::link::listing;
     let links = match &cfg.links {
         None => listing::profiles(),
         Some(links) => links.iter().map(listing::listing).collect(),

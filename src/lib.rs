@@ -33,6 +33,7 @@ pub mod replay;
 pub mod report;
 pub mod rewrite;
 pub mod scratch;
+pub mod sim;
 pub mod site;
 mod sys;
 #[cfg(test)]

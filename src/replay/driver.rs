@@ -388,7 +388,7 @@ mod tests {
     fn a_visitor_that_needs_no_network_gets_every_run_and_mode_and_no_link_or_server() {
         let site = super::super::tests::site();
         let resolver = Resolver::new(&site.site, None);
-        let over = link::parse("ppp-1997").unwrap().remove(0);
+        let over = crate::sim::link::parse("ppp-1997").unwrap().remove(0);
         let modes: Vec<Mode> = ["http10", "https-persistent"]
             .iter()
             .map(|m| m.parse().unwrap())

@@ -25,11 +25,9 @@
 
 pub mod chromium;
 pub mod driver;
-pub mod headers;
 pub mod link;
 pub mod load;
 pub mod meter;
-pub mod paint;
 pub mod protocol;
 pub mod recording;
 pub mod robot;
@@ -37,16 +35,15 @@ pub mod robot_visitor;
 pub mod row;
 pub mod served;
 pub mod server;
-pub mod simulate;
 pub mod simulated;
 pub mod study;
 pub mod transport;
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::sim::headers::HeaderSet;
+pub use crate::sim::link::Link;
 pub use chromium::{BrowserRow, ChromiumOptions, ClientKind};
-pub use headers::HeaderSet;
-pub use link::Link;
 
 pub use meter::Counters;
 pub use protocol::http1::message as http;

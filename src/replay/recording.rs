@@ -1,5 +1,5 @@
 //! What a visit's client and server wrote on loopback, recorded for the simulator
-//! ([`super::simulate`]): per connection, the client's writes (the pipelined client's buffer
+//! ([`crate::sim::simulate`]): per connection, the client's writes (the pipelined client's buffer
 //! flushes one by one), where each request ends in them, the responses, the TLS flights,
 //! HTTP/2's frames and batches, and what each of them waited for — the response whose
 //! arrival let the robot send more, or open a connection (HTTP/1.0's N parallel connections
@@ -18,8 +18,8 @@ use serde::{Deserialize, Serialize};
 
 use super::meter::{Flight, Framing, Handshake};
 use super::protocol::h2::io::{Frame, ACK, PREFACE_LEN, SETTINGS};
-use super::simulate::{Connection, Exchange, Message, Responder, Side, Trigger};
 use super::transport::tls::TLS13_TICKETS;
+use crate::sim::simulate::{Connection, Exchange, Message, Responder, Side, Trigger};
 
 /// What a connection waited for before the client opened it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

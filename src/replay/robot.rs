@@ -12,13 +12,13 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use url::Url;
 
-use super::headers::{Dest, HeaderSet, RequestHeaders};
 use super::meter::Counters;
 use super::served::ServedSite;
 use super::transport::{Connector, TcpOptions};
 use crate::compression::Coding;
 use crate::deflate;
 use crate::html::RefKind;
+use crate::sim::headers::{Dest, HeaderSet, RequestHeaders};
 use crate::site::resolve::{Resolver, Target};
 use crate::site::{charset, FileKind};
 

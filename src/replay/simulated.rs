@@ -1,4 +1,4 @@
-//! Simulated time as a client of the replay [`driver`]: the simulator ([`super::simulate`])
+//! Simulated time as a client of the replay [`driver`]: the simulator ([`crate::sim::simulate`])
 //! visits the site over a link in every mode, from what the loopback replay's robot recorded
 //! ([`super::recording`]), without a network. It needs nothing from the driver
 //! ([`Needs::Nothing`]) and gets the same runs and modes as the other visitors: one run over
@@ -13,15 +13,15 @@
 use serde::{Deserialize, Serialize};
 
 use super::driver::{self, ModeRun, Needs, Visitor};
-use super::link::profiles::{self, Family};
-use super::link::Link;
 use super::protocol::Mode;
 use super::recording::RecordedVisit;
 use super::robot::{RequestTiming, Test};
 use super::row::{median_interval, ReplayRow, RowLink, SimulatedTime, Spread};
-use super::simulate::{self, Congestion, SimOptions, TcpModel, Timeline};
 use super::{ReplayOptions, ServedSite};
 use crate::error::{Error, Result};
+use crate::sim::link::profiles::{self, Family};
+use crate::sim::link::Link;
+use crate::sim::simulate::{self, Congestion, SimOptions, TcpModel, Timeline};
 use crate::site::resolve::Resolver;
 
 /// One row's recording: the visits of a site, page group, mode and test, one per page.

@@ -18,6 +18,7 @@
 //! visitor of the replay [`driver`], which starts the link and the servers around it.
 
 pub mod row;
+pub mod validate;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -229,7 +230,7 @@ impl<'a> ChromiumVisitor<'a> {
                     && test == Test::First
                     && attempt == 0,
                 quiet: self.rtt + Duration::from_millis(250),
-                cpu_slowdown: crate::replay::link::profiles::cpu_slowdown(&self.link_name) as u32,
+                cpu_slowdown: crate::sim::link::profiles::cpu_slowdown(&self.link_name) as u32,
             };
             match visit(&setup, url, emulator, server.control) {
                 Ok(v) => {

@@ -13,12 +13,12 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::forwarder::{self, Lane, LinkCounters, SharedCounters};
-use super::loss::Rng;
 use super::namespace::{self, End, EndConfig, EndSetup, Netns};
-use super::shaper::Shaper;
-use super::spec::LinkSpec;
 use super::timing::{Lateness, TimingSummary};
 use super::LinkError;
+use crate::sim::link::loss::Rng;
+use crate::sim::link::shaper::Shaper;
+use crate::sim::link::LinkSpec;
 use crate::sys;
 
 /// How the forwarder's work is spread over threads.

@@ -13,10 +13,10 @@
 //!   LinkShell and LossShell, built in one piece. The replay's driver starts one per run
 //!   ([`start_run`]).
 //!
-//! - [`spec`]: what a link is, parsed from `--link` / `--sweep` text; [`profiles`] names them;
-//! - [`shaper`]: one direction as a pure function of time (tested on a virtual clock);
+//! - what a link is, its profiles and its shaper, a pure function of time, sit below the replay
+//!   in [`crate::sim::link`];
 //! - [`namespace`], [`forwarder`], [`emulator`]: the running link, [`Emulator`];
-//! - [`listing`]: `webdiet links`; [`capture`]: `--capture`.
+//! - [`capture`]: `--capture`.
 //!
 //! Design, measured timing error and the profile table with sources: `docs/links.md`.
 
@@ -24,25 +24,16 @@ pub mod capture;
 pub mod emulator;
 pub mod forwarder;
 pub mod host;
-pub mod listing;
-pub mod loss;
 pub mod namespace;
 pub mod netns;
-pub mod profiles;
-pub mod shaper;
-pub mod spec;
 pub mod timing;
-pub mod trace;
-pub mod units;
 
+pub use crate::sim::link::{Direction, Link, LinkSpec, QueueLimit};
 pub use crate::sys::TcpInfo;
 pub use capture::Capture;
 pub use emulator::{Emulator, EmulatorOptions, LinkReport, Priority, Threading};
 pub use forwarder::{DirectionCounters, LinkCounters};
 pub use namespace::{Netns, CLIENT_ADDR, CLIENT_DEVICE, SERVER_ADDR, SERVER_DEVICE};
-pub use spec::{parse, sweep, Direction, Link, LinkSpec, QueueLimit, Rate, SpecError, SpecReason};
-pub use trace::TraceError;
-pub use units::UnitError;
 
 /// Why an emulated link could not be set up or kept running.
 #[derive(Debug, thiserror::Error)]

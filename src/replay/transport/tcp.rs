@@ -21,7 +21,7 @@ use socket2::{Domain, Protocol, Socket, Type};
 
 use super::tls::{self, ServerTls, Session, TlsClient};
 use crate::replay::meter::{Counters, Framing, Handshake, Meter, Model};
-use crate::replay::simulate::Congestion;
+use crate::sim::simulate::Congestion;
 use crate::sys;
 
 /// Socket options shared by both ends.
