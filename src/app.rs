@@ -53,7 +53,7 @@ pub fn run(config: &Config) -> Result<Status> {
         Command::Merge(cfg) => crate::merge::command::run(cfg, config),
         // The child's exit code is its protocol with the parent (3 = no namespace here), so it
         // leaves directly; its output is already flushed.
-        Command::ReplayChild => std::process::exit(crate::replay::link::netns::child_main()),
+        Command::ReplayChild => std::process::exit(crate::replay::place::netns::child_main()),
     }
 }
 

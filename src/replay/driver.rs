@@ -23,11 +23,12 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::link::{self, Capture, Emulator, Link};
+use super::options::{patience, Method, ReplayOptions};
 use super::protocol::Mode;
+use super::served::ServedSite;
 use super::server::{self, Control, ServeContext, Server, ServerOptions};
 use super::transport::tls::TlsSetup;
 use super::transport::{ServerTls, TlsOptions};
-use super::{patience, Method, ReplayOptions, ServedSite};
 use crate::error::{Error, Result};
 use crate::site::resolve::Resolver;
 

@@ -158,7 +158,7 @@ pub struct Visit {
     pub timed_out: bool,
     /// What the visit's client and server wrote, for the simulator: one per page visited
     /// (recorded on loopback; empty for a visit that timed out).
-    pub recorded: Vec<super::recording::RecordedVisit>,
+    pub recorded: Vec<super::script::RecordedVisit>,
 }
 
 /// Why a visit failed; each variant names the server address or request target it is about.

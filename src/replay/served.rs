@@ -19,7 +19,7 @@ use crate::error::{Error, Problem, Result};
 use crate::sim::paint::{Files, Speaks};
 use crate::site::{name, FileKind, Site, SiteFile};
 
-use super::protocol::http1::message as http;
+use super::http;
 
 /// One file as the server sends it.
 #[derive(Debug, Clone)]

@@ -7,9 +7,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::row::BrowserRow;
 use crate::replay::protocol::Mode;
 use crate::replay::robot::Test;
-use crate::replay::BrowserRow;
 use crate::sim::paint::site::SitePaint;
 use crate::sim::paint::{Paint, Speaks, Visit};
 

@@ -33,10 +33,10 @@ use h2::server::{self, SendResponse};
 use http::{HeaderMap, Request, Response, StatusCode};
 
 use crate::compression::Coding;
-use crate::replay::protocol::ServerHalf;
+use crate::replay::protocol::half::ServerHalf;
 use crate::replay::robot::{self, Fetch};
 use crate::replay::served::Resource;
-use crate::replay::server::ServeContext;
+use crate::replay::serving::ServeContext;
 use crate::replay::transport::tcp::Wire;
 use crate::replay::transport::tls::Session;
 use crate::sim::headers::Dest;
