@@ -5,7 +5,8 @@
 //! arrival let the robot send more, or open a connection (HTTP/1.0's N parallel connections
 //! take turns in a pool). [`build`] turns that into the simulator's
 //! [`Exchange`](crate::sim::simulate::Exchange), with the server's own buffering rule
-//! ([`Responder`]) and TLS's record overhead, so that the same writes can be replayed over any link in simulated time.
+//! ([`Responder`]) and TLS's record overhead, so that the same writes can be replayed over any
+//! link in simulated time.
 //!
 //! What is recorded is what the client *did*, not when: the triggers are logical ("after the
 //! page's last byte"), never loopback's times, and the connections are ordered by the robot's

@@ -1,10 +1,10 @@
-//! The replay wing is built in storeys (docs/replay.md, "Storeys"): the vocabulary at the
-//! bottom, the machinery at the top, and every file imports only from its own storey or a lower
-//! one. Rust cannot say that inside one crate, and the house stays one package (STYLE.md), so
-//! this test says it: it reads every `use` line and every path written inline (`crate::replay::…`,
-//! `super::…`, a child's `name::…`) of every file under `src/replay/`, resolves each to the file
-//! it names, and fails on an import that runs from a lower storey to a higher one, and on any
-//! circle of files. The storeys are declared once, in [`STOREYS`].
+//! The replay wing is built in storeys (docs/replay.md): the vocabulary at the bottom, the
+//! machinery at the top, and every file imports only from its own storey or a lower one. Rust
+//! cannot say that inside one crate, and the house stays one package (STYLE.md), so this test
+//! says it: it reads every `use` line and every path written inline (`crate::replay::…`,
+//! `super::…`, a child's `name::…`) of every file under `src/replay/`, resolves each to the
+//! file it names, and fails on an import that runs from a lower storey to a higher one, and on
+//! any circle of files. The storeys are declared once, in [`STOREYS`].
 //!
 //! Tests are left out: a storey's tests may drive it through the machinery above (a TLS test
 //! runs a server), and nothing outside a test can reach them.
@@ -17,23 +17,20 @@ use std::path::Path;
 /// and a directory's name holds every file under it). A module in none of them is an error, so a
 /// new file must be given its storey here. The wing's `mod.rs`, its face, is above them all.
 const STOREYS: &[(&str, &[&str])] = &[
-    ("vocabulary", &["options", "headers", "load", "meter"]),
+    ("vocabulary", &["http", "load", "meter", "script", "served"]),
     ("link", &["link"]),
     ("transport", &["transport"]),
-    ("protocol", &["protocol", "recording", "robot", "served", "server"]),
-    ("rows", &["row", "chromium/row"]),
+    ("halves", &["robot", "serving"]),
+    ("protocol", &["protocol", "recording", "server"]),
+    (
+        "outcome",
+        &["options", "row", "chromium/row", "chromium/validate"],
+    ),
     (
         "clients",
-        &[
-            "chromium",
-            "driver",
-            "robot_visitor",
-            "simulated",
-            "study",
-            "paint",
-            "simulate",
-        ],
+        &["driver", "robot_visitor", "chromium", "simulated"],
     ),
+    ("place", &["place", "study"]),
 ];
 
 /// The storey above every other: the wing's face, `src/replay/mod.rs`.
@@ -41,7 +38,7 @@ const FACE: &str = "face";
 
 /// One import: the line it is on and the path it names, as segments.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Path_ {
+struct Named {
     line: usize,
     segments: Vec<String>,
 }
@@ -72,7 +69,13 @@ fn tokens(src: &str) -> Vec<Token> {
                 continue;
             }
             *i += 1;
-            if c == '"' && chars[*i..].iter().take(hashes).filter(|&&h| h == '#').count() == hashes
+            if c == '"'
+                && chars[*i..]
+                    .iter()
+                    .take(hashes)
+                    .filter(|&&h| h == '#')
+                    .count()
+                    == hashes
             {
                 *i += hashes;
                 return;
@@ -115,13 +118,21 @@ fn tokens(src: &str) -> Vec<Token> {
             skip_string(&mut i, &mut line, false, 0);
         } else if (c == 'r' || c == 'b') && (next == '"' || next == '#' || next == 'r') && {
             // `r"…"`, `r#"…"#`, `b"…"`, `br"…"`, but not an identifier that starts with r or b.
-            let start = if c == 'b' && next == 'r' { i + 2 } else { i + 1 };
+            let start = if c == 'b' && next == 'r' {
+                i + 2
+            } else {
+                i + 1
+            };
             let hashes = chars[start..].iter().take_while(|&&h| h == '#').count();
             chars.get(start + hashes) == Some(&'"')
                 && (c == 'r' || next == 'r' || next == '"')
                 && (i == 0 || !word(chars[i - 1]))
         } {
-            let start = if c == 'b' && next == 'r' { i + 2 } else { i + 1 };
+            let start = if c == 'b' && next == 'r' {
+                i + 2
+            } else {
+                i + 1
+            };
             let hashes = chars[start..].iter().take_while(|&&h| h == '#').count();
             let raw = c == 'r' || next == 'r';
             i = start + hashes + 1;
@@ -239,7 +250,7 @@ fn without_tests(tokens: Vec<Token>) -> Vec<Token> {
 /// Every path in `src` that can name a module of the crate: the leaves of each `use` tree
 /// (`use a::{b, c::d}` is `a::b` and `a::c::d`), and every path of two segments or more written
 /// elsewhere. A path's line is its last segment's.
-fn paths(src: &str) -> Vec<Path_> {
+fn paths(src: &str) -> Vec<Named> {
     let tokens = without_tests(tokens(src));
     let mut out = Vec::new();
     let mut i = 0;
@@ -251,14 +262,14 @@ fn paths(src: &str) -> Vec<Path_> {
             let mut current: Vec<String> = Vec::new();
             let mut line = t.line;
             i += 1;
-            let flush = |out: &mut Vec<Path_>,
+            let flush = |out: &mut Vec<Named>,
                          current: &mut Vec<String>,
                          prefix: &[Vec<String>],
                          line: usize| {
                 if !current.is_empty() {
                     let mut segments: Vec<String> = prefix.concat();
                     segments.append(current);
-                    out.push(Path_ { line, segments });
+                    out.push(Named { line, segments });
                 }
             };
             while i < tokens.len() && tokens[i].text != ";" {
@@ -275,7 +286,7 @@ fn paths(src: &str) -> Vec<Path_> {
                     "*" => {}
                     // `self` in a group names the group's own path.
                     "self" if tokens[i - 1].text == "{" || tokens[i - 1].text == "," => {
-                        out.push(Path_ {
+                        out.push(Named {
                             line: tok.line,
                             segments: prefix.concat(),
                         });
@@ -307,7 +318,7 @@ fn paths(src: &str) -> Vec<Path_> {
                 line = tokens[j + 1].line;
                 j += 2;
             }
-            out.push(Path_ { line, segments });
+            out.push(Named { line, segments });
             i = j;
             continue;
         }
@@ -545,13 +556,20 @@ fn every_replay_file_has_a_storey() {
         .filter(|s| storey(&s.module).is_none())
         .map(|s| s.file.as_str())
         .collect();
-    assert!(missing.is_empty(), "give these a storey in STOREYS: {missing:#?}");
+    assert!(
+        missing.is_empty(),
+        "give these a storey in STOREYS: {missing:#?}"
+    );
 }
 
 #[test]
 fn no_replay_file_imports_from_a_higher_storey() {
     let found = upward(&edges(&sources()));
-    assert!(found.is_empty(), "imports that run up:\n{}", found.join("\n"));
+    assert!(
+        found.is_empty(),
+        "imports that run up:\n{}",
+        found.join("\n")
+    );
 }
 
 #[test]
@@ -560,21 +578,46 @@ fn the_replay_files_import_each_other_without_a_circle() {
     assert!(found.is_empty(), "import circles in src/replay: {found:#?}");
 }
 
+/// A wing of three files in the storeys above, in the text the checker reads.
+fn planted(tcp: &str) -> Vec<Source> {
+    let file = |module: &str, text: &str| Source {
+        module: module.into(),
+        file: format!("src/replay/{module}.rs"),
+        text: text.into(),
+    };
+    vec![
+        file("meter", "pub struct Counters;"),
+        file("driver", "use super::transport::tcp::Wire;"),
+        file("transport/tcp", tcp),
+    ]
+}
+
 #[test]
-fn print_the_graph() {
-    for e in edges(&sources()) {
-        println!(
-            "{}:{}: {} [{}] → {} [{}]",
-            e.file,
-            e.line,
-            e.from,
-            storey(&e.from).map_or("?", storey_name),
-            e.to,
-            storey(&e.to).map_or("?", storey_name)
-        );
-    }
-    println!("upward: {}", upward(&edges(&sources())).len());
-    for c in circles(&edges(&sources())) {
-        println!("circle of {}: {c:?}", c.len());
-    }
+fn the_check_fails_on_a_planted_upward_import() {
+    // Downward only: a `use` group, an inline path, a path in a comment and a string.
+    let clean = "use crate::replay::{meter::{self, Counters}};
+                 // use super::super::driver::Needs;
+                 fn f() -> &'static str { let _ = crate::replay::meter::Counters; \"super::super::driver\" }";
+    assert_eq!(upward(&edges(&planted(clean))), Vec::<String>::new());
+    // The transport reaching up into the clients' driver, inline on line 3.
+    let upward_import = format!("{clean}\nfn g() {{ super::super::driver::drive(); }}");
+    assert_eq!(
+        upward(&edges(&planted(&upward_import))),
+        [
+            "src/replay/transport/tcp.rs:4: storey transport imports storey clients \
+          (transport/tcp → driver)"
+        ]
+    );
+    // And through a `use` group, with the circle it closes.
+    let group = "use crate::replay::{driver::{self, Needs}, meter::Counters};";
+    let found = edges(&planted(group));
+    assert_eq!(upward(&found).len(), 1, "{found:#?}");
+    assert_eq!(circles(&found), vec![vec!["driver", "transport/tcp"]]);
+}
+
+#[test]
+fn tests_are_not_imports() {
+    let text = "use super::meter::Counters;\n#[cfg(test)]\nmod tests {\n    use crate::replay::driver::Needs;\n}\n#[cfg(test)]\n#[path = \"x_tests.rs\"]\nmod other;";
+    let paths: Vec<Vec<String>> = paths(text).into_iter().map(|p| p.segments).collect();
+    assert_eq!(paths, vec![vec!["super", "meter", "Counters"]]);
 }

@@ -9,7 +9,7 @@
 //! - what a link is, its profiles and its shaper, a pure function of time, sit below the replay
 //!   in [`crate::sim::link`];
 //! - [`namespace`], [`forwarder`], [`emulator`]: the running link, [`Emulator`];
-//! - [`capture`]: `--capture`.
+//! - [`capture`], for `--capture`.
 //!
 //! Where a replay runs over a link (a namespace of its own, or the host) is the replay's top
 //! storey, [`crate::replay::place`]. Design, measured timing error and the profile table with

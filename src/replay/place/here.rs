@@ -8,9 +8,9 @@ use crate::replay::robot_visitor;
 use crate::replay::served::ServedSite;
 use crate::sim::link::Link;
 
-/// Runs the replay's clients in this process, each through the one [`driver`]: webdiet's
-/// robot ([`robot_visitor`]) and, over an emulated link, Chromium ([`chromium`]), as
-/// `opts.clients` asks.
+/// Runs the replay's clients in this process, each through the one
+/// [`driver`](crate::replay::driver): webdiet's robot ([`robot_visitor`]) and, over an emulated
+/// link, Chromium ([`chromium`]), as `opts.clients` asks.
 pub fn run_here(
     site: &ServedSite,
     opts: &ReplayOptions,

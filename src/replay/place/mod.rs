@@ -1,5 +1,5 @@
-//! Where a replay runs, behind one entry point, [`replay_over`]: a [`Link`](crate::sim::link::Link) is `Loopback` or
-//! `Emulated`, and each runs where it can.
+//! Where a replay runs, behind one entry point, [`replay_over`]: a
+//! [`Link`](crate::sim::link::Link) is `Loopback` or `Emulated`, and each runs where it can.
 //!
 //! - `Loopback`: the private loopback ([`netns`]: a re-executed child in a network namespace
 //!   of its own whose `lo` behaves like Ethernet), or, where no namespace can be made or with
