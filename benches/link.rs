@@ -26,7 +26,10 @@ use webdiet::replay::link::{
 };
 
 fn spec(text: &str) -> LinkSpec {
-    match link::parse(text).expect("bench specs parse").remove(0) {
+    match webdiet::sim::link::parse(text)
+        .expect("bench specs parse")
+        .remove(0)
+    {
         Link::Emulated(spec) => *spec,
         Link::Loopback => unreachable!(),
     }

@@ -54,7 +54,7 @@ pub fn run(config: &Config) -> Result<Status> {
         Command::Print(text) => print_stdout(text).map(|()| Status::Success),
         // The child's exit code is its protocol with the parent (3 = no namespace here), so it
         // leaves directly; its output is already flushed.
-        Command::ReplayChild => std::process::exit(crate::replay::link::netns::child_main()),
+        Command::ReplayChild => std::process::exit(crate::replay::place::netns::child_main()),
     }
 }
 
@@ -543,7 +543,7 @@ fn print_link_notes(links: &[crate::replay::LinkRun], _config: &Config) {
 
 /// `webdiet links`: the profiles, or the given links, as a table or JSON.
 fn run_links(cfg: &LinksConfig) -> Result<Status> {
-    use crate::replay::link::listing;
+    use crate::sim::link::listing;
     let links = match &cfg.links {
         None => listing::profiles(),
         Some(links) => links.iter().map(listing::listing).collect(),

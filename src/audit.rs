@@ -22,7 +22,7 @@ use crate::site::{self, CrawlOptions, FileKind, Site};
 /// The links an audit reports time on when no `--link` is given: today's access links, each
 /// simulated (docs/simulation.md); the private loopback is always replayed besides, for bytes
 /// and packets as in the 1997 study, and for the recording the simulation replays.
-pub const DEFAULT_LINKS: &str = replay::link::profiles::AUDIT_LINKS;
+pub const DEFAULT_LINKS: &str = crate::sim::link::profiles::AUDIT_LINKS;
 
 /// Findings look for their line in site files up to this size (larger ones get none).
 const FINDING_READ_LIMIT: u64 = 16 << 20;
@@ -205,7 +205,7 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
             archive.and_then(|a| a.first_page()),
         ));
         report.visitor_error =
-            replay::paint::validate::against(&report.browser, report.visitor.as_ref());
+            replay::chromium::validate::against(&report.browser, report.visitor.as_ref());
         timed.lap(&mut report, "visitor");
     }
     progress.done();
@@ -262,7 +262,7 @@ fn visitor(
     rewritten: &ServedSite,
     replay_opts: &ReplayOptions,
     entry: Option<&str>,
-) -> replay::paint::site::SitePaint {
+) -> crate::sim::paint::site::SitePaint {
     let pages: Vec<String> = original
         .site
         .files
@@ -278,14 +278,14 @@ fn visitor(
     .or_else(|| crate::site::resolve::Resolver::new(&original.site, None).entry_page())
     .or_else(|| pages.first().cloned())
     .unwrap_or_default();
-    let links = replay::paint::site::links_for(&replay_opts.simulate);
-    replay::paint::site::site_paint(
+    let links = crate::sim::paint::site::links_for(&replay_opts.simulate);
+    crate::sim::paint::site::site_paint(
         original,
         rewritten,
         &pages,
         &landing,
         &links,
-        replay::paint::Cpu::CHROMIUM,
+        crate::sim::paint::Cpu::CHROMIUM,
     )
 }
 
@@ -668,7 +668,7 @@ mod tests {
             row("rewritten", &[1005.0, 1015.0]),
         ];
         let opts = ReplayOptions {
-            links: crate::replay::link::parse("3G").unwrap(),
+            links: crate::sim::link::parse("3G").unwrap(),
             ..ReplayOptions::default()
         };
         let site = ServedSite::from_memory("site", Default::default());

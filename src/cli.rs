@@ -543,7 +543,7 @@ fn parse_runs_on(text: &str) -> std::result::Result<(String, usize), String> {
         .ok()
         .filter(|n| (1..=1000).contains(n))
         .ok_or_else(|| format!("{text}: N must be a whole number from 1 to 1000"))?;
-    let parsed = crate::replay::link::parse(link).map_err(|e| e.to_string())?;
+    let parsed = crate::sim::link::parse(link).map_err(|e| e.to_string())?;
     match parsed.as_slice() {
         [one] => Ok((one.name().to_string(), n)),
         _ => Err(format!("{text}: name one link")),

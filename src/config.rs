@@ -111,7 +111,7 @@ pub struct StudyConfig {
 #[derive(Debug, Clone)]
 pub struct LinksConfig {
     /// The links to show, parsed (and swept); `None` lists every profile.
-    pub links: Option<Vec<crate::replay::link::Link>>,
+    pub links: Option<Vec<crate::sim::link::Link>>,
     pub json: bool,
 }
 

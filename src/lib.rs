@@ -38,6 +38,7 @@ pub mod replay;
 pub mod report;
 pub mod rewrite;
 pub mod scratch;
+pub mod sim;
 pub mod site;
 mod sys;
 #[cfg(test)]

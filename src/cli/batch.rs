@@ -123,7 +123,7 @@ impl BatchArgs {
             .shards
             .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
         let shard = Shard::from_env(self.shard, shards, &|name| std::env::var(name).ok())?;
-        let usage = |e: crate::replay::link::SpecError| Error::Usage {
+        let usage = |e: crate::sim::link::SpecError| Error::Usage {
             message: format!("--sample-link: {e}"),
         };
         let loopback = ReplayOptions {
@@ -144,7 +144,7 @@ impl BatchArgs {
         let sample_replay = match &sample {
             None => None,
             Some(s) => {
-                let links = crate::replay::link::parse(&s.link).map_err(usage)?;
+                let links = crate::sim::link::parse(&s.link).map_err(usage)?;
                 let [link @ Link::Emulated(_)] = links.as_slice() else {
                     return Err(Error::Usage {
                         message: format!(

@@ -94,7 +94,7 @@ impl AuditArgs {
             None if !chromium => Vec::new(),
             None | Some("") => named.first().cloned().into_iter().collect(),
             Some(list) => {
-                let links = crate::replay::link::parse(list).map_err(|e| Error::Usage {
+                let links = crate::sim::link::parse(list).map_err(|e| Error::Usage {
                     message: format!("--measure: {e}"),
                 })?;
                 if let Some(l) = links.iter().find(|l| !matches!(l, Link::Emulated(_))) {
@@ -205,13 +205,13 @@ impl AuditArgs {
 impl ReplayArgs {
     /// The options, with `default_links` when no --link is given.
     fn options(self, default_links: &str) -> Result<ReplayOptions> {
-        let usage = |e: crate::replay::link::SpecError| Error::Usage {
+        let usage = |e: crate::sim::link::SpecError| Error::Usage {
             message: e.to_string(),
         };
         let links = match (&self.link, &self.sweep) {
-            (Some(link), None) => crate::replay::link::parse(link).map_err(usage)?,
-            (Some(link), Some(sweep)) => crate::replay::link::sweep(link, sweep).map_err(usage)?,
-            (None, _) => crate::replay::link::parse(default_links).map_err(usage)?,
+            (Some(link), None) => crate::sim::link::parse(link).map_err(usage)?,
+            (Some(link), Some(sweep)) => crate::sim::link::sweep(link, sweep).map_err(usage)?,
+            (None, _) => crate::sim::link::parse(default_links).map_err(usage)?,
         };
         if self.capture.is_some() && links.len() > 1 {
             return Err(Error::Usage {
@@ -258,8 +258,8 @@ impl ReplayArgs {
             }
         }
         opts.client.headers = match self.headers {
-            HeadersArg::Libwww => crate::replay::headers::HeaderSet::Libwww,
-            HeadersArg::Browser => crate::replay::headers::HeaderSet::Browser,
+            HeadersArg::Libwww => crate::sim::headers::HeaderSet::Libwww,
+            HeadersArg::Browser => crate::sim::headers::HeaderSet::Browser,
         };
         if !self.tests.is_empty() {
             let asked: Vec<Test> = self.tests.iter().flat_map(|t| t.tests()).collect();
@@ -506,14 +506,14 @@ impl Cli {
             }
             Sub::ReplayChild => Command::ReplayChild,
             Sub::Links { link, sweep, json } => {
-                let usage = |e: crate::replay::link::SpecError| Error::Usage {
+                let usage = |e: crate::sim::link::SpecError| Error::Usage {
                     message: e.to_string(),
                 };
                 let links = match (link, sweep) {
                     (None, _) => None,
-                    (Some(link), None) => Some(crate::replay::link::parse(&link).map_err(usage)?),
+                    (Some(link), None) => Some(crate::sim::link::parse(&link).map_err(usage)?),
                     (Some(link), Some(sweep)) => {
-                        Some(crate::replay::link::sweep(&link, &sweep).map_err(usage)?)
+                        Some(crate::sim::link::sweep(&link, &sweep).map_err(usage)?)
                     }
                 };
                 Command::Links(LinksConfig { links, json })

@@ -23,11 +23,12 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::link::{self, Capture, Emulator, Link};
+use super::options::{patience, Method, ReplayOptions};
 use super::protocol::Mode;
+use super::served::ServedSite;
 use super::server::{self, Control, ServeContext, Server, ServerOptions};
 use super::transport::tls::TlsSetup;
 use super::transport::{ServerTls, TlsOptions};
-use super::{patience, Method, ReplayOptions, ServedSite};
 use crate::error::{Error, Result};
 use crate::site::resolve::Resolver;
 
@@ -388,7 +389,7 @@ mod tests {
     fn a_visitor_that_needs_no_network_gets_every_run_and_mode_and_no_link_or_server() {
         let site = super::super::tests::site();
         let resolver = Resolver::new(&site.site, None);
-        let over = link::parse("ppp-1997").unwrap().remove(0);
+        let over = crate::sim::link::parse("ppp-1997").unwrap().remove(0);
         let modes: Vec<Mode> = ["http10", "https-persistent"]
             .iter()
             .map(|m| m.parse().unwrap())

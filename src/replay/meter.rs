@@ -38,6 +38,8 @@ use std::ops::AddAssign;
 
 use serde::{Deserialize, Serialize};
 
+pub use super::script::{Flight, Handshake};
+
 /// Segments one way on one or more connections.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Segments {
@@ -269,30 +271,6 @@ impl Framing {
     }
 }
 
-/// One burst of the TLS handshake, in TCP payload bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Flight {
-    /// Client → server.
-    Up(u64),
-    /// Server → client.
-    Down(u64),
-}
-
-/// What the client recorded of one TLS session.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Handshake {
-    /// The handshake's flights in order, up to the client's last one.
-    pub flights: Vec<Flight>,
-    /// Records that arrived after the handshake and carried no data and no close: TLS 1.3
-    /// session tickets (one write of the server's), in TCP payload bytes.
-    pub tickets: u64,
-    pub resumed: bool,
-    /// The client sent its close_notify before its FIN.
-    pub close_notify: bool,
-    /// Data segments the kernel had counted both ways when the handshake completed.
-    pub kernel_data_segments: u64,
-}
-
 /// Header bytes: request heads up, response heads down, and how many of each. HTTP/1.x: the
 /// request line or status line and header fields as text; HTTP/2: the HEADERS (and
 /// CONTINUATION) frames, HPACK block and 9-byte frame header.
@@ -362,10 +340,10 @@ pub struct Meter {
     /// The exchange as bursts, in order, for a protocol that models its own (see the module
     /// notes). When set, the model is computed from these.
     pub exchange: Option<Vec<Burst>>,
-    /// What the client wrote and read, for the simulator (HTTP/1; [`super::recording`]).
-    pub script: super::recording::ConnScript,
+    /// What the client wrote and read, for the simulator (HTTP/1; [`super::script`]).
+    pub script: super::script::ConnScript,
     /// The same for an HTTP/2 connection, set by its client when the visit ends.
-    pub h2: Option<super::recording::H2Script>,
+    pub h2: Option<super::script::H2Script>,
 }
 
 impl Meter {

@@ -1,192 +1,40 @@
 //! What a visit's client and server wrote on loopback, recorded for the simulator
-//! ([`super::simulate`]): per connection, the client's writes (the pipelined client's buffer
+//! ([`crate::sim::simulate`]): per connection, the client's writes (the pipelined client's buffer
 //! flushes one by one), where each request ends in them, the responses, the TLS flights,
 //! HTTP/2's frames and batches, and what each of them waited for — the response whose
 //! arrival let the robot send more, or open a connection (HTTP/1.0's N parallel connections
-//! take turns in a pool). [`build`] turns that into the simulator's [`Exchange`], with the
-//! server's own buffering rule ([`Responder`]) and TLS's record overhead, so that the same
-//! writes can be replayed over any link in simulated time.
+//! take turns in a pool). [`build`] turns that into the simulator's
+//! [`Exchange`](crate::sim::simulate::Exchange), with the server's own buffering rule
+//! ([`Responder`]) and TLS's record overhead, so that the same writes can be replayed over any
+//! link in simulated time.
 //!
 //! What is recorded is what the client *did*, not when: the triggers are logical ("after the
 //! page's last byte"), never loopback's times, and the connections are ordered by the robot's
 //! queue, so the recording does not depend on how the loopback run was scheduled.
 
-use std::collections::{BTreeMap, VecDeque};
-use std::sync::Mutex;
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
 use super::meter::{Flight, Framing, Handshake};
-use super::protocol::h2::io::{Frame, ACK, PREFACE_LEN, SETTINGS};
-use super::simulate::{Connection, Exchange, Message, Responder, Side, Trigger};
+use super::protocol::mode::Mode;
+use super::robot::Test;
+pub use super::script::{
+    BatchAfter, ConnScript, H2Script, MessageRef, Opened, RecordedRequest, RecordedVisit, Recorder,
+    Script, ScriptWrite,
+};
+use super::script::{ACK, PREFACE_LEN, SETTINGS};
 use super::transport::tls::TLS13_TICKETS;
+use crate::sim::simulate::{Connection, Message, Responder, Side, Trigger};
 
-/// What a connection waited for before the client opened it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub enum Opened {
-    /// Nothing: the visit's start.
-    #[default]
-    Start,
-    /// The whole response to this request target.
-    AfterResponse(String),
-}
-
-/// One write of the client on an HTTP/1 connection.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ScriptWrite {
-    /// TCP payload bytes (over TLS, the sealed record).
-    pub wire: u64,
-    /// Plaintext bytes.
-    pub plain: u64,
-    /// Whole responses on this connection before the write: it waited for the last of them.
-    pub after_responses: usize,
-    /// Requests whose last byte is in this write, with the plaintext offset of that byte's
-    /// end within the write.
-    pub ends: Vec<(String, u64)>,
-}
-
-/// What the client of one HTTP/1 connection did, as its meter saw it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ConnScript {
-    /// Where the robot's queue had what this connection was opened for: connections are
-    /// simulated in this order.
-    pub seq: u64,
-    pub opened: Opened,
-    /// One of HTTP/1.0's parallel connections (they take turns in a pool).
-    pub pooled: bool,
-    /// Requests added to the output and not all written yet: target, plaintext bytes left.
-    pending: VecDeque<(String, u64)>,
-    pub writes: Vec<ScriptWrite>,
-    /// Each whole response in order: its request target and plaintext bytes (head and body).
-    pub responses: Vec<(String, u64)>,
-    /// The TLS session's flights and tickets, over TLS.
-    pub tls: Option<Handshake>,
-}
-
-impl ConnScript {
-    /// A request of `bytes` plaintext bytes for `target` was added to the output.
-    pub fn request(&mut self, target: &str, bytes: u64) {
-        self.pending.push_back((target.to_string(), bytes));
-    }
-
-    /// The client wrote `plain` plaintext bytes in one call, `wire` on the socket, after
-    /// `after_responses` whole responses.
-    pub fn wrote(&mut self, plain: u64, wire: u64, after_responses: usize) {
-        let mut ends = Vec::new();
-        let mut used = 0;
-        while let Some((target, left)) = self.pending.front_mut() {
-            let take = (*left).min(plain - used);
-            used += take;
-            *left -= take;
-            if *left > 0 {
-                break;
-            }
-            ends.push((std::mem::take(target), used));
-            self.pending.pop_front();
-            if used == plain {
-                break;
-            }
-        }
-        self.writes.push(ScriptWrite {
-            wire,
-            plain,
-            after_responses,
-            ends,
-        });
-    }
-
-    /// A whole response of `bytes` plaintext bytes arrived: it answers the oldest request
-    /// not yet answered.
-    pub fn response(&mut self, bytes: u64) {
-        let answered = self.responses.len();
-        let target = self
-            .writes
-            .iter()
-            .flat_map(|w| &w.ends)
-            .nth(answered)
-            .map(|(t, _)| t.clone())
-            .unwrap_or_default();
-        self.responses.push((target, bytes));
-    }
-}
-
-/// What the client of an HTTP/2 connection recorded: the frames each way, and its batches.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct H2Script {
-    pub tls: Option<Handshake>,
-    /// Frames as the client wrote them and read them, in order.
-    pub up: Vec<Frame>,
-    pub down: Vec<Frame>,
-    /// Each batch of requests the client issued together: its requests' targets (streams 1,
-    /// 3, 5 … in order) and what it waited for.
-    pub batches: Vec<(Vec<String>, BatchAfter)>,
-    /// The targets the server promised (pushed streams 2, 4, 6 … in order).
-    pub pushed: Vec<String>,
-}
-
-/// What an HTTP/2 batch waited for.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum BatchAfter {
-    /// The connection (the first batch).
-    Ready,
-    /// The whole response to this target (what it named).
-    Response(String),
-    /// The response head of this target (its preload hints).
-    Head(String),
-}
-
-/// One connection's recording.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Script {
-    Http1(ConnScript),
-    H2(H2Script),
-}
-
-/// Collects a visit's connections as they finish (from the client's threads).
-#[derive(Debug, Default)]
-pub struct Recorder(Mutex<Vec<Script>>);
-
-impl Recorder {
-    pub fn add(&self, script: Script) {
-        if let Ok(mut scripts) = self.0.lock() {
-            scripts.push(script);
-        }
-    }
-
-    /// Everything recorded since the last call.
-    pub fn take(&self) -> Vec<Script> {
-        self.0
-            .lock()
-            .map(|mut s| std::mem::take(&mut *s))
-            .unwrap_or_default()
-    }
-}
-
-/// A message of an [`Exchange`]: connection and index.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MessageRef {
-    pub conn: usize,
-    pub message: usize,
-}
-
-/// One request of a recorded visit: the client message its last byte went out in, and the
-/// server messages its response came in (in order).
+/// One row's recording: the visits of a site, page group, mode and test, one per page.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RecordedRequest {
-    pub target: String,
-    pub request: MessageRef,
-    pub response: Vec<MessageRef>,
-}
-
-/// A visit as the simulator replays it.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RecordedVisit {
-    pub exchange: Exchange,
-    /// In the order the robot first issued them; the page first.
-    pub requests: Vec<RecordedRequest>,
-    /// The server's messages the client waits for before it closes (the paper's last
-    /// packet): every server message but HTTP/2's connection-level tail.
-    pub counted: Vec<MessageRef>,
+pub struct Recorded {
+    pub site: String,
+    pub page: String,
+    pub mode: Mode,
+    pub test: Test,
+    pub pages: Vec<RecordedVisit>,
 }
 
 /// How the server answers, for [`build`].

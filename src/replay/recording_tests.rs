@@ -4,8 +4,8 @@
 
 use super::meter::{Flight, Framing, Handshake};
 use super::recording::{build, ConnScript, Opened, RecordedVisit, Script, ServerRule};
-use super::simulate::Trigger;
 use super::transport::tls::TLS13_TICKETS;
+use crate::sim::simulate::Trigger;
 
 fn full() -> Handshake {
     Handshake {

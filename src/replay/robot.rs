@@ -12,13 +12,13 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use url::Url;
 
-use super::headers::{Dest, HeaderSet, RequestHeaders};
 use super::meter::Counters;
 use super::served::ServedSite;
 use super::transport::{Connector, TcpOptions};
 use crate::compression::Coding;
 use crate::deflate;
 use crate::html::RefKind;
+use crate::sim::headers::{Dest, HeaderSet, RequestHeaders};
 use crate::site::resolve::{Resolver, Target};
 use crate::site::{charset, FileKind};
 
@@ -158,7 +158,7 @@ pub struct Visit {
     pub timed_out: bool,
     /// What the visit's client and server wrote, for the simulator: one per page visited
     /// (recorded on loopback; empty for a visit that timed out).
-    pub recorded: Vec<super::recording::RecordedVisit>,
+    pub recorded: Vec<super::script::RecordedVisit>,
 }
 
 /// Why a visit failed; each variant names the server address or request target it is about.

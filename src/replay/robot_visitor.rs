@@ -4,15 +4,17 @@
 
 use super::driver::{self, ModeRun, Needs, Visitor};
 use super::meter::{Framing, Model};
+use super::options::{patience, Method, Pages, Replay, ReplayOptions};
 use super::protocol::{self, Mode};
 use super::recording;
 use super::robot::{self, ClientOptions, Robot, Test, Visit};
 use super::row::{self, ReplayRow};
+use super::served::ServedSite;
 use super::server::ServerOptions;
 use super::simulated::Recorded;
 use super::transport::{Connector, TlsOptions};
-use super::{patience, Link, Method, Pages, Replay, ReplayOptions, ServedSite};
 use crate::error::{Error, Result};
+use crate::sim::link::Link;
 use crate::site::resolve::Resolver;
 
 /// Replays `site` over `over` with webdiet's robot, `opts.runs` times in every mode of
@@ -26,9 +28,11 @@ pub fn run(
     progress: &dyn Fn(&str),
 ) -> Result<Replay> {
     let resolver = Resolver::new(&site.site, None);
-    let pages = super::pages(site, &resolver, &opts.pages).map_err(|message| Error::Invalid {
-        path: site.site.root.clone(),
-        message,
+    let pages = crate::replay::options::pages(site, &resolver, &opts.pages).map_err(|message| {
+        Error::Invalid {
+            path: site.site.root.clone(),
+            message,
+        }
     })?;
     let client_opts = client_options(opts, &method, over);
     let mut visitor = RobotVisitor::new(Robot::new(site, &resolver, &client_opts), opts, pages);

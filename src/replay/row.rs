@@ -5,12 +5,12 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::headers::HeaderSet;
-use super::link::listing::{self, LinkListing};
-use super::link::Link;
 use super::meter::{overhead_pct, Counters, HeaderBytes};
 use super::protocol::Mode;
 use super::robot::{RequestTiming, Test, Visit};
+use crate::sim::headers::HeaderSet;
+use crate::sim::link::listing::{self, LinkListing};
+use crate::sim::link::Link;
 
 /// The link a row was measured over: its name and what it is.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

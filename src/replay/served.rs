@@ -16,9 +16,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use crate::compression::Coding;
 use crate::deflate;
 use crate::error::{Error, Problem, Result};
+use crate::sim::paint::{Files, Speaks};
 use crate::site::{name, FileKind, Site, SiteFile};
 
-use super::protocol::http1::message as http;
+use super::http;
 
 /// One file as the server sends it.
 #[derive(Debug, Clone)]
@@ -406,4 +407,34 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })
+}
+
+/// The simulated browser reads a served site from memory.
+impl Files for ServedSite {
+    fn site(&self) -> &Site {
+        &self.site
+    }
+
+    fn bytes(&self, path: &str) -> Option<Cow<'_, [u8]>> {
+        self.resource(path)
+            .map(|r| Cow::Borrowed(r.body.as_slice()))
+    }
+
+    fn sent(&self, path: &str, speaks: Speaks) -> Option<(u64, bool)> {
+        let res = self.resource(path)?;
+        let coded = match speaks {
+            Speaks::H2Brotli => res.brotli(),
+            _ => res.gzipped(),
+        };
+        Some(match coded {
+            Some(c) => (c.len() as u64, true),
+            None => (res.body.len() as u64, false),
+        })
+    }
+
+    fn pixels(&self, path: &str) -> u64 {
+        self.resource(path)
+            .and_then(|r| crate::image::dimensions(&r.body))
+            .map_or(0, |(w, h)| u64::from(w) * u64::from(h))
+    }
 }

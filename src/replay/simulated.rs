@@ -1,4 +1,4 @@
-//! Simulated time as a client of the replay [`driver`]: the simulator ([`super::simulate`])
+//! Simulated time as a client of the replay [`driver`]: the simulator ([`crate::sim::simulate`])
 //! visits the site over a link in every mode, from what the loopback replay's robot recorded
 //! ([`super::recording`]), without a network. It needs nothing from the driver
 //! ([`Needs::Nothing`]) and gets the same runs and modes as the other visitors: one run over
@@ -13,26 +13,18 @@
 use serde::{Deserialize, Serialize};
 
 use super::driver::{self, ModeRun, Needs, Visitor};
-use super::link::profiles::{self, Family};
-use super::link::Link;
+use super::options::ReplayOptions;
 use super::protocol::Mode;
-use super::recording::RecordedVisit;
+pub use super::recording::Recorded;
 use super::robot::{RequestTiming, Test};
 use super::row::{median_interval, ReplayRow, RowLink, SimulatedTime, Spread};
-use super::simulate::{self, Congestion, SimOptions, TcpModel, Timeline};
-use super::{ReplayOptions, ServedSite};
+use super::script::RecordedVisit;
+use super::served::ServedSite;
 use crate::error::{Error, Result};
+use crate::sim::link::profiles::{self, Family};
+use crate::sim::link::Link;
+use crate::sim::simulate::{self, Congestion, SimOptions, TcpModel, Timeline};
 use crate::site::resolve::Resolver;
-
-/// One row's recording: the visits of a site, page group, mode and test, one per page.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Recorded {
-    pub site: String,
-    pub page: String,
-    pub mode: Mode,
-    pub test: Test,
-    pub pages: Vec<RecordedVisit>,
-}
 
 /// Whether `link` is one of the 1997 study's profiles (or one with overrides).
 fn is_1997(link: &Link) -> bool {

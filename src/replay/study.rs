@@ -10,8 +10,14 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::options::{Pages, ReplayOptions};
+use super::place::run::replay;
+use super::protocol::mode::Mode;
 use super::protocol::Role;
-use super::{Mode, Pages, ReplayOptions, ServedSite, Spread, Test, TlsVersion};
+use super::robot::Test;
+use super::row::Spread;
+use super::served::ServedSite;
+use super::transport::tls::TlsVersion;
 use crate::error::Result;
 
 /// One way of fetching the documents.
@@ -201,7 +207,7 @@ pub fn run(sizes: &[u64], base: &ReplayOptions) -> Result<Study> {
     let mut rows = Vec::new();
     let mut method = String::new();
     for variant in Variant::ALL {
-        let replayed = super::replay(&site, &variant.options(base))?;
+        let replayed = replay(&site, &variant.options(base))?;
         method = replayed.method.name.clone();
         for row in replayed.rows {
             let Some(&size) = sizes.iter().find(|&&s| doc_path(s) == row.page) else {

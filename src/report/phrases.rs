@@ -676,7 +676,7 @@ pub fn visitor_heading(report: &Report) -> Option<String> {
 }
 
 /// The browser's own time the visitor's loads add to the network's, in words.
-pub fn visitor_cpu(cpu: &crate::replay::paint::Cpu) -> String {
+pub fn visitor_cpu(cpu: &crate::sim::paint::Cpu) -> String {
     let ms = |ns: u64| format::ms(ns as f64 / 1e6);
     format!(
         "Chromium's own time, measured on this machine (docs/simulation.md, \"The visitor\"): \

@@ -26,7 +26,7 @@ use crate::error::Problem;
 use crate::html::{self, RefKind};
 use crate::image::{self, ImageFacts};
 use crate::markup::{self, CssMode, MarkupOptions, PageMarkup};
-use crate::replay::paint::files::OnDisk;
+use crate::sim::paint::files::OnDisk;
 use crate::site::resolve::{Resolver, Target};
 use crate::site::{charset, FileKind, Site};
 
@@ -299,9 +299,8 @@ pub(super) fn rewrite_pages(
             .entry_page()
             .or_else(|| staged.first().map(|s| s.path.clone()))
             .unwrap_or_default(),
-        links: crate::replay::paint::site::links_for(
-            &crate::replay::link::parse(crate::replay::link::profiles::AUDIT_LINKS)
-                .unwrap_or_default(),
+        links: crate::sim::paint::site::links_for(
+            &crate::sim::link::parse(crate::sim::link::profiles::AUDIT_LINKS).unwrap_or_default(),
         ),
     };
     let Chosen {

@@ -14,8 +14,8 @@ use std::collections::BTreeSet;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::replay::link::LinkSpec;
-use crate::replay::paint::{self, Files, Overlay, PageGraph, PaintOptions, Speaks, Visit};
+use crate::sim::link::LinkSpec;
+use crate::sim::paint::{self, Files, Overlay, PageGraph, PaintOptions, Speaks, Visit};
 
 /// A later paint than this (ms) is a later paint; less is the simulation's rounding.
 const LATER_MS: f64 = 0.5;
@@ -90,9 +90,7 @@ impl PaintCheck<'_> {
                             let opts = PaintOptions {
                                 speaks,
                                 visit,
-                                cpu_slowdown: crate::replay::link::profiles::cpu_slowdown(
-                                    &link.name,
-                                ),
+                                cpu_slowdown: crate::sim::link::profiles::cpu_slowdown(&link.name),
                                 ..PaintOptions::default()
                             };
                             let load = |g: &PageGraph, f: &dyn Files, c: &BTreeSet<String>| {

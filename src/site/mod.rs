@@ -17,7 +17,7 @@ use serde::Serialize;
 use walkdir::WalkDir;
 
 use crate::error::{Error, Problem, Result};
-pub use sniff::{looks_binary, media_type, FileKind, SNIFF_LEN};
+pub use sniff::{is_text, looks_binary, media_type, FileKind, SNIFF_LEN};
 
 /// Options for [`crawl`].
 #[derive(Debug, Clone)]

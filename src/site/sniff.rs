@@ -220,6 +220,21 @@ fn starts_like_html(head: &[u8]) -> bool {
     })
 }
 
+/// Whether a media type is text that deflate shrinks.
+pub fn is_text(content_type: &str) -> bool {
+    // Parameters (`; charset=…`, as a captured type has them) do not change the answer.
+    let content_type = content_type.split(';').next().unwrap_or("").trim();
+    content_type.starts_with("text/")
+        || matches!(
+            content_type,
+            "application/javascript"
+                | "application/json"
+                | "application/xml"
+                | "application/xhtml+xml"
+                | "image/svg+xml"
+        )
+}
+
 /// The media type a static server would send for a path, by extension.
 pub fn media_type(path: &str) -> &'static str {
     let name = path.rsplit('/').next().unwrap_or(path);

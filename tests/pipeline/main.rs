@@ -18,6 +18,7 @@ mod links_command;
 mod markup_weight;
 mod modern;
 mod names;
+mod replay_layers;
 mod report_imports;
 mod report_schema;
 mod report_snapshots;

@@ -377,7 +377,7 @@ fn replay_library(
         modes: modes.iter().map(|m| m.parse().unwrap()).collect(),
         tests: vec![webdiet::replay::Test::First],
         runs,
-        links: webdiet::replay::link::parse(LINK).unwrap(),
+        links: webdiet::sim::link::parse(LINK).unwrap(),
         clients: vec![webdiet::replay::ClientKind::Chromium],
         chromium,
         ..Default::default()

@@ -22,7 +22,7 @@ use common::{in_ci, tcpdump_available, timing_turn};
 use webdiet::replay::link::{self, Emulator, EmulatorOptions, Link, LinkSpec};
 
 fn spec(text: &str) -> LinkSpec {
-    match link::parse(text).unwrap().remove(0) {
+    match webdiet::sim::link::parse(text).unwrap().remove(0) {
         Link::Emulated(spec) => *spec,
         Link::Loopback => panic!("{text} is not emulated"),
     }

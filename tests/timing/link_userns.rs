@@ -17,7 +17,7 @@ const CHILD: &str = "WEBDIET_LINK_TEST_CHILD";
 
 /// Starts the emulator over a 10 ms RTT and measures the median of 5 handshakes, in ms.
 fn handshake_over_emulated_link() -> Result<(f64, Priority), link::LinkError> {
-    let Link::Emulated(spec) = link::parse("rtt=10ms").unwrap().remove(0) else {
+    let Link::Emulated(spec) = webdiet::sim::link::parse("rtt=10ms").unwrap().remove(0) else {
         unreachable!()
     };
     let emulator = Emulator::start(&spec, &EmulatorOptions::default())?;

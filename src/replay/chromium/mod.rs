@@ -18,76 +18,27 @@
 //! visitor of the replay [`driver`], which starts the link and the servers around it.
 
 pub mod row;
+pub mod validate;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
-
 use super::driver::{self, ModeRun, Needs, Visitor};
 use super::link::{self, Link, LinkCounters};
+use super::options::{patience, Method, Pages, ReplayOptions};
 use super::protocol::{Mode, Transport};
 use super::robot::Test;
 use super::row::RowLink;
+use super::served::ServedSite;
 use super::server::{self, ServerOptions};
 use super::transport::tls::{KeyType, TlsSetup, HOST};
 use super::transport::{ServerTls, TlsOptions};
-use super::{Method, Pages, ReplayOptions, ServedSite};
-use crate::chromium::page_load::{LoadOptions, PageLoad};
+use crate::chromium::page_load::LoadOptions;
 use crate::chromium::{self as browser, Browser, Network, RenderOptions};
 use crate::error::{Error, Result};
+pub use crate::replay::options::{ChromiumOptions, ClientKind};
 use crate::site::resolve::Resolver;
-pub use row::BrowserRow;
-
-/// Who visits the site (`--client`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ClientKind {
-    /// webdiet's own robot (the 1997 libwww robot's rules), in every mode.
-    Webdiet,
-    /// Headless Chromium, in the modes a browser speaks ([`super::protocol::ModeSpec::browser`]).
-    Chromium,
-}
-
-impl ClientKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ClientKind::Webdiet => "webdiet",
-            ClientKind::Chromium => "chromium",
-        }
-    }
-}
-
-/// How Chromium visits.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ChromiumOptions {
-    /// The browser binary. Default: `$WEBDIET_CHROMIUM`, else `chromium`, `chromium-browser`
-    /// or `google-chrome` on `PATH`.
-    pub binary: Option<PathBuf>,
-    /// How long one page load may take (until `load` and the last request), plus the
-    /// link's own buffering (the time to drain its full queues and a round trip).
-    /// Default: 60 s.
-    pub timeout: Duration,
-    /// Test hook: in this run (counted from 0) the browser of the first visit of the first
-    /// mode is killed after the page's first response. Default: none.
-    #[serde(default)]
-    pub crash_in_run: Option<usize>,
-    /// Write each browser's NetLog (every name lookup and connection attempt) into this
-    /// directory, `netlog-N.json`. Default: none.
-    #[serde(default)]
-    pub net_log_dir: Option<PathBuf>,
-}
-
-impl Default for ChromiumOptions {
-    fn default() -> Self {
-        ChromiumOptions {
-            binary: None,
-            timeout: Duration::from_secs(60),
-            crash_in_run: None,
-            net_log_dir: None,
-        }
-    }
-}
+pub use row::{BrowserRow, BrowserVisit};
 
 /// Checks, before anything runs, that Chromium can be found (else the install hint).
 pub fn check(opts: &ChromiumOptions) -> Result<PathBuf> {
@@ -100,20 +51,6 @@ pub fn check(opts: &ChromiumOptions) -> Result<PathBuf> {
 /// The modes of `modes` the browser loads the site in.
 pub fn browser_modes(modes: &[Mode]) -> Vec<Mode> {
     modes.iter().copied().filter(|m| m.spec().browser).collect()
-}
-
-/// One visit's outcome, for the row.
-#[derive(Debug, Clone, Default)]
-pub struct BrowserVisit {
-    pub load: Option<PageLoad>,
-    /// What crossed the link during the visit.
-    pub link: LinkCounters,
-    /// Connections the server accepted during the visit.
-    pub connections: u64,
-    /// The page did not complete within the timeout.
-    pub timed_out: bool,
-    /// The browser failed in both attempts: nothing was measured.
-    pub failed: bool,
 }
 
 /// Loads `site` in Chromium over the emulated link `over` through the replay [`driver`],
@@ -133,7 +70,7 @@ pub fn run(
     let resolver = Resolver::new(&site.site, None);
     let page = match &opts.pages {
         Pages::One(p) => p.clone(),
-        _ => super::pages(site, &resolver, &Pages::Index)
+        _ => crate::replay::options::pages(site, &resolver, &Pages::Index)
             .ok()
             .and_then(|p| p.into_iter().next())
             .ok_or_else(|| Error::Invalid {
@@ -182,7 +119,7 @@ impl<'a> ChromiumVisitor<'a> {
             modes,
             tests,
             page,
-            page_timeout: super::patience(over, opts.chromium.timeout),
+            page_timeout: patience(over, opts.chromium.timeout),
             rtt,
             notes: Vec::new(),
             launches: 0,
@@ -229,7 +166,7 @@ impl<'a> ChromiumVisitor<'a> {
                     && test == Test::First
                     && attempt == 0,
                 quiet: self.rtt + Duration::from_millis(250),
-                cpu_slowdown: crate::replay::link::profiles::cpu_slowdown(&self.link_name) as u32,
+                cpu_slowdown: crate::sim::link::profiles::cpu_slowdown(&self.link_name) as u32,
             };
             match visit(&setup, url, emulator, server.control) {
                 Ok(v) => {

@@ -7,8 +7,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::BrowserVisit;
 use crate::chromium::page_load::{BrowserRequest, PageLoad};
+use crate::replay::link::LinkCounters;
 use crate::replay::protocol::Mode;
 use crate::replay::robot::Test;
 use crate::replay::row::{RowLink, RunOutcome, Runs, Spread};
@@ -187,4 +187,18 @@ impl BrowserRow {
             .collect::<BTreeSet<_>>()
             .len()
     }
+}
+
+/// One visit's outcome, for the row.
+#[derive(Debug, Clone, Default)]
+pub struct BrowserVisit {
+    pub load: Option<PageLoad>,
+    /// What crossed the link during the visit.
+    pub link: LinkCounters,
+    /// Connections the server accepted during the visit.
+    pub connections: u64,
+    /// The page did not complete within the timeout.
+    pub timed_out: bool,
+    /// The browser failed in both attempts: nothing was measured.
+    pub failed: bool,
 }

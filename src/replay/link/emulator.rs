@@ -13,12 +13,11 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::forwarder::{self, Lane, LinkCounters, SharedCounters};
-use super::loss::Rng;
-use super::namespace::{self, End, EndConfig, EndSetup, Netns};
-use super::shaper::Shaper;
-use super::spec::LinkSpec;
+use super::namespace::{self, End, EndConfig, EndSetup, LinkError, Netns};
 use super::timing::{Lateness, TimingSummary};
-use super::LinkError;
+use crate::sim::link::loss::Rng;
+use crate::sim::link::shaper::Shaper;
+use crate::sim::link::LinkSpec;
 use crate::sys;
 
 /// How the forwarder's work is spread over threads.
@@ -305,4 +304,29 @@ impl Drop for Emulator {
             let _ = self.halt();
         }
     }
+}
+
+/// Why [`start_run`] could not give a run its link: which link, and what failed.
+#[derive(Debug, thiserror::Error)]
+#[error("emulated link {name}: {source}")]
+pub struct StartError {
+    pub name: String,
+    #[source]
+    pub source: LinkError,
+}
+
+/// A fresh emulated link for one run of the replay, with the calling thread (and every
+/// client thread it starts) in the link's client namespace from here on.
+pub fn start_run(spec: &LinkSpec, seed: u64) -> Result<Emulator, StartError> {
+    let options = EmulatorOptions {
+        seed,
+        ..EmulatorOptions::default()
+    };
+    let failed = |source| StartError {
+        name: spec.name.clone(),
+        source,
+    };
+    let emulator = Emulator::start(spec, &options).map_err(failed)?;
+    emulator.client().enter().map_err(failed)?;
+    Ok(emulator)
 }

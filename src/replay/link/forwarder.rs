@@ -17,8 +17,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::shaper::{Shaper, Verdict};
 use super::timing::Lateness;
+use crate::sim::link::shaper::{Shaper, Verdict};
 use crate::sys;
 
 /// What one direction did, in packets and IP bytes.

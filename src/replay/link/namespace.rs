@@ -14,7 +14,6 @@ use std::os::fd::{AsFd, OwnedFd};
 
 use serde::{Deserialize, Serialize};
 
-use super::LinkError;
 use crate::sys;
 
 /// The client's end of the link.
@@ -155,4 +154,20 @@ fn make_end_here(config: &EndConfig) -> Result<End, LinkError> {
             tcp_timestamps,
         },
     })
+}
+
+/// Why an emulated link could not be set up or kept running.
+#[derive(Debug, thiserror::Error)]
+pub enum LinkError {
+    /// A step of the setup failed: `what` names the step (and so what is missing).
+    #[error("{what}: {source}")]
+    Setup {
+        what: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("the link forwarder failed: {0}")]
+    Forwarder(#[source] std::io::Error),
+    #[error("the link's {0} thread panicked")]
+    Panicked(&'static str),
 }

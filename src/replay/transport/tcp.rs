@@ -21,7 +21,7 @@ use socket2::{Domain, Protocol, Socket, Type};
 
 use super::tls::{self, ServerTls, Session, TlsClient};
 use crate::replay::meter::{Counters, Framing, Handshake, Meter, Model};
-use crate::replay::simulate::Congestion;
+use crate::sim::simulate::Congestion;
 use crate::sys;
 
 /// Socket options shared by both ends.
@@ -116,7 +116,7 @@ pub struct Connector<'a> {
     pub visit: VisitLog,
     /// What the visit's connections wrote and read, for the simulator: each connection's
     /// script as it finishes.
-    pub recorder: crate::replay::recording::Recorder,
+    pub recorder: crate::replay::script::Recorder,
 }
 
 /// What the connector saw of the current visit, whatever the protocol: its first SYN, the
@@ -437,12 +437,12 @@ impl Conn<'_> {
         let script = match self.meter.h2.take() {
             Some(mut h2) => {
                 h2.tls = self.meter.tls.clone();
-                crate::replay::recording::Script::H2(h2)
+                crate::replay::script::Script::H2(h2)
             }
             None => {
                 let mut script = std::mem::take(&mut self.meter.script);
                 script.tls = self.meter.tls.clone();
-                crate::replay::recording::Script::Http1(script)
+                crate::replay::script::Script::Http1(script)
             }
         };
         self.connector.recorder.add(script);

@@ -258,7 +258,8 @@ mod tests {
     #[test]
     fn a_sweep_is_drawn_as_lines_and_each_mode_gets_a_waterfall_over_the_first_emulated_link() {
         use crate::replay::row::{sample_row, RowLink};
-        use crate::replay::{link::spec, RequestTiming, Spread};
+        use crate::replay::{RequestTiming, Spread};
+        use crate::sim::link::spec;
         let mut r = sample();
         r.replay.clear();
         for (i, link) in spec::sweep("spdy-cable", "rtt=20,80,200")

@@ -147,7 +147,7 @@ fn paint(out: &mut String, report: &Report) {
         "| Link | Protocol, visit | FCP median | FCP p90 | LCP median | LCP p90 | Pages later |\n\
          |---|---|---:|---:|---:|---:|---:|"
     );
-    let pair = |c: &crate::replay::paint::site::Compared, p90: bool| {
+    let pair = |c: &crate::sim::paint::site::Compared, p90: bool| {
         let (a, b) = match p90 {
             false => (c.original.median_ms, c.rewritten.median_ms),
             true => (c.original.p90_ms, c.rewritten.p90_ms),

@@ -36,7 +36,7 @@ pub enum Measure {
     Paint(PaintMetric, Option<String>),
 }
 
-/// A milestone of the simulated browser's load ([`crate::replay::paint::Paint`]).
+/// A milestone of the simulated browser's load ([`crate::sim::paint::Paint`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PaintMetric {
     Fcp,
@@ -55,7 +55,7 @@ impl PaintMetric {
         }
     }
 
-    fn of(self, p: &crate::replay::paint::Paint) -> f64 {
+    fn of(self, p: &crate::sim::paint::Paint) -> f64 {
         match self {
             PaintMetric::Fcp => p.fcp_ms,
             PaintMetric::Lcp => p.lcp_ms,
@@ -499,7 +499,7 @@ mod tests {
         for (site, ms) in [("original", 1500.0), ("rewritten", 1000.0)] {
             let mut cable = row(site, "pipelined", 800, 80);
             cable.link = crate::replay::row::RowLink::new(
-                &crate::replay::link::parse("Cable").unwrap()[0],
+                &crate::sim::link::parse("Cable").unwrap()[0],
                 vec![1],
             );
             cable.time = Default::default();

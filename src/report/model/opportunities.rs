@@ -587,7 +587,7 @@ mod tests {
     #[test]
     fn a_measured_time_inside_the_noise_gives_way_to_the_estimate() {
         use crate::replay::row::{sample_row, RowLink};
-        let cable = crate::replay::link::parse("Cable").unwrap().remove(0);
+        let cable = crate::sim::link::parse("Cable").unwrap().remove(0);
         let mut report = crate::report::model::sample::sample();
         for (site, mode, ms) in [
             ("original", "pipelined", [500.0, 520.0, 540.0]),

@@ -75,11 +75,11 @@ pub struct Report {
     /// paint (`replay::paint`, docs/simulation.md "The visitor"). The headline. `null`
     /// without a replay.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub visitor: Option<crate::replay::paint::site::SitePaint>,
+    pub visitor: Option<crate::sim::paint::site::SitePaint>,
     /// How far the simulated browser is from Chromium's loads over the link, per link and
     /// metric, where Chromium measured (`--client chromium`; `replay::paint::validate`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub visitor_error: Vec<crate::replay::paint::validate::PaintError>,
+    pub visitor_error: Vec<crate::replay::chromium::validate::PaintError>,
     /// What the rewrite saved and what it only reports, ranked (`model::opportunities`).
     #[serde(default)]
     pub opportunities: Vec<Opportunity>,

@@ -156,7 +156,7 @@ pub fn sample() -> Report {
 /// A made-up browser row: LCP `lcp` ms over three runs.
 pub fn browser_row(site: &str, mode: &str, test: &str, lcp: f64) -> BrowserRow {
     let three = |a: f64| Spread::of([a, a + 10.0, a + 20.0]);
-    let link = crate::replay::link::parse("3G").unwrap().remove(0);
+    let link = crate::sim::link::parse("3G").unwrap().remove(0);
     BrowserRow {
         client: "chromium".into(),
         site: site.into(),

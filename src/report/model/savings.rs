@@ -146,7 +146,7 @@ mod tests {
 
     fn on_cable(site: &str, mode: &str, ms: [f64; 3]) -> ReplayRow {
         let mut r = sample_row(site, mode, "first", 100, 10_000);
-        r.link = RowLink::new(&crate::replay::link::parse("Cable").unwrap()[0], vec![1]);
+        r.link = RowLink::new(&crate::sim::link::parse("Cable").unwrap()[0], vec![1]);
         r.time.last_packet_ms = Spread::of(ms);
         r
     }

@@ -2,8 +2,8 @@
 //! links that differ only in their round-trip time, or only in their loss rate. Found here
 //! once, so that every renderer draws the same curves from `report.json` alone.
 
-use crate::replay::link::listing::LinkListing;
 use crate::replay::{Mode, ReplayRow, Test};
+use crate::sim::link::listing::LinkListing;
 
 /// What a sweep varies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,7 +41,7 @@ impl SweepKey {
                 for d in [&mut l.down, &mut l.up].into_iter().flatten() {
                     d.delay_ms = 0.0;
                     // The default queue is sized from the RTT (`spec::default_queue`).
-                    d.queue = crate::replay::link::QueueLimit::Packets(0);
+                    d.queue = crate::sim::link::QueueLimit::Packets(0);
                 }
             }
             SweepKey::Loss => {
@@ -155,10 +155,10 @@ pub fn modes(rows: &[ReplayRow], sweep: &Sweep) -> Vec<Mode> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::replay::link::spec;
     use crate::replay::row::{sample_row, RowLink};
+    use crate::sim::link::spec;
 
-    fn rows_over(links: &[crate::replay::link::Link]) -> Vec<ReplayRow> {
+    fn rows_over(links: &[crate::sim::link::Link]) -> Vec<ReplayRow> {
         let mut rows = Vec::new();
         for (i, link) in links.iter().enumerate() {
             for mode in ["http10", "pipelined"] {

@@ -27,9 +27,9 @@ use tokio::sync::mpsc;
 
 use super::io::{Hold, MeteredIo, Record};
 use super::model;
-use crate::replay::protocol::ClientHalf;
-use crate::replay::recording::{BatchAfter, H2Script};
+use crate::replay::protocol::half::ClientHalf;
 use crate::replay::robot::{Answer, Cache, Clock, Fetch, Robot, Test, Visit, VisitError};
+use crate::replay::script::{BatchAfter, H2Script};
 use crate::replay::transport::tls::ALPN_H2;
 use crate::replay::transport::Connector;
 

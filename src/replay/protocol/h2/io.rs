@@ -13,26 +13,9 @@ use tokio::net::TcpStream;
 use crate::replay::meter::HeaderBytes;
 use crate::replay::transport::tls::Session;
 
-/// The client connection preface (RFC 9113 §3.4), which precedes the first frame.
-pub const PREFACE_LEN: usize = 24;
-
-pub const DATA: u8 = 0x0;
-pub const HEADERS: u8 = 0x1;
-pub const SETTINGS: u8 = 0x4;
-pub const PUSH_PROMISE: u8 = 0x5;
-pub const CONTINUATION: u8 = 0x9;
-/// The ACK flag of SETTINGS and PING.
-pub const ACK: u8 = 0x1;
-
-/// One frame as it went past: its stream, type, flags and size on the wire (with its 9-byte
-/// header).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Frame {
-    pub stream: u32,
-    pub kind: u8,
-    pub flags: u8,
-    pub bytes: u64,
-}
+pub use crate::replay::script::{
+    Frame, ACK, CONTINUATION, DATA, HEADERS, PREFACE_LEN, PUSH_PROMISE, SETTINGS,
+};
 
 /// Finds the frames in one direction of a connection.
 #[derive(Debug, Default)]

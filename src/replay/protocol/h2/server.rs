@@ -33,13 +33,13 @@ use h2::server::{self, SendResponse};
 use http::{HeaderMap, Request, Response, StatusCode};
 
 use crate::compression::Coding;
-use crate::replay::headers::Dest;
-use crate::replay::protocol::ServerHalf;
+use crate::replay::protocol::half::ServerHalf;
 use crate::replay::robot::{self, Fetch};
 use crate::replay::served::Resource;
-use crate::replay::server::ServeContext;
+use crate::replay::serving::ServeContext;
 use crate::replay::transport::tcp::Wire;
 use crate::replay::transport::tls::Session;
+use crate::sim::headers::Dest;
 
 /// Concurrent streams a client may open.
 pub const MAX_STREAMS: u32 = 128;

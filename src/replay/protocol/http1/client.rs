@@ -8,11 +8,11 @@ use std::io::ErrorKind;
 use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 
-use super::message::{self, Parsed, ResponseHead};
+use crate::replay::http::{self as message, Parsed, ResponseHead};
 use crate::replay::meter::Counters;
-use crate::replay::protocol::ClientHalf;
-use crate::replay::recording::Opened;
+use crate::replay::protocol::half::ClientHalf;
 use crate::replay::robot::{Answer, Cache, Clock, Entry, Fetch, Robot, Test, Visit, VisitError};
+use crate::replay::script::Opened;
 use crate::replay::transport::{Conn, Connector};
 
 pub use crate::replay::robot::ClientOptions;

@@ -1,11 +1,11 @@
 //! HTTP/1.0 and 1.1, the protocols of the 1997 study: the robot's client half in its three
 //! styles (HTTP/1.0 with parallel connections, persistent, pipelined) and the buffering server
-//! half, over the framing in [`message`].
+//! half, over the framing in [`message`] ([`crate::replay::http`], below the protocols).
 
 pub mod client;
-pub mod message;
 pub mod server;
 
+pub use crate::replay::http as message;
 pub use client::{ClientOptions, Http1Client, Style};
 pub use server::Http1Server;
 

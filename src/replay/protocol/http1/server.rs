@@ -8,10 +8,10 @@ use std::io::Write;
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use super::message::{self as http, Parsed, Request};
-use crate::replay::protocol::ServerHalf;
+use crate::replay::http::{self, Parsed, Request};
+use crate::replay::protocol::half::ServerHalf;
 use crate::replay::served::Resource;
-use crate::replay::server::{ServeContext, ServerOptions};
+use crate::replay::serving::{ServeContext, ServerOptions};
 use crate::replay::transport::tcp::Wire;
 
 /// The HTTP/1 server half.

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use super::*;
-use crate::replay::link::{self, Link};
+use crate::sim::link::{self, Link};
 
 const MS: u64 = 1_000_000;
 

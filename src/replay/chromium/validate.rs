@@ -7,11 +7,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::site::SitePaint;
-use super::{Paint, Speaks, Visit};
+use super::row::BrowserRow;
 use crate::replay::protocol::Mode;
 use crate::replay::robot::Test;
-use crate::replay::BrowserRow;
+use crate::sim::paint::site::SitePaint;
+use crate::sim::paint::{Paint, Speaks, Visit};
 
 /// How far the simulated browser is from Chromium on one link, for one metric.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

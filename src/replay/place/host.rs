@@ -2,8 +2,11 @@
 //! made (or with `--no-netns`), the replay runs in the current namespace with `TCP_MAXSEG`
 //! clamped, so data segments are Ethernet's (ACKs follow loopback's super-packets).
 
+use super::here::run_here;
 use crate::error::Result;
-use crate::replay::{run_here, Link, Method, Replay, ReplayOptions, ServedSite};
+use crate::replay::options::{Method, Replay, ReplayOptions};
+use crate::replay::served::ServedSite;
+use crate::sim::link::Link;
 
 /// Replays `site` on the host loopback; `namespace_unavailable` says why the private one
 /// could not be used (`None`: `--no-netns` asked for this).

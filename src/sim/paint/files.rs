@@ -7,7 +7,6 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use super::exchange::Speaks;
-use crate::replay::ServedSite;
 use crate::site::{FileKind, Site};
 
 /// The files a simulated load reads.
@@ -21,35 +20,6 @@ pub trait Files: Sync {
     fn sent(&self, path: &str, speaks: Speaks) -> Option<(u64, bool)>;
     /// Width × height of an image (0 when not an image, or its size is unknown).
     fn pixels(&self, path: &str) -> u64;
-}
-
-impl Files for ServedSite {
-    fn site(&self) -> &Site {
-        &self.site
-    }
-
-    fn bytes(&self, path: &str) -> Option<Cow<'_, [u8]>> {
-        self.resource(path)
-            .map(|r| Cow::Borrowed(r.body.as_slice()))
-    }
-
-    fn sent(&self, path: &str, speaks: Speaks) -> Option<(u64, bool)> {
-        let res = self.resource(path)?;
-        let coded = match speaks {
-            Speaks::H2Brotli => res.brotli(),
-            _ => res.gzipped(),
-        };
-        Some(match coded {
-            Some(c) => (c.len() as u64, true),
-            None => (res.body.len() as u64, false),
-        })
-    }
-
-    fn pixels(&self, path: &str) -> u64 {
-        self.resource(path)
-            .and_then(|r| crate::image::dimensions(&r.body))
-            .map_or(0, |(w, h)| u64::from(w) * u64::from(h))
-    }
 }
 
 /// Files laid over a site: a page with other bytes, a new sheet; everything else the base's.
@@ -151,7 +121,7 @@ impl Files for OnDisk<'_> {
             return known;
         }
         let file = self.site.file(path)?;
-        let text = crate::replay::protocol::http1::message::is_text(crate::site::media_type(path));
+        let text = crate::site::is_text(crate::site::media_type(path));
         let sent = match text {
             false => Some((file.bytes, false)),
             true => self.site.read(path).ok().map(|body| {

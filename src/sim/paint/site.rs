@@ -13,8 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::super::link::{profiles, Link, LinkSpec};
 use super::super::simulate::{Congestion, SimOptions, TcpModel};
-use super::super::ServedSite;
-use super::{Cpu, PageGraph, Paint, PaintOptions, Speaks, Visit};
+use super::{Cpu, Files, PageGraph, Paint, PaintOptions, Speaks, Visit};
 
 /// A milestone's median and 90th percentile over pages (nearest rank), in ms.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
@@ -146,18 +145,18 @@ pub fn links_for(simulated: &[Link]) -> Vec<LinkSpec> {
 
 /// Loads every page of `pages` of both sites over every link.
 pub fn site_paint(
-    original: &ServedSite,
-    rewritten: &ServedSite,
+    original: &dyn Files,
+    rewritten: &dyn Files,
     pages: &[String],
     landing: &str,
     links: &[LinkSpec],
     cpu: Cpu,
 ) -> SitePaint {
-    let graphs = |site: &ServedSite| -> Vec<Option<PageGraph>> {
+    let graphs = |site: &dyn Files| -> Vec<Option<PageGraph>> {
         pages.par_iter().map(|p| PageGraph::of(site, p)).collect()
     };
     let (before, after) = (graphs(original), graphs(rewritten));
-    let cached = |site: &ServedSite| -> BTreeSet<String> {
+    let cached = |site: &dyn Files| -> BTreeSet<String> {
         let mut set: BTreeSet<String> = PageGraph::of(site, landing)
             .map(|g| g.fetches.into_iter().map(|f| f.path).collect())
             .unwrap_or_default();
@@ -193,7 +192,7 @@ pub fn site_paint(
                     let (Some(b), Some(a)) = (&before[i], &after[i]) else {
                         return None;
                     };
-                    let load = |g: &PageGraph, s: &ServedSite, c: &BTreeSet<String>| {
+                    let load = |g: &PageGraph, s: &dyn Files, c: &BTreeSet<String>| {
                         super::simulate(g, s, c, link, &opts).ok()
                     };
                     Some(PageRow {

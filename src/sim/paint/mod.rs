@@ -21,7 +21,6 @@ pub mod exchange;
 pub mod files;
 pub mod graph;
 pub mod site;
-pub mod validate;
 
 use std::collections::BTreeSet;
 

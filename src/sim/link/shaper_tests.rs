@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use super::*;
-use crate::replay::link::loss::Loss;
+use crate::sim::link::loss::Loss;
 
 const MS: u64 = 1_000_000;
 

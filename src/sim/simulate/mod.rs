@@ -14,7 +14,7 @@
 //! HTTP. The output is a [`Timeline`]: when each connection opened and each message was
 //! written, first arrived and last arrived, and what crossed the link.
 //!
-//! The link is the emulator's own model, [`crate::replay::link::shaper::Shaper`], one per
+//! The link is the emulator's own model, [`crate::sim::link::shaper::Shaper`], one per
 //! direction: loss, drop-tail queue, rate or trace, delay, exactly as the emulator applies
 //! them. TCP is modelled on Linux's defaults, each choice stated in [`tcp`]: the 3-way
 //! handshake with 52-byte SYNs, an initial window of 10 segments, slow start counting

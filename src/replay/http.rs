@@ -141,20 +141,7 @@ pub fn parse_response(buf: &[u8]) -> Parsed<ResponseHead> {
     Parsed::Complete(out, n)
 }
 
-/// Whether a media type is text that deflate shrinks.
-pub fn is_text(content_type: &str) -> bool {
-    // Parameters (`; charset=…`, as a captured type has them) do not change the answer.
-    let content_type = content_type.split(';').next().unwrap_or("").trim();
-    content_type.starts_with("text/")
-        || matches!(
-            content_type,
-            "application/javascript"
-                | "application/json"
-                | "application/xml"
-                | "application/xhtml+xml"
-                | "image/svg+xml"
-        )
-}
+pub use crate::site::is_text;
 
 /// An IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the HTTP date format.
 pub fn http_date(time: SystemTime) -> String {

@@ -5,8 +5,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::*;
-use crate::replay::link::parse;
 use crate::replay::ServedSite;
+use crate::sim::link::parse;
 
 fn site(files: &[(&str, &str)]) -> ServedSite {
     let files: BTreeMap<String, Vec<u8>> = files
@@ -18,7 +18,7 @@ fn site(files: &[(&str, &str)]) -> ServedSite {
 
 fn link(name: &str) -> LinkSpec {
     match parse(name).unwrap().remove(0) {
-        crate::replay::Link::Emulated(spec) => *spec,
+        crate::sim::link::Link::Emulated(spec) => *spec,
         other => panic!("{other:?}"),
     }
 }

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::loss::Loss;
 use super::profiles::{self, Profile};
 use super::trace::{Trace, TraceError};
+pub use super::units::QueueLimit;
 use super::units::{self, UnitError};
 
 /// A link the replay runs over.
@@ -77,25 +78,6 @@ impl Rate {
             Rate::Unlimited => None,
             Rate::BitsPerSecond(bps) => Some(*bps),
             Rate::Trace(trace) => Some(trace.mean_bits_per_second()),
-        }
-    }
-}
-
-/// A drop-tail queue's capacity: packets waiting for the link (the one being serialized is no
-/// longer waiting).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum QueueLimit {
-    Packets(u32),
-    Bytes(u64),
-}
-
-impl QueueLimit {
-    /// Whether a queue of `packets` packets and `bytes` bytes is within the limit.
-    pub fn holds(&self, packets: usize, bytes: u64) -> bool {
-        match *self {
-            QueueLimit::Packets(n) => packets <= n as usize,
-            QueueLimit::Bytes(n) => bytes <= n,
         }
     }
 }

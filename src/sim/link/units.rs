@@ -4,7 +4,26 @@
 
 use std::time::Duration;
 
-use super::spec::QueueLimit;
+use serde::{Deserialize, Serialize};
+
+/// A drop-tail queue's capacity: packets waiting for the link (the one being serialized is no
+/// longer waiting).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum QueueLimit {
+    Packets(u32),
+    Bytes(u64),
+}
+
+impl QueueLimit {
+    /// Whether a queue of `packets` packets and `bytes` bytes is within the limit.
+    pub fn holds(&self, packets: usize, bytes: u64) -> bool {
+        match *self {
+            QueueLimit::Packets(n) => packets <= n as usize,
+            QueueLimit::Bytes(n) => bytes <= n,
+        }
+    }
+}
 
 /// Why a quantity of a link spec was refused; the caller names the setting it was for.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -9,8 +9,8 @@ use std::collections::{BinaryHeap, VecDeque};
 
 use super::tcp::{AckNow, Receiver, Send, Sender, Timer};
 use super::{ConnectionTime, Exchange, MessageTime, Side, SimOptions, Timeline, Trigger};
-use crate::replay::link::shaper::{Shaper, Verdict};
-use crate::replay::link::LinkSpec;
+use crate::sim::link::shaper::{Shaper, Verdict};
+use crate::sim::link::LinkSpec;
 
 /// What a packet is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -15,9 +15,12 @@ use std::process::{Command, Stdio};
 
 use serde::{Deserialize, Serialize};
 
-use super::capture::Capture;
-use super::{Emulator, EmulatorOptions, Link};
-use crate::replay::{run_here, Method, Replay, ReplayOptions, ServedSite};
+use super::here::run_here;
+use crate::replay::link::capture::Capture;
+use crate::replay::link::emulator::{Emulator, EmulatorOptions};
+use crate::replay::options::{Method, Replay, ReplayOptions};
+use crate::replay::served::ServedSite;
+use crate::sim::link::Link;
 use crate::site::{self, CrawlOptions};
 use crate::sys;
 
