@@ -12,7 +12,7 @@ and how many savings have Chromium's sign, and writes every row to OUT/rows.json
 
 --calibrate loads the pages over a 200 Mbit/s link of 2 ms RTT, where the network is a few
 milliseconds, and prints what Chromium took beyond the simulated network for each milestone
-(the median over rows): the figures of `Cpu::CHROMIUM` (src/replay/paint/mod.rs). Run it on an
+(the median over rows): the figures of `Cpu::CHROMIUM` (src/sim/paint/mod.rs). Run it on an
 idle machine; the figures are main-thread times and scale with the machine's load.
 
 Pages: microscape (corpus/), the Space Jam index and two W3C libwww pages (../shared/corpora),
@@ -81,7 +81,8 @@ def audit(webdiet, label, site, page, link, runs, out):
     """One audit with Chromium over `link`; the rows it gives."""
     report_dir = tempfile.mkdtemp(prefix="visitor-", dir=out)
     cmd = [webdiet, "audit", site, "--page", page, "--client", "chromium", "--link", link,
-           "--modes", "h2,persistent", "--runs", str(runs), "--out", report_dir, "--quiet"]
+           "--modes", "h2,persistent", "--runs", str(runs), "--max-runs", str(runs),
+           "--out", report_dir, "--quiet"]
     done = subprocess.run(cmd, capture_output=True, text=True)
     path = os.path.join(report_dir, "report.json")
     if not os.path.isfile(path):

@@ -254,7 +254,7 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
 }
 
 /// Every page of both versions, loaded by the simulated browser over every simulated link and
-/// Lighthouse's mobile profile (`replay::paint`): what a visitor sees. The visits after the
+/// Lighthouse's mobile profile (`sim::paint`): what a visitor sees. The visits after the
 /// landing page start from the replay's page (an archive's first entry page, else the site's
 /// index page).
 fn visitor(

@@ -607,7 +607,7 @@ pub fn verdict(report: &Report) -> Option<(bool, String)> {
 }
 
 /// What a visitor sees, the headline: one line per link, the simulated browser's first visit
-/// to every page in HTTP/2 (`replay::paint`): the first and the largest contentful paint's
+/// to every page in HTTP/2 (`sim::paint`): the first and the largest contentful paint's
 /// median before → after, and how many pages paint later. Empty without the visitor.
 pub fn visitor_lines(report: &Report) -> Vec<String> {
     let Some(v) = &report.visitor else {

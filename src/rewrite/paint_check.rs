@@ -2,7 +2,7 @@
 //! rendering: one added to a page that had none makes its first visit wait a round trip more
 //! before anything paints, however many bytes it saves, and no byte count sees it. So before
 //! a candidate (a site sheet, a sheet per page, inline styles) may win on bytes, every page it
-//! changes is loaded by the simulated browser (`replay::paint`) before and after, on the
+//! changes is loaded by the simulated browser (`sim::paint`) before and after, on the
 //! default links (the audit's, and Lighthouse's mobile profile), in HTTP/2 and HTTP/1.1, as a
 //! first visit and as a visit after the landing page with its cache. A page whose first or
 //! largest contentful paint is later on any of them keeps its markup as it was (reason

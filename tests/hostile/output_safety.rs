@@ -210,10 +210,11 @@ fn verify_writes_only_into_an_empty_directory_or_its_own() {
 }
 
 #[test]
-fn a_site_without_a_page_is_refused_before_anything_is_written() {
+fn an_empty_site_is_refused_before_anything_is_written() {
+    // (A site with files but no page is read, rewritten and estimated: tests/pipeline/audit.rs.)
     let tmp = tempfile::tempdir().unwrap();
-    let site = tmp.path().join("images-only");
-    write_site(&site, &[("a.gif", SPACER_GIF), ("style.css", b"p{}")]);
+    let site = tmp.path().join("empty");
+    std::fs::create_dir(&site).unwrap();
     let out = tmp.path().join("out");
     for command in ["audit", "rewrite"] {
         webdiet()
@@ -224,7 +225,7 @@ fn a_site_without_a_page_is_refused_before_anything_is_written() {
             .assert()
             .code(2)
             .stderr(predicate::str::contains(site.display().to_string()))
-            .stderr(predicate::str::contains("no page"));
+            .stderr(predicate::str::contains("the site is empty"));
         assert!(!out.exists(), "{command} wrote {}", out.display());
     }
 }

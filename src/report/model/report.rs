@@ -72,12 +72,12 @@ pub struct Report {
     pub visitor_savings: Option<VisitorSavings>,
     /// What a visitor sees: every page of both versions loaded by the simulated browser over
     /// every named link and Lighthouse's mobile profile, to its first and largest contentful
-    /// paint (`replay::paint`, docs/simulation.md "The visitor"). The headline. `null`
+    /// paint (`sim::paint`, docs/simulation.md "The visitor"). The headline. `null`
     /// without a replay.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub visitor: Option<crate::sim::paint::site::SitePaint>,
     /// How far the simulated browser is from Chromium's loads over the link, per link and
-    /// metric, where Chromium measured (`--client chromium`; `replay::paint::validate`).
+    /// metric, where Chromium measured (`--client chromium`; `replay::chromium::validate`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub visitor_error: Vec<crate::replay::chromium::validate::PaintError>,
     /// What the rewrite saved and what it only reports, ranked (`model::opportunities`).

@@ -187,7 +187,9 @@ pub fn site_paint(
             let rows: Vec<PageRow> = pages
                 .par_iter()
                 .enumerate()
-                .filter(|(_, p)| visit == Visit::First || p.as_str() != landing)
+                // A visit after the landing page is to every other page; a first visit and a
+                // repeat visit (the same page again, by a new browser) are to every page.
+                .filter(|(_, p)| visit != Visit::AfterLanding || p.as_str() != landing)
                 .filter_map(|(i, page)| {
                     let (Some(b), Some(a)) = (&before[i], &after[i]) else {
                         return None;

@@ -155,3 +155,26 @@ fn the_first_content_is_the_first_text_or_image_whatever_tags_end_around_it() {
     );
     assert_eq!(at("d.html"), None);
 }
+
+#[test]
+fn every_page_is_visited_first_and_again_and_every_page_but_the_landing_one_after_it() {
+    let page = format!("<html><body>{TEXT}</body></html>");
+    let s = site(&[("index.html", &page), ("two.html", &page)]);
+    let pages = ["index.html".to_string(), "two.html".to_string()];
+    let paint = site::site_paint(&s, &s, &pages, "index.html", &[link("3G")], Cpu::default());
+    let visited = |speaks, visit| -> Vec<&str> {
+        let link = paint
+            .links
+            .iter()
+            .find(|l| l.speaks == speaks && l.visit == visit)
+            .unwrap();
+        link.pages.iter().map(|p| p.page.as_str()).collect()
+    };
+    let every = vec!["index.html", "two.html"];
+    assert_eq!(visited(Speaks::H2, Visit::First), every);
+    assert_eq!(visited(Speaks::Http1, Visit::First), every);
+    // A repeat visit is Chromium's validation run: the same page again, the landing one too.
+    assert_eq!(visited(Speaks::H2, Visit::Repeat), every);
+    assert_eq!(visited(Speaks::Http1, Visit::Repeat), every);
+    assert_eq!(visited(Speaks::H2, Visit::AfterLanding), vec!["two.html"]);
+}
