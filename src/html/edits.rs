@@ -158,15 +158,34 @@ impl Edits {
         self.spans.retain(|_| kept.next().unwrap_or(false));
     }
 
-    /// The same edits with every new text passed through `fill`.
-    pub fn map_text(&self, mut fill: impl FnMut(&str) -> String) -> Result<Edits, TooLarge> {
+    /// The same edits with every new text passed through `fill`, which writes what is to
+    /// stand for it.
+    pub fn map_text(&self, mut fill: impl FnMut(&str, &mut String)) -> Result<Edits, TooLarge> {
         let mut out = Edits::with_capacity(self.len());
+        // One buffer for every text (a string and a list of pieces each were two allocations
+        // per changed tag).
+        let mut filled = String::new();
         for edit in self.iter() {
-            let pieces = edit.pieces().map(|piece| match piece {
-                PieceRef::Keep(range) => Piece::Keep(range.start as u32..range.end as u32),
-                PieceRef::Text(text) => Piece::Text(fill(text)),
+            let first = u32::try_from(out.pieces.len()).map_err(|_| TooLarge)?;
+            let mut count = 0;
+            for piece in edit.pieces() {
+                let stored = match piece {
+                    PieceRef::Keep(range) => Stored::Keep(range.start as u32, range.end as u32),
+                    PieceRef::Text(text) => {
+                        filled.clear();
+                        fill(text, &mut filled);
+                        let len = u32::try_from(filled.len()).map_err(|_| TooLarge)?;
+                        Stored::Text(out.text.push_run(filled.as_bytes())?, len)
+                    }
+                };
+                out.pieces.push(stored);
+                count += 1;
+            }
+            out.spans.push(Span {
+                first,
+                count,
+                ..edit.span
             });
-            out.push(edit.span(), pieces.collect())?;
         }
         Ok(out)
     }
@@ -301,7 +320,9 @@ mod tests {
                 .push(i * 10..i * 10 + 1, vec![Piece::Text(t.into())])
                 .unwrap();
         }
-        let upper = edits.map_text(|t| t.to_uppercase()).unwrap();
+        let upper = edits
+            .map_text(|t, out| out.push_str(&t.to_uppercase()))
+            .unwrap();
         let texts = |e: &Edits| e.iter().flat_map(|e| pieces(&e)).collect::<Vec<_>>();
         assert_eq!(texts(&upper), ["X", "Y", "Z"]);
         let mut kept = upper;

@@ -375,7 +375,7 @@ impl<'a> Page<'a> {
         };
         drop(tree);
         let (bytes, encoding) = (source.bytes(), source.encoding());
-        let edited = render(bytes, encoding, edits, &str::to_string);
+        let edited = render(bytes, encoding, edits, &|text, out| out.push_str(text));
         // The browser must read the edited page as it read the page (an edit could push a
         // `<meta>` past where Chromium's scan stops).
         let read = |bytes: &[u8]| crate::site::charset::detect(bytes).encoding;
@@ -528,16 +528,19 @@ impl<'a> Page<'a> {
     }
 }
 
-/// Writes the page with `edits` applied. Text pieces pass through `fill` (which replaces
-/// class-name slots) and are written in the page's encoding.
+/// Writes the page with `edits` applied. Text pieces pass through `fill`, which writes what
+/// is to stand for them (the text with its class-name slots filled), and are written in the
+/// page's encoding.
 pub fn render(
     bytes: &[u8],
     encoding: &'static Encoding,
     edits: &Edits,
-    fill: &dyn Fn(&str) -> String,
+    fill: &dyn Fn(&str, &mut String),
 ) -> Vec<u8> {
     // As long as the page and the new text, unless `fill` lengthens the text.
     let mut out = Vec::with_capacity(bytes.len() + edits.text_len());
+    // One buffer for every text filled in (a string each was an allocation per changed tag).
+    let mut filled = String::new();
     let mut at = 0;
     for edit in edits.iter() {
         let span = edit.span();
@@ -548,7 +551,11 @@ pub fn render(
         for piece in edit.pieces() {
             match piece {
                 PieceRef::Keep(range) => out.extend_from_slice(&bytes[range]),
-                PieceRef::Text(text) => source::encode_ascii(encoding, &fill(text), &mut out),
+                PieceRef::Text(text) => {
+                    filled.clear();
+                    fill(text, &mut filled);
+                    source::encode_ascii(encoding, &filled, &mut out);
+                }
             }
         }
         at = span.end;

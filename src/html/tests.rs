@@ -119,7 +119,7 @@ fn edited(page: Page<'_>, bytes: &[u8]) -> String {
         bytes,
         encoding_rs::UTF_8,
         &edits,
-        &str::to_string,
+        &|text, out| out.push_str(text),
     ))
     .unwrap()
 }

@@ -3,7 +3,7 @@
 //! written back as edits of the page's own bytes ([`html::Page::edits`]), used only when
 //! re-parsing the edited bytes gives the same tree ([`html::Page::proves`]).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 
 use crate::css::sheet;
 use crate::html::by_node::ByNode;
@@ -12,10 +12,10 @@ use crate::html::{self, edit, NewElement, Node, Page};
 
 use super::constructs;
 use super::rules::{self, Decl};
-use super::style::{Decls, Style, CELLS};
+use super::style::{Decls, Slots, Style, CELLS};
 use super::{
-    fill_slots, rule_css, to_root, CssMode, ElementClasses, LeftAsIs, MarkupOptions, PageMarkup,
-    SELF, SLOT_CLOSE, SLOT_OPEN,
+    fill_slots, to_root, CssMode, ElementClasses, LeftAsIs, MarkupOptions, PageMarkup, SELF,
+    SLOT_CLOSE, SLOT_OPEN,
 };
 
 pub(super) struct Converter<'a> {
@@ -175,8 +175,8 @@ pub fn convert_page(bytes: &[u8], opts: &MarkupOptions) -> PageMarkup {
         unconverted.left_as_is = c.left;
         return unconverted;
     }
-    let classes = c.attach(document);
-    let rules = rule_keys(&classes, opts.atomic_classes);
+    let styles = c.attach(document);
+    let decls = std::mem::take(&mut c.decls);
     let constructs_after = constructs::count(document, &opts.images);
     let left_as_is = std::mem::take(&mut c.left);
     // The converter holds nodes; the proof frees the tree before it parses the edited bytes.
@@ -187,10 +187,16 @@ pub fn convert_page(bytes: &[u8], opts: &MarkupOptions) -> PageMarkup {
         Ok(_) => return unchanged("reparse-differs"),
         Err(reason) => return unchanged(reason),
     };
+    // Written once the tree is freed: on a page of many distinct styles the rule keys take
+    // more memory than the styles they are written from.
+    let classes = element_classes(styles.styles(), &decls);
+    drop(styles);
+    drop(decls);
+    let rules = rule_keys(&classes, opts.atomic_classes);
     if opts.css == CssMode::PerPage {
-        let names = sheet::class_names(&rules.iter().cloned().collect());
+        let names = sheet::class_names(rules.clone());
         let atomic = opts.atomic_classes;
-        match edits.map_text(|text| fill_slots(text, &classes, atomic, &names)) {
+        match edits.map_text(|text, out| fill_slots(text, &classes, atomic, &names, out)) {
             Ok(filled) => edits = filled,
             Err(_) => return unchanged("too-large-to-edit"),
         }
@@ -199,7 +205,7 @@ pub fn convert_page(bytes: &[u8], opts: &MarkupOptions) -> PageMarkup {
         edits: edits.into(),
         encoding: opts.encoding,
         changed: true,
-        rules,
+        rules: rules.into(),
         classes: classes.into(),
         atomic: opts.atomic_classes,
         constructs_before,
@@ -380,11 +386,10 @@ impl Converter<'_> {
         }
     }
 
-    /// Puts the CSS where the options say; returns each classed element's rule keys, in the
-    /// order of their slots (none in `inline-style` mode).
-    fn attach(&mut self, document: &Node) -> Vec<ElementClasses> {
-        let mut classes = Vec::new();
-        let mut slots: HashMap<String, usize> = HashMap::new();
+    /// Puts the CSS where the options say; returns the style of each slot, numbered as the
+    /// slots are (none in `inline-style` mode).
+    fn attach(&mut self, document: &Node) -> Slots {
+        let mut slots = Slots::default();
         let head = edit::find(document, "head");
         for (el, style) in &self.styles {
             if style.is_empty() {
@@ -403,15 +408,7 @@ impl Converter<'_> {
                     // `<font>` carry the slot of the tag they copy): whether it holds one
                     // combined class or one class per declaration is decided when the names
                     // are filled in.
-                    let these = ElementClasses {
-                        combined: style.key(&self.decls),
-                        atomic: style.keys(true, &self.decls),
-                    };
-                    // The combined key says everything the atomic keys say.
-                    let index = *slots.entry(these.combined.clone()).or_insert_with(|| {
-                        classes.push(these);
-                        classes.len() - 1
-                    });
+                    let index = slots.number(style);
                     let slot = format!("{SLOT_OPEN}{index}{SLOT_CLOSE}");
                     let class = match edit::attr(el, "class") {
                         Some(old) if !old.trim().is_empty() => format!("{old} {slot}"),
@@ -421,24 +418,36 @@ impl Converter<'_> {
                 }
             }
         }
-        let rules = rule_keys(&classes, self.opts.atomic_classes);
-        if let Some(head) = head {
+        // A style is never empty here, nor are its rule keys.
+        if let (Some(head), false) = (head, slots.is_empty()) {
             match self.opts.css {
-                CssMode::SiteSheet if !rules.is_empty() => {
+                CssMode::SiteSheet => {
                     self.page
                         .append(&head, sheet_link(&self.base_dir, &self.opts.sheet_name));
                 }
-                CssMode::PerPage if !rules.is_empty() => {
-                    let names = sheet::class_names(&rules.iter().cloned().collect());
+                CssMode::PerPage => {
+                    let classes = element_classes(slots.styles(), &self.decls);
+                    let rules = rule_keys(&classes, self.opts.atomic_classes);
+                    let names = sheet::class_names(rules.clone());
                     let mut style = NewElement::new("style", &[]);
                     style.text = page_css(&rules, &names);
                     self.page.append(&head, style);
                 }
-                _ => {}
+                CssMode::InlineStyle => {}
             }
         }
-        classes
+        slots
     }
+}
+
+/// The rule keys of each slot's style: one combined rule, and one rule per declaration.
+fn element_classes(styles: impl Iterator<Item = Style>, decls: &Decls) -> Vec<ElementClasses> {
+    styles
+        .map(|style| ElementClasses {
+            combined: style.key(decls),
+            atomic: style.keys(true, decls),
+        })
+        .collect()
 }
 
 /// The directory, as a site path ending in `/` (`` for the root), that a page's relative URLs
@@ -481,18 +490,19 @@ pub(super) fn sheet_link(base_dir: &str, sheet_name: &str) -> NewElement {
 }
 
 /// The minified CSS of a page's own `<style>`.
-pub(super) fn page_css(rules: &[String], names: &BTreeMap<String, String>) -> String {
-    let css: String = rules
-        .iter()
-        .map(|k| rule_css(k, &names[k]))
-        .collect::<Vec<_>>()
-        .join("\n");
-    sheet::minify(&css).unwrap_or(css)
+pub(super) fn page_css(rules: &[String], names: &HashMap<String, String>) -> String {
+    let mut css = sheet::Rules::default();
+    for key in rules {
+        css.push_rule(key, SELF, &format!(".{}", names[key]));
+    }
+    css.minify().unwrap_or_else(|_| css.into_text())
 }
 
 /// The sorted, distinct rule keys of the classed elements.
 pub(super) fn rule_keys(classes: &[ElementClasses], atomic: bool) -> Vec<String> {
-    let keys: BTreeSet<&String> = classes.iter().flat_map(|c| c.keys(atomic)).collect();
+    let mut keys: Vec<&String> = classes.iter().flat_map(|c| c.keys(atomic)).collect();
+    keys.sort_unstable();
+    keys.dedup();
     keys.into_iter().cloned().collect()
 }
 

@@ -17,7 +17,7 @@ pub mod scripts;
 mod spacer;
 mod style;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use encoding_rs::Encoding;
@@ -116,7 +116,7 @@ pub struct PageMarkup {
     pub changed: bool,
     /// The rule blocks this page uses, as keys (`\u{1}` stands for the class selector), sorted:
     /// those of [`PageMarkup::classes`] with combined or atomic classes, as `atomic` says.
-    pub rules: Vec<String>,
+    pub rules: Arc<[String]>,
     /// The rule keys of each classed element, by slot index, both ways (shared like `edits`).
     pub classes: Arc<[ElementClasses]>,
     /// Whether the slots are filled with one class per declaration.
@@ -181,7 +181,7 @@ impl Default for PageMarkup {
             edits: Arc::default(),
             encoding: encoding_rs::UTF_8,
             changed: false,
-            rules: Vec::new(),
+            rules: Arc::new([]),
             classes: Arc::new([]),
             atomic: false,
             constructs_before: BTreeMap::new(),
@@ -199,11 +199,9 @@ impl PageMarkup {
         if !self.changed {
             return source.to_vec();
         }
-        let fill = |text: &str| -> String {
-            match sheet {
-                Some(sheet) => fill_slots(text, &self.classes, self.atomic, &sheet.names),
-                None => text.to_string(),
-            }
+        let fill = |text: &str, out: &mut String| match sheet {
+            Some(sheet) => fill_slots(text, &self.classes, self.atomic, &sheet.names, out),
+            None => out.push_str(text),
         };
         let mut bytes = html::page::render(source, self.encoding, &self.edits, &fill);
         // Kept as a candidate's page while others are priced: without the slack.
@@ -214,8 +212,12 @@ impl PageMarkup {
     /// The same conversion with combined or atomic classes: only the class names in the slots
     /// and the rules differ, so nothing is converted again.
     pub fn with_classes(&self, atomic: bool) -> PageMarkup {
+        let rules = match atomic == self.atomic {
+            true => self.rules.clone(),
+            false => convert::rule_keys(&self.classes, atomic).into(),
+        };
         PageMarkup {
-            rules: convert::rule_keys(&self.classes, atomic),
+            rules,
             atomic,
             ..self.clone()
         }
@@ -234,7 +236,7 @@ impl PageMarkup {
         if self.rules.iter().any(|r| r.contains("url(")) {
             return None;
         }
-        let names = css::sheet::class_names(&self.rules.iter().cloned().collect());
+        let names = css::sheet::class_names(self.rules.to_vec());
         let style_css = convert::page_css(&self.rules, &names);
         if style_css.to_ascii_lowercase().contains("</style") {
             return None;
@@ -248,21 +250,19 @@ impl PageMarkup {
         let mut swapped = 0;
         let edits = self
             .edits
-            .map_text(|text| {
-                let text = match text.contains(&link) {
-                    true => {
-                        swapped += 1;
-                        text.replacen(&link, &style_tag, 1)
-                    }
-                    false => text.to_string(),
-                };
-                fill_slots(&text, &self.classes, self.atomic, &names)
+            .map_text(|text, out| match text.contains(&link) {
+                true => {
+                    swapped += 1;
+                    let text = text.replacen(&link, &style_tag, 1);
+                    fill_slots(&text, &self.classes, self.atomic, &names, out);
+                }
+                false => fill_slots(text, &self.classes, self.atomic, &names, out),
             })
             .ok()?;
         (swapped == 1).then(|| PageMarkup {
             edits: edits.into(),
             // Named already: nothing for a shared sheet to fill in or hold.
-            rules: Vec::new(),
+            rules: Arc::new([]),
             classes: Arc::new([]),
             ..self.clone()
         })
@@ -293,12 +293,18 @@ pub struct SiteSheet {
     /// Minified CSS of the whole sheet.
     pub css: String,
     /// Rule key → class name.
-    pub names: BTreeMap<String, String>,
+    pub names: HashMap<String, String>,
 }
 
 /// CSS text of one rule key under a class name.
 pub fn rule_css(key: &str, name: &str) -> String {
     key.replace(SELF, &format!(".{name}"))
+}
+
+/// The length of [`rule_css`], without writing it.
+pub fn rule_css_len(key: &str, name: &str) -> usize {
+    // `SELF` is one byte, and becomes `.` and the name.
+    key.len() + key.matches(SELF).count() * name.len()
 }
 
 /// Names every rule used by `pages` and builds the minified sheet (ASCII; see the body for the
@@ -307,23 +313,23 @@ pub fn build_sheet<'a>(
     pages: impl IntoIterator<Item = &'a PageMarkup>,
 ) -> Result<SiteSheet, String> {
     let mut utf16 = false;
-    let keys: BTreeSet<String> = pages
+    let keys: Vec<String> = pages
         .into_iter()
         .inspect(|p| utf16 |= p.changed && !p.encoding.is_ascii_compatible())
         .flat_map(|p| p.rules.iter().cloned())
         .collect();
-    let names = sheet::class_names(&keys);
-    let mut text = String::new();
+    let names = sheet::class_names(keys);
+    let mut rules = sheet::Rules::default();
+    // Names are unique: sorted by name alone.
     let mut ordered: Vec<(&String, &String)> = names.iter().map(|(k, n)| (n, k)).collect();
-    ordered.sort();
+    ordered.sort_unstable_by_key(|(name, _)| *name);
     for (name, key) in ordered {
-        text.push_str(&rule_css(key, name));
-        text.push('\n');
+        rules.push_rule(key, SELF, &format!(".{name}"));
     }
-    let css = if text.is_empty() {
+    let css = if rules.is_empty() {
         String::new()
     } else {
-        css::ascii(&sheet::minify(&text)?)
+        css::ascii(&rules.minify()?)
     };
     // A style sheet without a byte order mark or `@charset` is decoded in the encoding of the
     // page that links it: ASCII reads the same in every ASCII-compatible one, and a BOM makes
@@ -335,44 +341,50 @@ pub fn build_sheet<'a>(
     Ok(SiteSheet { css, names })
 }
 
-/// Replaces `\u{E000}N\u{E001}` (index into `classes`) with the element's class names. A slot
-/// written as a whole unquoted value (`class=\u{E000}0\u{E001}`) is quoted when it holds two
-/// names or more.
+/// Writes `html` to `out` with each `\u{E000}N\u{E001}` (index into `classes`) replaced by
+/// the element's class names. A slot written as a whole unquoted value
+/// (`class=\u{E000}0\u{E001}`) is quoted when it holds two names or more.
 pub(crate) fn fill_slots(
     html: &str,
     classes: &[ElementClasses],
     atomic: bool,
-    names: &BTreeMap<String, String>,
-) -> String {
-    let mut out = String::with_capacity(html.len());
+    names: &HashMap<String, String>,
+    out: &mut String,
+) {
     let mut rest = html;
     while let Some(start) = rest.find(SLOT_OPEN) {
         out.push_str(&rest[..start]);
         let after = &rest[start + SLOT_OPEN.len_utf8()..];
         let Some(end) = after.find(SLOT_CLOSE) else {
             out.push_str(&rest[start..]);
-            return out;
+            return;
         };
-        let filled = after[..end]
+        let keys = match after[..end]
             .parse::<usize>()
             .ok()
             .and_then(|i| classes.get(i))
-            .map(|c| {
-                c.keys(atomic)
-                    .iter()
-                    .filter_map(|k| names.get(k).map(String::as_str))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
-            .unwrap_or_default();
-        match out.ends_with('=') && filled.contains(' ') {
-            true => out.push_str(&format!("\"{filled}\"")),
-            false => out.push_str(&filled),
+        {
+            Some(c) => c.keys(atomic),
+            None => &[],
+        };
+        let filled = || keys.iter().filter_map(|k| names.get(k));
+        // Names hold no space: two or more are quoted.
+        let quoted = out.ends_with('=') && filled().nth(1).is_some();
+        if quoted {
+            out.push('"');
+        }
+        for (i, name) in filled().enumerate() {
+            if i > 0 {
+                out.push(' ');
+            }
+            out.push_str(name);
+        }
+        if quoted {
+            out.push('"');
         }
         rest = &after[end + SLOT_CLOSE.len_utf8()..];
     }
     out.push_str(rest);
-    out
 }
 
 /// `a/b/c.html` → `../../` (the way from a page back to the site root).

@@ -561,21 +561,16 @@ fn choose(
             totals.insert(candidate_name(Some(mode), atomic), priced);
             held.push((priced, later));
             if candidate.total < best.total {
-                // Priced: its bytes are made, its edits no longer needed.
+                // Priced: its bytes are made, its edits and rules no longer needed (a page with a
+                // colour of its own on every row holds as much in rules as in edits).
                 for page in &mut candidate.pages {
-                    page.edits = Default::default();
+                    *page = shown_only(std::mem::take(page));
                 }
                 best = candidate;
             }
         }
         if unconverted.is_empty() {
-            unconverted = converted
-                .into_iter()
-                .map(|p| PageMarkup {
-                    edits: Default::default(),
-                    ..p
-                })
-                .collect();
+            unconverted = converted.into_iter().map(shown_only).collect();
         }
     }
     // What the paint rule cost: the pages that candidates cheaper in bytes than the chosen one
@@ -646,6 +641,17 @@ fn settle(
             later_pages.push(p);
         }
         pages = candidate.pages;
+    }
+}
+
+/// A page once its candidate is priced: what the report says of it, without its edits and
+/// rules.
+fn shown_only(page: PageMarkup) -> PageMarkup {
+    PageMarkup {
+        edits: Default::default(),
+        rules: Default::default(),
+        classes: Default::default(),
+        ..page
     }
 }
 
@@ -865,7 +871,7 @@ fn left_alone(page: PageMarkup, reason: &str) -> PageMarkup {
     PageMarkup {
         edits: Default::default(),
         changed: false,
-        rules: Vec::new(),
+        rules: Default::default(),
         classes: Default::default(),
         constructs_after: page.constructs_before.clone(),
         left_as_is,
@@ -941,23 +947,32 @@ fn price_with_sheet(
             .into_par_iter()
             .map(|i| linking(i).then(|| pages[i].bytes(&staged[i].before, Some(&sheet))))
             .collect();
-        let mut users: HashMap<&str, f64> = HashMap::new();
+        // Each rule's pages and bytes (its CSS under its name).
+        let mut users: HashMap<&str, (f64, f64)> = HashMap::new();
         for i in (0..pages.len()).filter(|&i| linking(i)) {
-            for rule in &pages[i].rules {
-                *users.entry(rule.as_str()).or_default() += 1.0;
+            for rule in pages[i].rules.iter() {
+                users
+                    .entry(rule.as_str())
+                    .or_insert_with(|| {
+                        let name = sheet.names.get(rule).map_or("", String::as_str);
+                        (0.0, markup::rule_css_len(rule, name) as f64)
+                    })
+                    .0 += 1.0;
             }
         }
-        let weight = |rule: &str| -> f64 {
-            let name = sheet.names.get(rule).map_or("", String::as_str);
-            markup::rule_css(rule, name).len() as f64
+        let all: f64 = users.values().map(|&(_, weight)| weight).sum();
+        let sheet_raw = match sheet.css.is_empty() {
+            true => 0.0,
+            false => (sheet.css.len() as u64 + REQUEST_COST) as f64,
         };
-        let all: f64 = users.keys().map(|r| weight(r)).sum();
-        let (sheet_raw, sheet_deflated) = match sheet.css.is_empty() {
-            true => (0.0, 0.0),
-            false => (
-                (sheet.css.len() as u64 + REQUEST_COST) as f64,
-                (deflated(sheet.css.as_bytes()) + REQUEST_COST) as f64,
-            ),
+        // Deflated only when a page gets as far as its share (a page with a colour of its
+        // own on every row has a sheet of 7 MB, and is larger than before without it).
+        let sheet_deflated = std::sync::OnceLock::new();
+        let sheet_deflated = || -> f64 {
+            *sheet_deflated.get_or_init(|| match sheet.css.is_empty() {
+                true => 0.0,
+                false => (deflated(sheet.css.as_bytes()) + REQUEST_COST) as f64,
+            })
         };
         let verdicts: Vec<Option<&'static str>> = (0..pages.len())
             .into_par_iter()
@@ -974,18 +989,19 @@ fn price_with_sheet(
                 }
                 let share = match all > 0.0 {
                     true => {
-                        pages[i]
-                            .rules
-                            .iter()
-                            .map(|r| weight(r) / users[r.as_str()])
+                        (pages[i].rules.iter())
+                            .map(|r| {
+                                let (users, weight) = users[r.as_str()];
+                                weight / users
+                            })
                             .sum::<f64>()
                             / all
                     }
                     false => 0.0,
                 };
                 let raw = out.len() as f64 + share * sheet_raw;
-                let packed = out_deflated as f64 + share * sheet_deflated;
-                (raw > s.before.len() as f64 || packed > s.before_deflated as f64)
+                let packed = || out_deflated as f64 + share * sheet_deflated();
+                (raw > s.before.len() as f64 || packed() > s.before_deflated as f64)
                     .then_some("sheet-share")
             })
             .collect();

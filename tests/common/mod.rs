@@ -78,10 +78,9 @@ pub fn gnu_time() -> bool {
     there
 }
 
-/// Runs `webdiet ARGS` under GNU time (`/usr/bin/time -v`), which must succeed: its peak
-/// resident memory in KiB and its standard error. `None` when GNU time is missing
-/// ([`gnu_time`]).
-pub fn peak_kib<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Option<(u64, String)> {
+/// Runs `webdiet ARGS` under GNU time (`/usr/bin/time -v`), which must succeed: its standard
+/// error, GNU time's report last. `None` when GNU time is missing ([`gnu_time`]).
+fn time_v<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Option<String> {
     if !gnu_time() {
         return None;
     }
@@ -93,15 +92,34 @@ pub fn peak_kib<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Option<(u64, String)> 
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "{stderr}");
-    let peak = stderr
+    Some(stderr)
+}
+
+/// One figure of GNU time's report (`Maximum resident set size (kbytes)`…).
+fn time_figure<T: std::str::FromStr>(stderr: &str, name: &str) -> T {
+    stderr
         .lines()
-        .find_map(|l| {
-            l.trim()
-                .strip_prefix("Maximum resident set size (kbytes): ")
-        })
+        .find_map(|l| l.trim().strip_prefix(name)?.strip_prefix(": "))
         .and_then(|v| v.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no peak memory in: {stderr}"));
+        .unwrap_or_else(|| panic!("no {name} in: {stderr}"))
+}
+
+/// Runs `webdiet ARGS` under GNU time (`/usr/bin/time -v`), which must succeed: its peak
+/// resident memory in KiB and its standard error. `None` when GNU time is missing
+/// ([`gnu_time`]).
+pub fn peak_kib<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Option<(u64, String)> {
+    let stderr = time_v(args)?;
+    let peak = time_figure(&stderr, "Maximum resident set size (kbytes)");
     Some((peak, stderr))
+}
+
+/// Runs `webdiet ARGS` under GNU time, which must succeed: the CPU time it took, user and
+/// system, in seconds (to the hundredth). `None` when GNU time is missing ([`gnu_time`]).
+pub fn cpu_seconds<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Option<f64> {
+    let stderr = time_v(args)?;
+    let user: f64 = time_figure(&stderr, "User time (seconds)");
+    let system: f64 = time_figure(&stderr, "System time (seconds)");
+    Some(user + system)
 }
 
 /// The `webdiet` binary under test.
