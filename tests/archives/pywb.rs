@@ -166,7 +166,10 @@ fn every_pywb_sample_audits_to_the_pages_and_savings_of_the_directory_warcio_mak
         let (dir_code, dir_stderr, directory) =
             audit(&out.join("site"), site_url, &out.join("directory"));
         assert_eq!(code, 0, "{name}: {stderr}");
-        let warcio_empty = std::fs::read_dir(out.join("site")).unwrap().next().is_none();
+        let warcio_empty = std::fs::read_dir(out.join("site"))
+            .unwrap()
+            .next()
+            .is_none();
         if warcio_empty {
             // httpbin-resource.warc.gz holds `resource` records only, which the plain reading
             // leaves out, and missing-status-text.warc a redirect: their directories are
@@ -174,7 +177,10 @@ fn every_pywb_sample_audits_to_the_pages_and_savings_of_the_directory_warcio_mak
             assert_eq!(dir_code, 2, "{name}, warcio's directory: {dir_stderr}");
             assert!(dir_stderr.contains("the site is empty"), "{dir_stderr}");
             let archive = archive.unwrap();
-            assert!(archive["archive"]["captures"].as_u64().unwrap() >= 1, "{name}");
+            assert!(
+                archive["archive"]["captures"].as_u64().unwrap() >= 1,
+                "{name}"
+            );
             continue;
         }
         assert_eq!(dir_code, 0, "{name}, warcio's directory: {dir_stderr}");
@@ -191,7 +197,10 @@ fn every_pywb_sample_audits_to_the_pages_and_savings_of_the_directory_warcio_mak
         if NO_PAGE.contains(&name.as_str()) {
             assert_eq!(pages, 0, "{name}");
             assert!(no_pages(&archive) && no_pages(&directory), "{name}");
-            assert!(archive["archive"]["captures"].as_u64().unwrap() >= 1, "{name}");
+            assert!(
+                archive["archive"]["captures"].as_u64().unwrap() >= 1,
+                "{name}"
+            );
         } else {
             assert!(pages >= 1, "{name}");
             assert!(!no_pages(&archive), "{name}");

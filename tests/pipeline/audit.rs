@@ -467,7 +467,9 @@ fn a_site_without_a_page_is_rewritten_and_estimated_and_an_empty_one_is_refused(
     assert_eq!(report["inventory"]["pages"], 0);
     // Nothing visited; the estimate read the text all the same.
     assert!(report["replay"].as_array().is_none_or(|r| r.is_empty()));
-    let raw = report["compression"]["original"]["totals"]["raw"].as_u64().unwrap();
+    let raw = report["compression"]["original"]["totals"]["raw"]
+        .as_u64()
+        .unwrap();
     assert!(raw >= data.len() as u64, "{raw}");
     // A GIF no page refers to keeps its name and its bytes.
     assert_eq!(std::fs::read(out.join("site/logo.gif")).unwrap(), logo);
