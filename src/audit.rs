@@ -92,6 +92,21 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
         _ => None,
     });
     require_input_page(&input, &opts.site, page)?;
+    // Budgets that could never be checked are refused now, before any work.
+    let pages: Vec<String> = original
+        .files
+        .iter()
+        .filter(|f| f.kind == FileKind::Html)
+        .map(|f| f.path.clone())
+        .collect();
+    let visited = match replay.as_ref().map(|r| &r.pages) {
+        Some(replay::Pages::One(page)) => Some(page.clone()),
+        Some(replay::Pages::Index) => site::resolve::Resolver::new(original, None)
+            .entry_page()
+            .or_else(|| pages.first().cloned()),
+        _ => None,
+    };
+    crate::report::model::budgets::check_paths(&opts.gates.limits, &pages, visited.as_deref())?;
     if let Some(problem) = no_pages(original) {
         // Nothing to visit: the audit is the rewrite and the estimate, as with --no-replay.
         replay = None;

@@ -618,8 +618,7 @@ fn a_lighthouse_budget_json_is_checked_against_the_first_visit() {
              "resourceSizes": [{"resourceType": "total", "budget": 1000},
                                {"resourceType": "image", "budget": 10}],
              "resourceCounts": [{"resourceType": "document", "budget": 1},
-                                {"resourceType": "third-party", "budget": 0}]},
-            {"path": "/blog", "resourceSizes": [{"resourceType": "total", "budget": 1}]}]"#,
+                                {"resourceType": "third-party", "budget": 0}]}]"#,
     );
     let out = tmp.path().join("out");
     let run = audit(&out, &["--budgets", budget.to_str().unwrap()]);
@@ -632,11 +631,7 @@ fn a_lighthouse_budget_json_is_checked_against_the_first_visit() {
     let report: Value =
         serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
     let budgets = report["budgets"].as_array().unwrap();
-    assert_eq!(
-        budgets.len(),
-        4,
-        "the /blog budget does not match index.html: {budgets:#?}"
-    );
+    assert_eq!(budgets.len(), 4, "a result per budget: {budgets:#?}");
     let find = |metric: &str| budgets.iter().find(|b| b["metric"] == metric).unwrap();
     let image = find("size:image");
     assert_eq!(image["passed"], false);
@@ -803,4 +798,102 @@ fn every_finding_is_about_a_file_of_the_input_with_its_own_line_and_fingerprint(
         issues.len(),
         "GitLab merges issues of one fingerprint"
     );
+}
+
+/// An audit of a copy of microscape (with `toml` as its `webdiet.toml` when given) with
+/// `extra` flags: its exit code, its stderr, and whether it wrote a report.
+fn refused_audit(toml: Option<&str>, extra: &[&str]) -> (Option<i32>, String, bool) {
+    let tmp = tempfile::tempdir().unwrap();
+    let site = microscape_copy(tmp.path(), 0);
+    if let Some(toml) = toml {
+        std::fs::write(site.join("webdiet.toml"), toml).unwrap();
+    }
+    let out = tmp.path().join("out");
+    let run = webdiet()
+        .arg("audit")
+        .arg(&site)
+        .arg("--out")
+        .arg(&out)
+        .args([
+            "--runs",
+            "1",
+            "--link",
+            "loopback,Cable",
+            "--modes",
+            "pipelined",
+        ])
+        .args(extra)
+        .current_dir(tmp.path())
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr).to_string();
+    (run.status.code(), stderr, out.join("report.json").exists())
+}
+
+#[test]
+fn budgets_that_could_never_be_checked_are_refused_before_any_work() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = |name: &str, text: &str| {
+        let path = write(tmp.path(), name, text);
+        path.to_str().unwrap().to_string()
+    };
+    // An unknown key in a budget entry, as Lighthouse refuses it: named with the file, line
+    // and column.
+    let tolerance = file(
+        "tolerance.json",
+        "[{\"path\": \"/*\",\n  \"timings\": [{\"metric\": \"interactive\", \"budget\": 3000, \"tolerance\": 100}]}]",
+    );
+    let (code, stderr, wrote) = refused_audit(None, &["--budgets", &tolerance]);
+    assert_eq!((code, wrote), (Some(2), false), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{tolerance}: line 2, column ")),
+        "{stderr}"
+    );
+    assert!(stderr.contains("unknown key `tolerance`"), "{stderr}");
+    let foo = file(
+        "foo.json",
+        r#"[{"resourceSizes": [{"resourceType": "image", "budget": 10, "foo": 1}]}]"#,
+    );
+    let (code, stderr, wrote) = refused_audit(None, &["--budgets", &foo]);
+    assert_eq!((code, wrote), (Some(2), false), "{stderr}");
+    assert!(stderr.contains("unknown key `foo`"), "{stderr}");
+
+    // A path that matches no page: not "budgets: none set" and exit 0.
+    let blog = file(
+        "blog.json",
+        "[\n  {\"path\": \"/blog\", \"resourceSizes\": [{\"resourceType\": \"total\", \"budget\": 1}]}\n]",
+    );
+    let (code, stderr, wrote) = refused_audit(None, &["--budgets", &blog]);
+    assert_eq!((code, wrote), (Some(2), false), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "{blog}: budget 1 (line 2, column 3): path \"/blog\" matches no page of the site"
+        )),
+        "{stderr}"
+    );
+
+    // A time budget on a link that is not one, or that the audit does not time.
+    let toml = "[budgets]\nmax-requests = 100\n[budgets.max-time-ms]\nCabel = 1500\n";
+    let (code, stderr, wrote) = refused_audit(Some(toml), &[]);
+    assert_eq!((code, wrote), (Some(2), false), "{stderr}");
+    assert!(
+        stderr.contains("webdiet.toml: line 4: [budgets.max-time-ms] Cabel: unknown link"),
+        "{stderr}"
+    );
+    let (code, stderr, wrote) = refused_audit(None, &["--max-time", "3G=900"]);
+    assert_eq!((code, wrote), (Some(2), false), "{stderr}");
+    assert!(
+        stderr.contains("--max-time 3G: the audit does not time 3G"),
+        "{stderr}"
+    );
+
+    // A Lighthouse CI configuration in YAML or JavaScript: only JSON is read, and it says so.
+    for name in ["lighthouserc.yml", "lighthouserc.js"] {
+        let rc = file(name, "ci:\n  assert:\n    assertions: {}\n");
+        let (code, stderr, wrote) = refused_audit(None, &["--budgets", &rc]);
+        assert_eq!((code, wrote), (Some(2), false), "{stderr}");
+        assert!(stderr.contains("read as JSON only"), "{stderr}");
+        assert!(stderr.contains("is not read"), "{stderr}");
+    }
 }
