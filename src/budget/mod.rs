@@ -22,6 +22,10 @@ use crate::replay::Mode;
 use crate::report::model::TimeSource;
 use crate::report::{Limit, Measure};
 
+/// The settings file's name, read in the site directory (else the current directory); the
+/// rewrite does not copy it into the site it writes.
+pub const SETTINGS_FILE: &str = "webdiet.toml";
+
 /// The limits; every one is optional.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -63,7 +67,7 @@ struct ConfigFile {
 /// the file they came from.
 pub fn load(site: &Path) -> Result<(Budgets, Option<PathBuf>)> {
     for dir in [site, Path::new(".")] {
-        let path = dir.join("webdiet.toml");
+        let path = dir.join(SETTINGS_FILE);
         // Anything by that name is read, so that a FIFO or a device is refused, not skipped.
         if std::fs::symlink_metadata(&path).is_ok() {
             let text = crate::input::read_text(&path, crate::input::MAX_SETTINGS_BYTES)?;

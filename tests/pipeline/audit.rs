@@ -583,3 +583,39 @@ fn an_unreadable_page_is_reported_as_unreadable_with_the_reason_not_as_missing()
     assert!(stderr.contains("index.html: Permission denied"), "{stderr}");
     assert!(!stderr.contains("no such page"), "{stderr}");
 }
+
+#[test]
+fn the_sites_webdiet_toml_is_read_but_not_copied_into_the_tree_to_deploy() {
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("site");
+    common::write_site(
+        &site,
+        &[
+            ("index.html", b"<html><body><p>hello</p></body></html>"),
+            ("webdiet.toml", b"[budgets]\nmin-saving-percent = 0\n"),
+        ],
+    );
+    let out = tmp.path().join("out");
+    webdiet()
+        .arg("audit")
+        .arg(&site)
+        .arg("--out")
+        .arg(&out)
+        .arg("--no-replay")
+        .current_dir(tmp.path())
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    assert!(out.join("site/index.html").is_file());
+    assert!(
+        !out.join("site/webdiet.toml").exists(),
+        "the settings are the audit's, not the site's"
+    );
+    let report = report(&out);
+    let budgets = report["budgets"].as_array().unwrap();
+    assert!(
+        budgets
+            .iter()
+            .any(|b| b["source"].as_str().unwrap().ends_with("webdiet.toml")),
+        "the file was read: {budgets:?}"
+    );
+}
