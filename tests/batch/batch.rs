@@ -560,3 +560,38 @@ fn collection_of(out: &Path, tmp: &Path) -> Collection {
     merge(&[out], &merged).assert().success();
     collection(&merged)
 }
+
+#[test]
+fn progress_after_units_done_before_gives_no_speed_until_a_unit_is_audited_now() {
+    let tmp = tempfile::tempdir().unwrap();
+    let list = tmp.path().join("list");
+    for name in ["a", "b"] {
+        let page = format!("<html><center><font color=red>{name}</font></center></html>");
+        write_site(&tmp.path().join(name), &[("index.html", page.as_bytes())]);
+    }
+    std::fs::write(&list, "a\nb\nlater\n").unwrap();
+    let out = tmp.path().join("out");
+    batch(&list, &out).arg("--no-replay").assert().code(1);
+    write_site(
+        &tmp.path().join("later"),
+        &[("index.html", b"<html><center>late</center></html>")],
+    );
+    let rerun = batch(&list, &out).arg("--no-replay").output().unwrap();
+    assert!(rerun.status.success());
+    let stderr = String::from_utf8_lossy(&rerun.stderr);
+    let line = |n: usize| {
+        stderr
+            .lines()
+            .find(|l| l.starts_with(&format!("webdiet: batch: {n}/3 units")))
+            .unwrap_or_else(|| panic!("no progress line {n}/3 in {stderr}"))
+    };
+    for n in [1, 2] {
+        assert!(
+            !line(n).contains("MB/s") && !line(n).contains("ETA"),
+            "a unit done before is no speed: {}",
+            line(n)
+        );
+        assert!(line(n).contains(&format!("{n} done before")), "{}", line(n));
+    }
+    assert!(line(3).contains("MB/s, ETA 0 s"), "{}", line(3));
+}
