@@ -595,3 +595,17 @@ fn progress_after_units_done_before_gives_no_speed_until_a_unit_is_audited_now()
     }
     assert!(line(3).contains("MB/s, ETA 0 s"), "{}", line(3));
 }
+
+#[test]
+fn the_docs_and_the_slurm_script_say_a_unit_may_be_a_web_archive() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for file in ["docs/batch.md", "contrib/slurm/batch.sbatch"] {
+        let text = std::fs::read_to_string(root.join(file)).unwrap();
+        for said in ["WARC", ".wacz", "directory"] {
+            assert!(text.contains(said), "{file} does not say {said:?}");
+        }
+        for stale in ["Today a unit is a site directory", "one directory per line"] {
+            assert!(!text.contains(stale), "{file} still says {stale:?}");
+        }
+    }
+}
