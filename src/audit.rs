@@ -92,6 +92,21 @@ pub fn audit(opts: &AuditOptions, progress: &dyn Progress) -> Result<Report> {
         _ => None,
     });
     require_input_page(&input, &opts.site, page)?;
+    // Budgets that could never be checked are refused now, before any work.
+    let pages: Vec<String> = original
+        .files
+        .iter()
+        .filter(|f| f.kind == FileKind::Html)
+        .map(|f| f.path.clone())
+        .collect();
+    let visited = match replay.as_ref().map(|r| &r.pages) {
+        Some(replay::Pages::One(page)) => Some(page.clone()),
+        Some(replay::Pages::Index) => site::resolve::Resolver::new(original, None)
+            .entry_page()
+            .or_else(|| pages.first().cloned()),
+        _ => None,
+    };
+    crate::report::model::budgets::check_paths(&opts.gates.limits, &pages, visited.as_deref())?;
     if let Some(problem) = no_pages(original) {
         // Nothing to visit: the audit is the rewrite and the estimate, as with --no-replay.
         replay = None;
@@ -442,10 +457,22 @@ pub fn require_page(site: &Site, page: Option<&str>) -> Result<()> {
             path: site.root.clone(),
         });
     }
+    let unreadable = |page: &str| {
+        site.problems
+            .iter()
+            .find(|p| p.code == "unreadable" && p.path == page)
+    };
     match page {
-        Some(page) if site.file(page).is_none() => Err(Error::NoSuchPage {
-            path: site.root.join(page),
-        }),
+        Some(page) if site.file(page).is_none() => match unreadable(page) {
+            // There, but not readable: say why, not "no such page".
+            Some(problem) => Err(Error::Invalid {
+                path: site.root.join(page),
+                message: problem.message.clone(),
+            }),
+            None => Err(Error::NoSuchPage {
+                path: site.root.join(page),
+            }),
+        },
         _ => Ok(()),
     }
 }
@@ -469,15 +496,43 @@ pub fn require_input_page(
 
 /// The problem that says a site has no page to visit (no HTML file: an archive of images, of
 /// JSON, or of one redirect), so that its report is read as what it is; `None` when it has one.
+/// When its pages are there but could not be read (permission denied), it says so, with the
+/// reason: "no HTML file" would send the owner looking for a file that is there.
 pub fn no_pages(site: &Site) -> Option<Problem> {
-    (!site.files.iter().any(|f| f.kind == FileKind::Html)).then(|| {
-        Problem::new(
-            "",
-            "no-pages",
-            "the site has no page (no HTML file): its files are rewritten and estimated, \
-             nothing is visited, so nothing is replayed",
+    if site.files.iter().any(|f| f.kind == FileKind::Html) {
+        return None;
+    }
+    let unread: Vec<&Problem> = site
+        .problems
+        .iter()
+        .filter(|p| p.code == "unreadable" && looks_like_a_page(&p.path))
+        .collect();
+    let message =
+        match unread.first() {
+            None => "the site has no page (no HTML file): its files are rewritten and estimated, \
+                 nothing is visited, so nothing is replayed"
+                .to_string(),
+            Some(first) => {
+                format!(
+            "no page of the site could be read ({} {}: {}{}): its other files are rewritten \
+             and estimated, nothing is visited, so nothing is replayed",
+            if unread.len() == 1 { "the page" } else { "the pages" },
+            first.path,
+            first.message,
+            match unread.len() {
+                1 => String::new(),
+                n => format!(", and {} more", n - 1),
+            }
         )
-    })
+            }
+        };
+    Some(Problem::new("", "no-pages", message))
+}
+
+/// Whether a site path is named like a page (`.html`, `.htm`, `.xhtml`, `.shtml`).
+fn looks_like_a_page(path: &str) -> bool {
+    let ext = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+    matches!(ext.as_deref(), Some("html" | "htm" | "xhtml" | "shtml"))
 }
 
 /// The rewritten site as a client sees it: `.gz`, `.br` and `.zst` sidecars are an alternative

@@ -138,10 +138,14 @@ enum Sub {
         #[command(flatten)]
         audit: Box<AuditArgs>,
     },
-    /// Re-render a report.json as text, Markdown, HTML or JSON.
+    /// Re-render a report.json as text, Markdown, HTML, JSON, or a CI format: JUnit XML,
+    /// SARIF, GitLab Code Quality or GitHub workflow commands.
     Report {
         /// A report.json written by `webdiet audit`.
         report: PathBuf,
+        /// What to print on stdout: a report (text, md, html, json), or what a CI system
+        /// reads (junit: JUnit XML; sarif: SARIF 2.1.0; gitlab: Code Quality JSON; github:
+        /// workflow commands).
         #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
         format: ReportFormat,
     },

@@ -8,6 +8,8 @@ use crate::app::Status;
 use crate::config::{Config, Verbosity};
 use crate::error::Result;
 
+use super::run::Tick;
+
 /// Runs the shard: 0 when every unit of it is done, 1 when some unit failed or failed a
 /// budget of its own (each named on stderr with its reason).
 pub fn run(cfg: &super::BatchConfig, config: &Config) -> Result<Status> {
@@ -60,10 +62,8 @@ impl Bar {
         let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
             let bar = indicatif::ProgressBar::new(0);
             bar.set_style(
-                indicatif::ProgressStyle::with_template(
-                    "{bar:30} {pos}/{len} units, {msg}, ETA {eta}",
-                )
-                .expect("a valid template"),
+                indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} units, {msg}")
+                    .expect("a valid template"),
             );
             bar
         });
@@ -75,19 +75,34 @@ impl Bar {
     }
 }
 
+/// The speed of a shard and its time left, `secs` after it started: from the units this run
+/// audited only, so that units done before (skipped in no time) count for neither; "—" until
+/// one has been audited.
+pub(super) fn speed(tick: &Tick, secs: f64) -> String {
+    if tick.audited == 0 {
+        return format!(
+            "{} done before, speed and time left after the first unit audited now",
+            tick.finished
+        );
+    }
+    let secs = secs.max(1e-3);
+    let rate = tick.bytes as f64 / 1e6 / secs;
+    let eta = secs / tick.audited as f64 * (tick.of - tick.finished) as f64;
+    format!("{rate:.2} MB/s, ETA {eta:.0} s")
+}
+
 impl super::run::Progress for Bar {
-    fn unit(&self, finished: usize, of: usize, bytes: u64, unit: &str) {
-        let secs = self.started.elapsed().as_secs_f64().max(1e-3);
-        let rate = bytes as f64 / 1e6 / secs;
-        let eta = secs / finished as f64 * (of - finished) as f64;
+    fn unit(&self, tick: &Tick, unit: &str) {
+        let speed = speed(tick, self.started.elapsed().as_secs_f64());
+        let Tick { finished, of, .. } = *tick;
         match &self.bar {
             Some(bar) => {
                 bar.set_length(of as u64);
                 bar.set_position(finished as u64);
-                bar.set_message(format!("{rate:.2} MB/s"));
+                bar.set_message(speed);
             }
             None if !self.quiet => eprintln!(
-                "webdiet: batch: {finished}/{of} units ({} left), {rate:.2} MB/s, ETA {eta:.0} s: {unit}",
+                "webdiet: batch: {finished}/{of} units ({} left), {speed}: {unit}",
                 of - finished
             ),
             None => {}

@@ -36,9 +36,22 @@ pub struct Outcome {
 
 /// Progress of a shard, for a person.
 pub trait Progress {
-    /// Called after each unit: units finished, of the shard's units, bytes read so far.
-    fn unit(&self, finished: usize, of: usize, bytes: u64, unit: &str);
+    /// Called after each unit, done now, done before or failed.
+    fn unit(&self, tick: &Tick, unit: &str);
     fn done(&self);
+}
+
+/// Where a shard is, after a unit.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tick {
+    /// Units finished (done now, done before, failed), of the shard's `of`.
+    pub finished: usize,
+    pub of: usize,
+    /// Of the finished, those audited by this run: the only ones a speed is made of (a unit
+    /// done before is skipped in no time, and would make the speed and the time left a lie).
+    pub audited: usize,
+    /// Bytes read by the units this run audited.
+    pub bytes: u64,
 }
 
 /// Runs the shard. `Err` only when `--out` cannot be used at all; a unit's failure is a record.
@@ -60,27 +73,31 @@ pub fn run(cfg: &BatchConfig, progress: &dyn Progress) -> Result<Outcome> {
         notes: cleaned.into_iter().map(|n| ("(batch)".into(), n)).collect(),
         ..Outcome::default()
     };
-    let mut bytes = 0u64;
+    let mut tick = Tick {
+        of: mine.len(),
+        ..Tick::default()
+    };
     for (n, (unit, entry)) in mine.iter().enumerate() {
+        tick.finished = n + 1;
         let path = units_dir.join(format!("{}.json", entry.digest));
         match existing(&path, &entry.digest) {
-            Existing::Done(read) => {
+            Existing::Done => {
                 outcome.skipped += 1;
-                bytes += read;
-                progress.unit(n + 1, mine.len(), bytes, &unit.spec);
+                progress.unit(&tick, &unit.spec);
                 continue;
             }
             Existing::Foreign(why) => {
                 outcome.failed.push((unit.spec.clone(), why));
-                progress.unit(n + 1, mine.len(), bytes, &unit.spec);
+                progress.unit(&tick, &unit.spec);
                 continue;
             }
             Existing::Retry => {}
         }
         let started = Instant::now();
+        tick.audited += 1;
         let record = match audit_unit(cfg, unit, entry, &units_dir, started) {
             Ok((row, report)) => {
-                bytes += row.bytes;
+                tick.bytes += row.bytes;
                 outcome
                     .notes
                     .extend(notes(&report).into_iter().map(|n| (unit.spec.clone(), n)));
@@ -120,7 +137,7 @@ pub fn run(cfg: &BatchConfig, progress: &dyn Progress) -> Result<Outcome> {
             Ok(()) => {}
             Err(e) => outcome.failed.push((unit.spec.clone(), e.to_string())),
         }
-        progress.unit(n + 1, mine.len(), bytes, &unit.spec);
+        progress.unit(&tick, &unit.spec);
     }
     progress.done();
     Ok(outcome)
@@ -229,8 +246,8 @@ fn prepare(out: &Path, units: &[Unit], manifest: &Manifest) -> Result<()> {
 }
 
 enum Existing {
-    /// A complete record: the unit's bytes.
-    Done(u64),
+    /// A complete record.
+    Done,
     /// Nothing, a failed record or one of other settings: run the unit.
     Retry,
     /// Something webdiet did not write: left alone, the unit fails.
@@ -245,7 +262,7 @@ fn existing(path: &Path, digest: &str) -> Existing {
     };
     match serde_json::from_slice::<UnitRecord>(&bytes) {
         Ok(r) if r.kind == UNIT_KIND && r.digest == digest => match (r.status, r.row) {
-            (UnitStatus::Done, Some(row)) => Existing::Done(row.bytes),
+            (UnitStatus::Done, Some(_)) => Existing::Done,
             _ => Existing::Retry,
         },
         _ => Existing::Foreign(format!(

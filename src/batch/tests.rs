@@ -182,3 +182,27 @@ fn a_line_naming_web_archives_is_an_archive_unit() {
     assert_eq!(read[2].source, Source::Site(tmp.join("site + b.warc.gz")));
     std::fs::remove_dir_all(&tmp).unwrap();
 }
+
+#[test]
+fn units_done_before_count_for_neither_the_speed_nor_the_time_left() {
+    let skipped = run::Tick {
+        finished: 118,
+        of: 200,
+        audited: 0,
+        bytes: 0,
+    };
+    let line = command::speed(&skipped, 0.5);
+    assert!(!line.contains("MB/s") && !line.contains("ETA"), "{line}");
+    assert!(line.starts_with("118 done before"), "{line}");
+    let after = run::Tick {
+        finished: 120,
+        of: 200,
+        audited: 2,
+        bytes: 4_000_000,
+    };
+    assert_eq!(
+        command::speed(&after, 2.0),
+        "2.00 MB/s, ETA 80 s",
+        "2 units in 2 s: 80 left take 80 s"
+    );
+}

@@ -84,10 +84,13 @@ pub fn parse(text: &str, path: &Path) -> Result<Vec<Limit>> {
         path: path.to_path_buf(),
         message,
     };
-    let value: Value = serde_json::from_str(text).map_err(|e| invalid(format!("not JSON: {e}")))?;
+    let value: Value = serde_json::from_str(text).map_err(|e| invalid(not_json(path, &e)))?;
     let source = path.display().to_string();
     let limits = match &value {
-        Value::Array(budgets) => lighthouse(budgets, &source),
+        Value::Array(budgets) => match super::shape::unknown_key(text) {
+            Some(message) => Err(message),
+            None => lighthouse(budgets, &source, &super::shape::element_positions(text)),
+        },
         Value::Object(o) if o.contains_key("budget") => sitespeed(o, &source),
         Value::Object(o) if o.contains_key("ci") || o.contains_key("assertions") => {
             lhci(o, path, &source)
@@ -100,6 +103,26 @@ pub fn parse(text: &str, path: &Path) -> Result<Vec<Limit>> {
         ),
     };
     limits.map_err(invalid)
+}
+
+/// Why a budget file is refused when it is not JSON: the parser's words, and that webdiet
+/// reads JSON only, saying so plainly for a Lighthouse CI configuration in JavaScript or YAML.
+fn not_json(path: &Path, e: &serde_json::Error) -> String {
+    let ext = path
+        .extension()
+        .map(|x| x.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    let hint = match ext.as_str() {
+        "js" | "cjs" | "mjs" | "yml" | "yaml" => format!(
+            "; a .{ext} file is not read (webdiet runs no JavaScript and reads no YAML): write \
+             its ci.assert as lighthouserc.json, or its budgets as budget.json"
+        ),
+        _ => String::new(),
+    };
+    format!(
+        "not JSON ({e}): budget files are read as JSON only (Lighthouse's budget.json, a \
+         lighthouserc.json, sitespeed.io's budget){hint}"
+    )
 }
 
 fn number(v: &Value, what: &str) -> std::result::Result<f64, String> {
@@ -145,11 +168,19 @@ fn limit(name: String, measure: Measure, value: f64, level: BudgetLevel, source:
     }
 }
 
-/// Lighthouse's `budget.json`.
-fn lighthouse(budgets: &[Value], source: &str) -> std::result::Result<Vec<Limit>, String> {
+/// Lighthouse's `budget.json`, each budget object beginning at `positions[i]` of its file.
+fn lighthouse(
+    budgets: &[Value],
+    source: &str,
+    positions: &[String],
+) -> std::result::Result<Vec<Limit>, String> {
     let mut out = Vec::new();
     for (group, budget) in budgets.iter().enumerate() {
         let at = format!("budget {}", group + 1);
+        let position = match positions.get(group) {
+            Some(p) => format!("{at} ({p})"),
+            None => at.clone(),
+        };
         let o = budget
             .as_object()
             .ok_or_else(|| format!("{at}: expected an object"))?;
@@ -164,7 +195,7 @@ fn lighthouse(budgets: &[Value], source: &str) -> std::result::Result<Vec<Limit>
             .contains(&key.as_str())
             {
                 return Err(format!(
-                    "{at}: unknown property {key:?} (a budget has path, options, timings, \
+                    "{position}: unknown key {key:?} (a budget has path, options, timings, \
                      resourceSizes, resourceCounts)"
                 ));
             }
@@ -191,6 +222,7 @@ fn lighthouse(budgets: &[Value], source: &str) -> std::result::Result<Vec<Limit>
         let mut push = |mut l: Limit| {
             l.path = path.clone();
             l.group = Some(group);
+            l.position = Some(position.clone());
             out.push(l);
         };
         for (key, size) in [("resourceSizes", true), ("resourceCounts", false)] {
@@ -285,15 +317,31 @@ fn lhci(
             .ok_or("ci.assert.budgetsFile: expected a path")?;
         let beside = path.parent().unwrap_or(Path::new(".")).join(name);
         let text = crate::input::read_text(&beside, MAX_BYTES).map_err(|e| e.to_string())?;
-        let budgets: Value = serde_json::from_str(&text)
-            .map_err(|e| format!("ci.assert.budgetsFile {}: not JSON: {e}", beside.display()))?;
+        let budgets: Value = serde_json::from_str(&text).map_err(|e| {
+            format!(
+                "ci.assert.budgetsFile {}: {}",
+                beside.display(),
+                not_json(&beside, &e)
+            )
+        })?;
         let budgets = budgets.as_array().ok_or_else(|| {
             format!(
                 "ci.assert.budgetsFile {}: expected a budget.json array",
                 beside.display()
             )
         })?;
-        out.extend(lighthouse(budgets, &beside.display().to_string())?);
+        if let Some(message) = super::shape::unknown_key(&text) {
+            return Err(format!(
+                "ci.assert.budgetsFile {}: {message}",
+                beside.display()
+            ));
+        }
+        let positions = super::shape::element_positions(&text);
+        out.extend(lighthouse(
+            budgets,
+            &beside.display().to_string(),
+            &positions,
+        )?);
     }
     let assertions = match assert.get("assertions") {
         None => return Ok(out),
@@ -504,11 +552,60 @@ mod tests {
             read(r#"[{"resourceSizes": [{"resourceType": "video", "budget": 1}]}]"#).unwrap_err();
         assert!(e.contains("\"video\" is not one of"), "{e}");
         let e = read(r#"[{"paths": "/"}]"#).unwrap_err();
-        assert!(e.contains("unknown property \"paths\""), "{e}");
+        assert!(e.contains("unknown key `paths`"), "{e}");
         assert!(read(r#"{"x": 1}"#)
             .unwrap_err()
             .contains("expected Lighthouse's"));
         assert!(read("not json").unwrap_err().contains("not JSON"));
+    }
+
+    #[test]
+    fn an_unknown_key_in_a_budget_entry_is_refused_with_the_file_and_its_position() {
+        for (entry, key) in [
+            (
+                r#""timings": [{"metric": "interactive", "budget": 3000, "tolerance": 100}]"#,
+                "tolerance",
+            ),
+            (
+                r#""resourceSizes": [{"resourceType": "image", "budget": 10, "foo": 1}]"#,
+                "foo",
+            ),
+            (
+                r#""resourceCounts": [{"resourceType": "font", "budget": 1, "foo": 1}]"#,
+                "foo",
+            ),
+        ] {
+            let text = format!("[\n {{\"path\": \"/*\",\n  {entry}}}\n]");
+            let e = read(&text).unwrap_err();
+            assert!(e.starts_with("budget.json: line 3, column "), "{e}");
+            assert!(e.contains(&format!("unknown key `{key}`")), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_lighthouserc_in_javascript_or_yaml_is_refused_saying_only_json_is_read() {
+        for name in ["lighthouserc.js", "lighthouserc.yml", ".lighthouserc.yaml"] {
+            let e = parse("module.exports = {ci: {}};", Path::new(name))
+                .unwrap_err()
+                .to_string();
+            assert!(e.starts_with(&format!("{name}: not JSON")), "{e}");
+            assert!(e.contains("read as JSON only"), "{e}");
+            assert!(e.contains("is not read"), "{e}");
+        }
+        let e = read("{").unwrap_err();
+        assert!(
+            e.contains("read as JSON only") && !e.contains("is not read"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn each_limit_of_a_budget_says_where_its_budget_begins() {
+        let limits = read("[\n{\"path\": \"/a\", \"resourceCounts\": [{\"resourceType\": \"total\", \"budget\": 1}]}]").unwrap();
+        assert_eq!(
+            limits[0].position.as_deref(),
+            Some("budget 1 (line 2, column 1)")
+        );
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! example with `--no-replay`) does not hold.
 
 pub mod field;
+mod shape;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -20,6 +21,10 @@ use crate::error::{Error, Result};
 use crate::replay::Mode;
 use crate::report::model::TimeSource;
 use crate::report::{Limit, Measure};
+
+/// The settings file's name, read in the site directory (else the current directory); the
+/// rewrite does not copy it into the site it writes.
+pub const SETTINGS_FILE: &str = "webdiet.toml";
 
 /// The limits; every one is optional.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -62,7 +67,7 @@ struct ConfigFile {
 /// the file they came from.
 pub fn load(site: &Path) -> Result<(Budgets, Option<PathBuf>)> {
     for dir in [site, Path::new(".")] {
-        let path = dir.join("webdiet.toml");
+        let path = dir.join(SETTINGS_FILE);
         // Anything by that name is read, so that a FIFO or a device is refused, not skipped.
         if std::fs::symlink_metadata(&path).is_ok() {
             let text = crate::input::read_text(&path, crate::input::MAX_SETTINGS_BYTES)?;
@@ -74,6 +79,64 @@ pub fn load(site: &Path) -> Result<(Budgets, Option<PathBuf>)> {
         }
     }
     Ok((Budgets::default(), None))
+}
+
+/// Refuses, before any work, a time budget (`max-time-ms`, `--max-time`) on a link the audit
+/// does not time: a name that is no link, or, when the audit replays (`links`: the names of
+/// the emulated links it simulates or measures), a link it was not given. Without this, the
+/// budget would be reported unmeasured only after the whole audit had run.
+pub fn check_time_links(limits: &[Limit], links: Option<&[String]>) -> Result<()> {
+    for l in limits {
+        let Measure::Time(Some(name)) = &l.measure else {
+            continue;
+        };
+        let is_link = crate::sim::link::parse(name).is_ok();
+        let timed = links.is_none_or(|ls| ls.iter().any(|x| x.eq_ignore_ascii_case(name)));
+        if is_link && timed {
+            continue;
+        }
+        let why = match (is_link, links) {
+            (false, _) => format!(
+                "unknown link {name:?} (the named links: {})",
+                crate::sim::link::profiles::names().join(", ")
+            ),
+            (true, Some([])) => {
+                format!("the audit times no emulated link, so not {name} (add --link {name})")
+            }
+            (true, Some(links)) => format!(
+                "the audit does not time {name}: its links are {} (add --link {name})",
+                links.join(", ")
+            ),
+            (true, None) => unreachable!("every name is timed without a replay"),
+        };
+        return Err(if l.source == "flags" {
+            Error::Usage {
+                message: format!("--max-time {name}: {why}"),
+            }
+        } else {
+            let path = PathBuf::from(&l.source);
+            let at = key_line(&path, name).map_or(String::new(), |n| format!("line {n}: "));
+            Error::Invalid {
+                message: format!("{at}[budgets.max-time-ms] {name}: {why}"),
+                path,
+            }
+        });
+    }
+    Ok(())
+}
+
+/// The line (from 1) of `webdiet.toml` (`path`) that sets `key`, for messages.
+fn key_line(path: &Path, key: &str) -> Option<usize> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let quoted = format!("\"{key}\"");
+    text.lines()
+        .position(|line| {
+            let line = line.trim_start();
+            line.strip_prefix(key)
+                .or_else(|| line.strip_prefix(quoted.as_str()))
+                .is_some_and(|rest| rest.trim_start().starts_with('='))
+        })
+        .map(|i| i + 1)
 }
 
 /// Which time the time budgets read: the flag's, else the file's, else the simulated time
@@ -250,6 +313,50 @@ mod tests {
             "the flag wins"
         );
         assert!(toml::from_str::<ConfigFile>("[budgets]\ntime-source = \"guessed\"\n").is_err());
+    }
+
+    #[test]
+    fn a_time_budget_on_a_link_the_audit_does_not_time_is_refused_before_it_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let toml = dir.path().join("webdiet.toml");
+        std::fs::write(
+            &toml,
+            "[budgets]\nmax-requests = 9\n\n[budgets.max-time-ms]\nCabel = 1500\n",
+        )
+        .unwrap();
+        let (file, _) = load(dir.path()).unwrap();
+        let source = toml.display().to_string();
+        let (limits, _) = limits(&file, &source, &Budgets::default()).unwrap();
+        let links = ["Cable".to_string()];
+        let e = check_time_links(&limits, Some(&links))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with(&format!(
+                "{source}: line 5: [budgets.max-time-ms] Cabel: unknown link \"Cabel\""
+            )),
+            "{e}"
+        );
+        let e = check_time_links(&limits, None).unwrap_err().to_string();
+        assert!(e.contains("unknown link"), "{e}");
+
+        let flags = Budgets {
+            max_time_ms: [("3G".to_string(), 900.0)].into(),
+            ..Budgets::default()
+        };
+        let (limits, _) = super::limits(&Budgets::default(), "webdiet.toml", &flags).unwrap();
+        let e = check_time_links(&limits, Some(&links))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "--max-time 3G: the audit does not time 3G: its links are Cable (add --link 3G)"
+        );
+        assert!(check_time_links(&limits, Some(&["3g".to_string()])).is_ok());
+        assert!(
+            check_time_links(&limits, None).is_ok(),
+            "no replay: a real link name is enough"
+        );
     }
 
     #[test]

@@ -544,6 +544,33 @@ impl Cli {
                 }
                 let gates = audit.gates(&site.site)?;
                 let ci = audit.ci(&site.site, out.force)?;
+                let replay = match audit.no_replay {
+                    true => None,
+                    false => {
+                        let mut opts = replay.options(crate::audit::DEFAULT_LINKS)?;
+                        // The audit's tables are the robot's: it always visits.
+                        if !opts.clients.contains(&crate::replay::ClientKind::Webdiet) {
+                            opts.clients.insert(0, crate::replay::ClientKind::Webdiet);
+                        }
+                        audit.measured_links(&mut opts)?;
+                        Some(opts)
+                    }
+                };
+                let timed: Option<Vec<String>> = replay.as_ref().map(|r| {
+                    let emulated = r
+                        .links
+                        .iter()
+                        .filter(|l| matches!(l, crate::replay::Link::Emulated(_)));
+                    let mut names: Vec<String> = r
+                        .simulate
+                        .iter()
+                        .chain(emulated)
+                        .map(|l| l.name().to_string())
+                        .collect();
+                    names.dedup();
+                    names
+                });
+                crate::budget::check_time_links(&gates.limits, timed.as_deref())?;
                 Command::Audit(Box::new(AuditConfig {
                     ci,
                     out: out.clone(),
@@ -555,18 +582,7 @@ impl Cli {
                         site: site.site,
                         crawl: CrawlOptions::default(),
                         dry_run: audit.dry_run,
-                        replay: match audit.no_replay {
-                            true => None,
-                            false => {
-                                let mut opts = replay.options(crate::audit::DEFAULT_LINKS)?;
-                                // The audit's tables are the robot's: it always visits.
-                                if !opts.clients.contains(&crate::replay::ClientKind::Webdiet) {
-                                    opts.clients.insert(0, crate::replay::ClientKind::Webdiet);
-                                }
-                                audit.measured_links(&mut opts)?;
-                                Some(opts)
-                            }
-                        },
+                        replay,
                         max_runs: audit.max_runs as usize,
                         worth: crate::deflate::WorthRule::default(),
                         top_levels: crate::deflate::TopLevels::Every,

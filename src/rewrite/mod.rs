@@ -194,10 +194,12 @@ pub fn rewrite(site: &Site, inv: &Inventory, opts: &RewriteOptions) -> Result<Re
     ));
     still_named.extend(links::needing_original(site, &converted));
 
-    // Everything else, byte for byte.
+    // Everything else, byte for byte; but not webdiet's own settings (`webdiet.toml` at the
+    // root), which are the audit's, not the site's: DIR/site/ is the tree to deploy.
     let copy_results: Vec<Option<Problem>> = site
         .files
         .par_iter()
+        .filter(|f| f.path != crate::budget::SETTINGS_FILE)
         .filter(|f| !is_document(f) && !early.written.contains(&f.path))
         .filter(|f| {
             !converted.contains_key(&f.path) || opts.keep_originals || still_named.contains(&f.path)

@@ -560,3 +560,52 @@ fn collection_of(out: &Path, tmp: &Path) -> Collection {
     merge(&[out], &merged).assert().success();
     collection(&merged)
 }
+
+#[test]
+fn progress_after_units_done_before_gives_no_speed_until_a_unit_is_audited_now() {
+    let tmp = tempfile::tempdir().unwrap();
+    let list = tmp.path().join("list");
+    for name in ["a", "b"] {
+        let page = format!("<html><center><font color=red>{name}</font></center></html>");
+        write_site(&tmp.path().join(name), &[("index.html", page.as_bytes())]);
+    }
+    std::fs::write(&list, "a\nb\nlater\n").unwrap();
+    let out = tmp.path().join("out");
+    batch(&list, &out).arg("--no-replay").assert().code(1);
+    write_site(
+        &tmp.path().join("later"),
+        &[("index.html", b"<html><center>late</center></html>")],
+    );
+    let rerun = batch(&list, &out).arg("--no-replay").output().unwrap();
+    assert!(rerun.status.success());
+    let stderr = String::from_utf8_lossy(&rerun.stderr);
+    let line = |n: usize| {
+        stderr
+            .lines()
+            .find(|l| l.starts_with(&format!("webdiet: batch: {n}/3 units")))
+            .unwrap_or_else(|| panic!("no progress line {n}/3 in {stderr}"))
+    };
+    for n in [1, 2] {
+        assert!(
+            !line(n).contains("MB/s") && !line(n).contains("ETA"),
+            "a unit done before is no speed: {}",
+            line(n)
+        );
+        assert!(line(n).contains(&format!("{n} done before")), "{}", line(n));
+    }
+    assert!(line(3).contains("MB/s, ETA 0 s"), "{}", line(3));
+}
+
+#[test]
+fn the_docs_and_the_slurm_script_say_a_unit_may_be_a_web_archive() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for file in ["docs/batch.md", "contrib/slurm/batch.sbatch"] {
+        let text = std::fs::read_to_string(root.join(file)).unwrap();
+        for said in ["WARC", ".wacz", "directory"] {
+            assert!(text.contains(said), "{file} does not say {said:?}");
+        }
+        for stale in ["Today a unit is a site directory", "one directory per line"] {
+            assert!(!text.contains(stale), "{file} still says {stale:?}");
+        }
+    }
+}

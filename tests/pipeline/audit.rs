@@ -485,3 +485,137 @@ fn a_site_without_a_page_is_rewritten_and_estimated_and_an_empty_one_is_refused(
         .code(2)
         .stderr(predicate::str::contains("the site is empty"));
 }
+
+/// `webdiet` as a user who cannot read a file its owner made unreadable: itself when it is not
+/// root; as root (who reads everything), `nobody` through util-linux's `setpriv`. `None` when
+/// that cannot be arranged (with a note), which CI=true does not accept.
+fn webdiet_without_privileges() -> Option<std::process::Command> {
+    let uid = std::process::Command::new("id").arg("-u").output().ok()?;
+    if String::from_utf8_lossy(&uid.stdout).trim() != "0" {
+        return Some(std::process::Command::new(assert_cmd::cargo::cargo_bin(
+            "webdiet",
+        )));
+    }
+    let setpriv = std::process::Command::new("setpriv")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !setpriv {
+        assert!(
+            !common::in_ci(),
+            "CI=true but setpriv (util-linux) is missing"
+        );
+        eprintln!("note: running as root without setpriv; the unreadable-page test is skipped");
+        return None;
+    }
+    let mut run = std::process::Command::new("setpriv");
+    run.args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"])
+        .arg(assert_cmd::cargo::cargo_bin("webdiet"));
+    Some(run)
+}
+
+#[test]
+fn an_unreadable_page_is_reported_as_unreadable_with_the_reason_not_as_missing() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    let site = tmp.path().join("site");
+    common::write_site(
+        &site,
+        &[
+            ("index.html", b"<html><body><p>hello</p></body></html>"),
+            ("style.css", b"body { color: black }"),
+        ],
+    );
+    std::fs::set_permissions(&site, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(
+        site.join("style.css"),
+        std::fs::Permissions::from_mode(0o644),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        site.join("index.html"),
+        std::fs::Permissions::from_mode(0o000),
+    )
+    .unwrap();
+    let Some(mut run) = webdiet_without_privileges() else {
+        return;
+    };
+    let out = tmp.path().join("out");
+    let audit = run
+        .arg("audit")
+        .arg(&site)
+        .arg("--out")
+        .arg(&out)
+        .arg("--no-replay")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&audit.stderr);
+    assert!(
+        stderr
+            .contains("no page of the site could be read (the page index.html: Permission denied"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("no HTML file"), "{stderr}");
+
+    let Some(mut run) = webdiet_without_privileges() else {
+        return;
+    };
+    let page = run
+        .arg("audit")
+        .arg(&site)
+        .arg("--out")
+        .arg(tmp.path().join("out2"))
+        .args([
+            "--page",
+            "index.html",
+            "--runs",
+            "1",
+            "--link",
+            "loopback",
+            "--modes",
+            "pipelined",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&page.stderr);
+    assert_eq!(page.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("index.html: Permission denied"), "{stderr}");
+    assert!(!stderr.contains("no such page"), "{stderr}");
+}
+
+#[test]
+fn the_sites_webdiet_toml_is_read_but_not_copied_into_the_tree_to_deploy() {
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("site");
+    common::write_site(
+        &site,
+        &[
+            ("index.html", b"<html><body><p>hello</p></body></html>"),
+            ("webdiet.toml", b"[budgets]\nmin-saving-percent = 0\n"),
+        ],
+    );
+    let out = tmp.path().join("out");
+    webdiet()
+        .arg("audit")
+        .arg(&site)
+        .arg("--out")
+        .arg(&out)
+        .arg("--no-replay")
+        .current_dir(tmp.path())
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    assert!(out.join("site/index.html").is_file());
+    assert!(
+        !out.join("site/webdiet.toml").exists(),
+        "the settings are the audit's, not the site's"
+    );
+    let report = report(&out);
+    let budgets = report["budgets"].as_array().unwrap();
+    assert!(
+        budgets
+            .iter()
+            .any(|b| b["source"].as_str().unwrap().ends_with("webdiet.toml")),
+        "the file was read: {budgets:?}"
+    );
+}

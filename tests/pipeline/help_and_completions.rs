@@ -74,6 +74,24 @@ fn audit_help_groups_the_ci_options_apart_from_the_1997_study() {
 }
 
 #[test]
+fn report_help_names_every_format_it_writes() {
+    let help = stdout_of(&["help", "report"]);
+    let about = help.lines().next().unwrap();
+    for format in [
+        "text", "Markdown", "HTML", "JSON", "JUnit", "SARIF", "GitLab", "GitHub",
+    ] {
+        assert!(about.contains(format), "{format} is not in: {about}");
+    }
+    let listed = stdout_of(&["report", "--help"]);
+    for value in ["junit", "sarif", "gitlab", "github"] {
+        assert!(
+            listed.contains(&format!("{value}:")),
+            "{value} is not described: {listed}"
+        );
+    }
+}
+
+#[test]
 fn every_shells_completion_script_offers_the_commands_and_their_options() {
     for shell in ["bash", "elvish", "fish", "powershell", "zsh"] {
         let script = stdout_of(&["completions", shell]);

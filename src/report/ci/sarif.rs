@@ -1,8 +1,13 @@
 //! The per-file findings as SARIF 2.1.0, for GitHub code scanning and other SARIF readers:
 //! one run, the rules of `model::findings::RULES` with their stable ids, a result per finding
-//! with its file (a path from the repository's root, the site directory as given on the
-//! command line joined with the file) and its line where known, and a fingerprint so that a
-//! finding keeps its identity from run to run. At most [`MAX_RESULTS`] results, the most
+//! with its file and its line where known, and a fingerprint so that a finding keeps its
+//! identity from run to run.
+//!
+//! A file is always a relative reference with a `uriBaseId`, never an absolute URI beside one
+//! (which the SARIF validator refuses, SARIF1004): for a relative site directory, a path from
+//! the repository's root (`%SRCROOT%`: the site directory as given joined with the file); for
+//! an absolute one, a path from the site directory (`SITEROOT`), whose `file:` URI
+//! `originalUriBaseIds` gives. At most [`MAX_RESULTS`] results, the most
 //! severe and largest first, as GitHub shows only the top 5,000 of a run; the run says how
 //! many were left out.
 
@@ -34,26 +39,62 @@ pub fn is_ours(bytes: &[u8]) -> bool {
     })
 }
 
-/// The file of a finding as a URI reference from the repository's root: the site directory as
-/// given, joined with the site path, `./` dropped, every other character percent-encoded.
-pub fn uri(site: &str, path: &str) -> String {
-    let joined = repo_path(site, path);
-    let encoded = utf8_percent_encode(&joined, URI_PATH).to_string();
-    if joined.starts_with('/') {
-        format!("file://{encoded}")
+/// The base of the files of a relative site directory: the repository's root, which code
+/// scanning resolves itself (the site directory as given is a path from it).
+pub const SRCROOT: &str = "%SRCROOT%";
+/// The base of the files of an absolute site directory (or one that climbs out with `..`):
+/// the site directory itself.
+pub const SITEROOT: &str = "SITEROOT";
+
+/// Percent-encodes a path for a URI: RFC 3986's unreserved characters and `/` stay.
+fn encode(path: &str) -> String {
+    utf8_percent_encode(path, URI_PATH).to_string()
+}
+
+/// Whether a path has a `..` segment.
+fn climbs(path: &str) -> bool {
+    path.split('/').any(|s| s == "..")
+}
+
+/// The file of a finding as a relative URI reference, with the base it is relative to:
+/// [`SRCROOT`] and the site directory as given joined with the site path (`./` dropped) for a
+/// relative site directory; [`SITEROOT`] and the site path for an absolute one, or one with a
+/// `..` segment (a `file:` URI must not have one).
+pub fn uri(site: &str, path: &str) -> (String, &'static str) {
+    if site.starts_with('/') || climbs(site) {
+        (encode(path), SITEROOT)
     } else {
-        encoded
+        (encode(&repo_path(site, path)), SRCROOT)
     }
+}
+
+/// The `originalUriBaseIds` of a log: [`SRCROOT`] described, and for an absolute site
+/// directory [`SITEROOT`] as its `file:` URI (absolute, ending with `/`, without `..`,
+/// query or fragment, as SARIF1004 wants).
+fn bases(site: &str) -> Value {
+    let mut bases = json!({ SRCROOT: {
+        "description": { "text": "The repository's root: paths start with the site \
+                                  directory as given to webdiet." },
+    }});
+    if site.starts_with('/') || climbs(site) {
+        let mut base = json!({
+            "description": { "text": format!("The site directory as given to webdiet: {site}") },
+        });
+        if site.starts_with('/') && !climbs(site) {
+            let dir = format!("{}/", site.trim_end_matches('/'));
+            base["uri"] = json!(format!("file://{}", encode(&dir)));
+        }
+        bases[SITEROOT] = base;
+    }
+    bases
 }
 
 fn result(report: &Report, f: &Finding) -> Value {
     let index = RULES.iter().position(|r| r.id == f.rule);
+    let (uri, base) = uri(&report.site.path, &f.path);
     let mut location = json!({
         "physicalLocation": {
-            "artifactLocation": {
-                "uri": uri(&report.site.path, &f.path),
-                "uriBaseId": "%SRCROOT%",
-            },
+            "artifactLocation": { "uri": uri, "uriBaseId": base },
         },
     });
     if let Some(line) = f.line {
@@ -123,10 +164,7 @@ pub fn render(report: &Report) -> String {
                 "executionSuccessful": true,
                 "toolExecutionNotifications": notes,
             }],
-            "originalUriBaseIds": { "%SRCROOT%": {
-                "description": { "text": "The repository's root: paths start with the site \
-                                          directory as given to webdiet." },
-            }},
+            "originalUriBaseIds": bases(&report.site.path),
             "results": results,
             "properties": { "site": report.site.path, "findings": report.findings.len() },
         }],
@@ -183,15 +221,27 @@ mod tests {
     }
 
     #[test]
-    fn uris_start_at_the_repository_root() {
+    fn uris_of_a_relative_site_start_at_the_repository_root() {
         assert_eq!(
             uri("./corpus/microscape", "img/a b.gif"),
-            "corpus/microscape/img/a%20b.gif"
-        );
-        assert_eq!(
-            uri("/srv/site/", "index.html"),
-            "file:///srv/site/index.html"
+            ("corpus/microscape/img/a%20b.gif".to_string(), SRCROOT)
         );
         assert!(!is_ours(b"{\"version\": \"2.1.0\"}"));
+    }
+
+    #[test]
+    fn uris_of_an_absolute_site_are_relative_to_its_directory_given_as_a_file_uri() {
+        assert_eq!(
+            uri("/srv/my site/", "a:b.html"),
+            ("a%3Ab.html".to_string(), SITEROOT)
+        );
+        let absolute = bases("/srv/my site/");
+        assert_eq!(absolute[SITEROOT]["uri"], "file:///srv/my%20site/");
+        assert_eq!(uri("../site", "index.html").1, SITEROOT);
+        assert!(
+            bases("../site")[SITEROOT].get("uri").is_none(),
+            "no file URI with a .. segment"
+        );
+        assert!(bases("site")[SITEROOT].is_null(), "only the bases used");
     }
 }

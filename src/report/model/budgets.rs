@@ -102,6 +102,8 @@ pub struct Limit {
     pub group: Option<usize>,
     /// Where it was set: `webdiet.toml`, `flags`, the `--budgets` file.
     pub source: String,
+    /// Where in its source, when that is a budget file: `budget 2 (line 3, column 5)`.
+    pub position: Option<String>,
 }
 
 impl Limit {
@@ -116,6 +118,7 @@ impl Limit {
             path: None,
             group: None,
             source: source.to_string(),
+            position: None,
         }
     }
 }
@@ -172,6 +175,66 @@ fn url_paths(page: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// Refuses, before any work, budgets that could never be checked: a budget whose `path`
+/// matches no page of the site (`pages`: the site paths of its HTML files), and a set of
+/// budgets none of which applies to the page the audit visits (`visited`; `None` when it
+/// visits every page). Lighthouse skips such a budget without a word; a CI job would then
+/// pass with nothing checked.
+pub fn check_paths(
+    limits: &[Limit],
+    pages: &[String],
+    visited: Option<&str>,
+) -> crate::error::Result<()> {
+    let refused = |l: &Limit, message: String| crate::error::Error::Invalid {
+        path: l.source.clone().into(),
+        message: match &l.position {
+            Some(at) => format!("{at}: {message}"),
+            None => message,
+        },
+    };
+    let shown = |paths: &mut dyn Iterator<Item = String>| {
+        let all: Vec<String> = paths.collect();
+        let mut list = all.iter().take(5).cloned().collect::<Vec<_>>().join(", ");
+        if all.len() > 5 {
+            list.push_str(&format!(", … ({} in all)", all.len()));
+        }
+        list
+    };
+    for l in limits {
+        let Some(p) = l.path.as_deref().filter(|p| *p != "/" && *p != "/*") else {
+            continue;
+        };
+        let matches = |page: &String| url_paths(page).iter().any(|u| path_matches(p, u));
+        if !pages.iter().any(matches) {
+            return Err(refused(
+                l,
+                format!(
+                    "path {p:?} matches no page of the site (its pages: {})",
+                    shown(&mut pages.iter().map(|page| format!("/{page}")))
+                ),
+            ));
+        }
+    }
+    if let (Some(page), Some(first)) = (visited, limits.first()) {
+        if applicable(limits, Some(page))
+            .iter()
+            .all(|a| *a == Applies::No)
+        {
+            let mut paths: Vec<String> = limits.iter().filter_map(|l| l.path.clone()).collect();
+            paths.dedup();
+            return Err(refused(
+                first,
+                format!(
+                    "no budget applies to the visited page /{page} (their paths: {}); visit a \
+                     page they cover with --page",
+                    shown(&mut paths.into_iter())
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Every limit checked against `report`, then the baseline's.
@@ -592,6 +655,39 @@ mod tests {
         assert!(!path_matches("/uk/*/cart$", "/uk/london/cart/x"));
         assert!(path_matches("/*.html$", "/index.html"));
         assert!(!path_matches("/*.htm$", "/index.html"));
+    }
+
+    #[test]
+    fn a_budget_path_that_matches_no_page_is_refused_naming_the_file_and_the_budget() {
+        let budget = |path: &str| Limit {
+            path: Some(path.into()),
+            group: Some(1),
+            source: "budget.json".into(),
+            position: Some("budget 2 (line 5, column 3)".into()),
+            ..limit("requests", Measure::Requests, 1.0)
+        };
+        let pages = ["index.html".to_string(), "blog/index.html".to_string()];
+        let e = check_paths(&[budget("/shop/*")], &pages, None)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "budget.json: budget 2 (line 5, column 3): path \"/shop/*\" matches no page of the \
+             site (its pages: /index.html, /blog/index.html)"
+        );
+        assert!(check_paths(&[budget("/blog/")], &pages, None).is_ok());
+        let e = check_paths(&[budget("/blog/")], &pages, Some("index.html"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("no budget applies to the visited page /index.html"),
+            "{e}"
+        );
+        let everywhere = limit("requests", Measure::Requests, 1.0);
+        assert!(
+            check_paths(&[budget("/blog/"), everywhere], &pages, Some("index.html")).is_ok(),
+            "one budget applies"
+        );
     }
 
     #[test]

@@ -1,9 +1,11 @@
 //! Per-file findings: what a code-scanning panel or a merge request should show next to the
 //! file it is about — broken references, GIFs converted or kept (with the reason), the
 //! presentational markup left in a page, images of text, text served uncompressed. Each has a
-//! stable rule id (the same on every run and in every version), the file of the original site,
-//! the line where the text that causes it is found, and a fingerprint from the rule, the file
-//! and its subject.
+//! stable rule id (the same on every run and in every version), a file of the original site
+//! (never one the rewrite made), the line where the text that causes it is found, and a
+//! fingerprint from the rule, the file and its subject. A subject found several times in one
+//! file (a broken reference written twice) makes a finding per occurrence, each with its own
+//! line and fingerprint, so that code scanning and GitLab do not merge them into one.
 
 use super::report::{Finding, FindingLevel, Report};
 use crate::image::Outcome;
@@ -85,8 +87,13 @@ pub type Reader<'a> = &'a dyn Fn(&str) -> Option<Vec<u8>>;
 /// One finding before its line is found: what to look for in its file.
 struct Draft {
     finding: Finding,
-    /// Text whose first occurrence in the file is the line (case-insensitive).
+    /// What the finding is about within its file, for the fingerprint.
+    subject: String,
+    /// Text whose occurrence in the file is the line (ASCII case ignored): the first for the
+    /// first finding of a subject, the second for the second, and so on.
     needle: Option<String>,
+    /// How many findings of the same rule, file and subject come before this one.
+    occurrence: usize,
 }
 
 fn draft(
@@ -105,9 +112,39 @@ fn draft(
             line: None,
             message,
             bytes,
-            fingerprint: crate::digest::hex(&[rule.id, path, subject])[..32].to_string(),
+            fingerprint: String::new(),
         },
+        subject: subject.to_string(),
         needle,
+        occurrence: 0,
+    }
+}
+
+/// The fingerprint of a finding: from its rule, file and subject, and for the second and
+/// later finding of the same subject in one file, its place among them (the first keeps the
+/// fingerprint it has always had).
+fn fingerprint(rule: &str, path: &str, subject: &str, occurrence: usize) -> String {
+    let hex = match occurrence {
+        0 => crate::digest::hex(&[rule, path, subject]),
+        n => crate::digest::hex(&[rule, path, subject, &n.to_string()]),
+    };
+    hex[..32].to_string()
+}
+
+/// Numbers the findings of the same rule, file and subject in the order they were made (the
+/// order of the page), and gives each its fingerprint.
+fn number_occurrences(drafts: &mut [Draft]) {
+    let mut seen: std::collections::HashMap<(String, String, String), usize> = Default::default();
+    for d in drafts.iter_mut() {
+        let key = (
+            d.finding.rule.clone(),
+            d.finding.path.clone(),
+            d.subject.clone(),
+        );
+        let n = seen.entry(key).or_default();
+        d.occurrence = *n;
+        *n += 1;
+        d.finding.fingerprint = fingerprint(&d.finding.rule, &d.finding.path, &d.subject, *n - 1);
     }
 }
 
@@ -119,6 +156,7 @@ pub fn derive(report: &Report, read: Option<Reader>) -> Vec<Finding> {
     gifs(report, &mut drafts);
     markup(report, &mut drafts);
     uncompressed(report, &mut drafts);
+    number_occurrences(&mut drafts);
     if let Some(read) = read {
         find_lines(&mut drafts, read);
     }
@@ -141,7 +179,8 @@ pub fn derive(report: &Report, read: Option<Reader>) -> Vec<Finding> {
 }
 
 /// Sets each draft's line: every file is read once and searched once for all its needles, so
-/// a page with 60,000 broken links costs one pass over it, not 60,000.
+/// a page with 60,000 broken links costs one pass over it, not 60,000. The n-th finding of a
+/// needle gets the line of its n-th occurrence.
 fn find_lines(drafts: &mut [Draft], read: Reader) {
     let mut by_path: std::collections::BTreeMap<&str, Vec<usize>> = Default::default();
     for (i, d) in drafts.iter().enumerate() {
@@ -152,18 +191,20 @@ fn find_lines(drafts: &mut [Draft], read: Reader) {
     let mut lines: Vec<(usize, u32)> = Vec::new();
     for (path, ids) in by_path {
         let Some(bytes) = read(path) else { continue };
-        // Each distinct needle once (several findings can point at the same text).
-        let mut needles: Vec<&str> = ids
-            .iter()
-            .filter_map(|&i| drafts[i].needle.as_deref())
-            .collect();
-        needles.sort_unstable();
-        needles.dedup();
-        let found = lines_of(&bytes, &needles);
+        // Each distinct needle once, with the most occurrences any finding needs.
+        let mut wanted: std::collections::BTreeMap<&str, usize> = Default::default();
+        for &i in &ids {
+            if let Some(n) = drafts[i].needle.as_deref() {
+                let most = wanted.entry(n).or_default();
+                *most = (*most).max(drafts[i].occurrence + 1);
+            }
+        }
+        let (needles, counts): (Vec<&str>, Vec<usize>) = wanted.into_iter().unzip();
+        let found = occurrence_lines(&bytes, &needles, &counts);
         for &i in &ids {
             let needle = drafts[i].needle.as_deref().unwrap_or_default();
             if let Ok(k) = needles.binary_search(&needle) {
-                if let Some(line) = found[k] {
+                if let Some(&line) = found[k].get(drafts[i].occurrence) {
                     lines.push((i, line));
                 }
             }
@@ -175,34 +216,49 @@ fn find_lines(drafts: &mut [Draft], read: Reader) {
 }
 
 /// The line (from 1) of the first occurrence of each of `needles` in `bytes`, ASCII case
-/// ignored: one Aho-Corasick pass over the bytes, then one count of the line breaks.
+/// ignored.
 pub fn lines_of(bytes: &[u8], needles: &[&str]) -> Vec<Option<u32>> {
-    let mut lines = vec![None; needles.len()];
+    occurrence_lines(bytes, needles, &vec![1; needles.len()])
+        .into_iter()
+        .map(|l| l.first().copied())
+        .collect()
+}
+
+/// The lines (from 1) of the first `counts[k]` occurrences of each `needles[k]` in `bytes`,
+/// ASCII case ignored: one Aho-Corasick pass over the bytes, stopping once every needle has
+/// been seen often enough, then one count of the line breaks.
+pub fn occurrence_lines(bytes: &[u8], needles: &[&str], counts: &[usize]) -> Vec<Vec<u32>> {
+    let mut lines = vec![Vec::new(); needles.len()];
     let Ok(searcher) = aho_corasick::AhoCorasick::builder()
         .ascii_case_insensitive(true)
         .build(needles)
     else {
         return lines;
     };
-    // Where each needle first occurs, as (position, needle); the search stops once all have.
-    let mut seen = vec![false; needles.len()];
-    let mut first: Vec<(usize, usize)> = Vec::new();
+    let mut seen = vec![0usize; needles.len()];
+    let mut left = counts.iter().filter(|&&c| c > 0).count();
+    // Where each needle occurs, as (position, needle), as many times as wanted.
+    let mut at: Vec<(usize, usize)> = Vec::new();
     for m in searcher.find_overlapping_iter(bytes) {
         let k = m.pattern().as_usize();
-        if !std::mem::replace(&mut seen[k], true) {
-            first.push((m.start(), k));
-            if first.len() == needles.len() {
-                break;
+        if seen[k] < counts[k] {
+            seen[k] += 1;
+            at.push((m.start(), k));
+            if seen[k] == counts[k] {
+                left -= 1;
+                if left == 0 {
+                    break;
+                }
             }
         }
     }
     // Their lines, counted in one walk over the bytes in position order.
-    first.sort_unstable();
+    at.sort_unstable();
     let (mut line, mut from) = (1u32, 0usize);
-    for (at, k) in first {
-        line += bytes[from..at].iter().filter(|&&b| b == b'\n').count() as u32;
-        from = at;
-        lines[k] = Some(line);
+    for (pos, k) in at {
+        line += bytes[from..pos].iter().filter(|&&b| b == b'\n').count() as u32;
+        from = pos;
+        lines[k].push(line);
     }
     lines
 }
@@ -325,19 +381,28 @@ fn markup(report: &Report, out: &mut Vec<Draft>) {
             first,
         ));
     }
+    // The rewrite's file → the original's (a converted GIF's PNG → the GIF): the text images
+    // were found in the rewritten pages, whose `src` names the converted file.
+    let originals: std::collections::BTreeMap<&str, &str> = report
+        .images
+        .iter()
+        .filter(|i| i.to_path != i.path)
+        .map(|i| (i.to_path.as_str(), i.path.as_str()))
+        .collect();
     let mut seen = std::collections::BTreeSet::new();
     for t in &m.text_images {
-        if !seen.insert((&t.page, &t.src)) {
+        let src = original_src(&t.src, &t.file, &originals);
+        if !seen.insert((&t.page, src.clone())) {
             continue;
         }
         out.push(draft(
             &RULES[5],
             &t.page,
-            &t.src,
+            &src,
             format!(
                 "{} shows text{}: as CSS-styled text a first visit saves a request and {} \
                  bytes",
-                t.src,
+                src,
                 if t.alt.is_empty() {
                     String::new()
                 } else {
@@ -346,8 +411,26 @@ fn markup(report: &Report, out: &mut Vec<Draft>) {
                 crate::report::format::thousands(t.bytes)
             ),
             Some(t.bytes as i64),
-            Some(t.src.clone()),
+            Some(src.clone()),
         ));
+    }
+}
+
+/// An image's `src` as the original page writes it: when the rewrite converted the image
+/// (`file` is the converted file, `originals` maps it to the original), its last segment is
+/// the original's file name again (`img/h_title.png` → `img/h_title.gif`).
+fn original_src(
+    src: &str,
+    file: &str,
+    originals: &std::collections::BTreeMap<&str, &str>,
+) -> String {
+    let name = |p: &str| p.rsplit('/').next().unwrap_or(p).to_string();
+    let Some(original) = originals.get(file) else {
+        return src.to_string();
+    };
+    match src.strip_suffix(name(file).as_str()) {
+        Some(dir) => format!("{dir}{}", name(original)),
+        None => src.to_string(),
     }
 }
 
@@ -444,5 +527,91 @@ mod tests {
             .unwrap();
         assert_eq!((broken.path.as_str(), broken.line), ("index.html", Some(3)));
         assert_eq!(broken.level, FindingLevel::Warning);
+    }
+
+    fn broken(page: &str, reference: &str) -> crate::inventory::BrokenReference {
+        crate::inventory::BrokenReference {
+            page: page.into(),
+            reference: reference.into(),
+            kind: crate::html::RefKind::Img,
+            reason: format!("{reference} does not exist"),
+        }
+    }
+
+    #[test]
+    fn the_same_broken_reference_twice_in_a_page_is_two_findings_each_with_its_line_and_fingerprint(
+    ) {
+        let mut report = sample();
+        report.inventory = Some(Default::default());
+        let inventory = report.inventory.as_mut().unwrap();
+        inventory.broken_references = vec![
+            broken("index.html", "gone.gif"),
+            broken("index.html", "gone.gif"),
+            broken("other.html", "gone.gif"),
+        ];
+        let read = |path: &str| {
+            (path == "index.html")
+                .then(|| b"<html>\n<img src=\"gone.gif\">\n\n<IMG SRC=\"GONE.GIF\">".to_vec())
+        };
+        let findings = derive(&report, Some(&read));
+        let twice: Vec<&Finding> = findings
+            .iter()
+            .filter(|f| f.rule == "webdiet/broken-reference" && f.path == "index.html")
+            .collect();
+        assert_eq!(twice.len(), 2);
+        let mut lines: Vec<Option<u32>> = twice.iter().map(|f| f.line).collect();
+        lines.sort();
+        assert_eq!(lines, [Some(2), Some(4)], "each occurrence its own line");
+        assert_ne!(twice[0].fingerprint, twice[1].fingerprint);
+        let prints: std::collections::BTreeSet<&str> =
+            findings.iter().map(|f| f.fingerprint.as_str()).collect();
+        assert_eq!(prints.len(), findings.len(), "one fingerprint per finding");
+        let first = fingerprint("webdiet/broken-reference", "index.html", "gone.gif", 0);
+        assert!(
+            twice.iter().any(|f| f.fingerprint == first),
+            "the first keeps the fingerprint it always had"
+        );
+    }
+
+    #[test]
+    fn a_text_image_is_found_at_its_original_file_and_line_after_its_conversion() {
+        let mut report = sample();
+        let markup = report.markup.as_mut().unwrap();
+        markup.text_images = vec![crate::rewrite::markup::TextImageRow {
+            page: "index.html".into(),
+            src: "img/logo.png".into(),
+            file: "img/logo.png".into(),
+            alt: "Home".into(),
+            width: 120,
+            height: 20,
+            colors: 4,
+            bytes: 9_000,
+        }];
+        let read = |path: &str| {
+            (path == "index.html")
+                .then(|| b"<html>\n\n<a href=/><img src=img/logo.gif alt=Home></a>".to_vec())
+        };
+        let findings = derive(&report, Some(&read));
+        let text = findings
+            .iter()
+            .find(|f| f.rule == "webdiet/text-image")
+            .unwrap();
+        assert_eq!((text.path.as_str(), text.line), ("index.html", Some(3)));
+        assert!(
+            text.message.starts_with("img/logo.gif shows text"),
+            "{}",
+            text.message
+        );
+        assert!(!text.message.contains("logo.png"), "{}", text.message);
+    }
+
+    #[test]
+    fn the_nth_occurrence_of_a_needle_is_on_its_own_line() {
+        let page = b"a\nb gone\nc\nGone gone";
+        assert_eq!(
+            occurrence_lines(page, &["gone", "c"], &[3, 1]),
+            [vec![2, 4, 4], vec![3]]
+        );
+        assert_eq!(occurrence_lines(page, &["gone"], &[5]), [vec![2, 4, 4]]);
     }
 }
