@@ -138,7 +138,7 @@ impl Rules {
         &self.text
     }
 
-    /// [`Rules::text`], owned.
+    /// The sheet as written, one rule a line.
     pub fn into_text(self) -> String {
         self.text
     }
