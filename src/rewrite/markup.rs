@@ -302,6 +302,7 @@ pub(super) fn rewrite_pages(
         links: crate::sim::paint::site::links_for(
             &crate::sim::link::parse(crate::sim::link::profiles::AUDIT_LINKS).unwrap_or_default(),
         ),
+        before: Default::default(),
     };
     let Chosen {
         best,

@@ -9,7 +9,8 @@
 //! `paints-later`), the candidate is priced again without it, and the report says which page,
 //! where, and by how much.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -41,6 +42,9 @@ pub struct PaintCheck<'a> {
     pub base: &'a dyn Files,
     pub landing: String,
     pub links: Vec<LinkSpec>,
+    /// Each page's graph in the staged tree, read once for every candidate that changes it:
+    /// on a 15 MB page a graph is a lex of the whole page.
+    pub before: Mutex<HashMap<String, Option<Arc<PageGraph>>>>,
 }
 
 impl PaintCheck<'_> {
@@ -62,15 +66,19 @@ impl PaintCheck<'_> {
             .copied()
             .chain(sheet)
             .collect();
-        let cached = |files: &dyn Files| -> BTreeSet<String> {
-            let mut set: BTreeSet<String> = PageGraph::of(files, &self.landing)
-                .map(|g| g.fetches.into_iter().map(|f| f.path).collect())
+        // The landing page's graph in the candidate's tree: what its visit leaves in the
+        // cache, and (when the candidate changes it) its own graph after.
+        let landing_graph_after =
+            PageGraph::of(&Overlay::new(self.base, &landing_after), &self.landing).map(Arc::new);
+        let cached = |graph: Option<&PageGraph>| -> BTreeSet<String> {
+            let mut set: BTreeSet<String> = graph
+                .map(|g| g.fetches.iter().map(|f| f.path.clone()).collect())
                 .unwrap_or_default();
             set.insert(self.landing.clone());
             set
         };
-        let cached_before = cached(self.base);
-        let cached_after = cached(&Overlay::new(self.base, &landing_after));
+        let cached_before = cached(self.graph_before(&self.landing).as_deref());
+        let cached_after = cached(landing_graph_after.as_deref());
         changed
             .par_iter()
             .enumerate()
@@ -78,8 +86,11 @@ impl PaintCheck<'_> {
                 let files: Vec<(&str, &[u8])> =
                     std::iter::once((page, bytes)).chain(sheet).collect();
                 let after_files = Overlay::new(self.base, &files);
-                let before = PageGraph::of(self.base, page)?;
-                let after = PageGraph::of(&after_files, page)?;
+                let before = self.graph_before(page)?;
+                let after = match page == self.landing {
+                    true => landing_graph_after.clone()?,
+                    false => Arc::new(PageGraph::of(&after_files, page)?),
+                };
                 let mut worst: Option<PaintsLater> = None;
                 for link in &self.links {
                     for speaks in [Speaks::H2, Speaks::Http1] {
@@ -128,5 +139,19 @@ impl PaintCheck<'_> {
                 worst.map(|w| (i, w))
             })
             .collect()
+    }
+
+    /// `page`'s graph in the staged tree, read the first time it is asked for.
+    fn graph_before(&self, page: &str) -> Option<Arc<PageGraph>> {
+        let known = self.before.lock().ok()?.get(page).cloned();
+        if let Some(graph) = known {
+            return graph;
+        }
+        // Read outside the lock: pages are read in parallel.
+        let graph = PageGraph::of(self.base, page).map(Arc::new);
+        if let Ok(mut memo) = self.before.lock() {
+            memo.insert(page.to_string(), graph.clone());
+        }
+        graph
     }
 }
