@@ -293,17 +293,16 @@ pub(super) fn rewrite_pages(
     };
     // The landing page a visitor comes in by: the staged site's index page.
     let files = OnDisk::new(&staged_site);
-    let check = PaintCheck {
-        base: &files,
-        landing: Resolver::new(&staged_site, None)
+    let check = PaintCheck::new(
+        &files,
+        Resolver::new(&staged_site, None)
             .entry_page()
             .or_else(|| staged.first().map(|s| s.path.clone()))
             .unwrap_or_default(),
-        links: crate::sim::paint::site::links_for(
+        crate::sim::paint::site::links_for(
             &crate::sim::link::parse(crate::sim::link::profiles::AUDIT_LINKS).unwrap_or_default(),
         ),
-        before: Default::default(),
-    };
+    );
     let Chosen {
         best,
         totals,

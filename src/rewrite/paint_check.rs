@@ -44,7 +44,18 @@ pub struct PaintCheck<'a> {
     pub links: Vec<LinkSpec>,
     /// Each page's graph in the staged tree, read once for every candidate that changes it:
     /// on a 15 MB page a graph is a lex of the whole page.
-    pub before: Mutex<HashMap<String, Option<Arc<PageGraph>>>>,
+    before: Mutex<HashMap<String, Option<Arc<PageGraph>>>>,
+}
+
+impl<'a> PaintCheck<'a> {
+    pub fn new(base: &'a dyn Files, landing: String, links: Vec<LinkSpec>) -> Self {
+        PaintCheck {
+            base,
+            landing,
+            links,
+            before: Mutex::default(),
+        }
+    }
 }
 
 impl PaintCheck<'_> {
