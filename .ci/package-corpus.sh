@@ -3,7 +3,8 @@
 # item 6): the files of Debian's `libjs-*` and icon-font packages, written by their projects, not
 # by us. `apt-get download` fetches each .deb without installing it; `dpkg-deb -x` unpacks it
 # under target/package-corpus/root, where the tests look (WEBDIET_PACKAGE_CORPUS names another
-# directory than target/package-corpus; its files are then under its root/). Needs `apt-get update` first. Re-running skips what is already unpacked.
+# directory than target/package-corpus; its files are then under its root/). Needs `apt-get
+# update` first. Re-running skips what is already unpacked.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 packages=(
