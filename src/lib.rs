@@ -26,6 +26,7 @@ pub mod css;
 pub mod deflate;
 pub mod digest;
 pub mod error;
+pub mod hash;
 pub mod html;
 pub mod image;
 pub mod input;

@@ -4,11 +4,18 @@
 //! Names come from a hash of the block's text alone (FNV-1a, fixed across Rust versions), so the
 //! same block always gets the same name whatever order the pages were read in. Each name is the
 //! shortest prefix (at least two characters) of the hash that no other block in the sheet shares.
+//!
+//! The same rules are often minified twice (the site-sheet and per-page candidates of a
+//! one-page site write the same rules in the same order): a [`MinifyMemo`] keeps the last
+//! large results, by a digest of the text minified.
 
-use std::collections::{HashMap, HashSet};
+use std::io::Write;
+use std::sync::{Arc, Mutex};
 
 use lightningcss::rules::CssRule;
 use lightningcss::stylesheet::{MinifyOptions, ParserOptions, PrinterOptions, StyleSheet};
+
+use crate::hash::{Map as HashMap, Set as HashSet};
 
 /// 64-bit FNV-1a of `text`.
 fn fnv1a(text: &str) -> u64 {
@@ -43,9 +50,9 @@ pub fn class_names(mut blocks: Vec<String>) -> HashMap<String, String> {
     blocks.dedup();
     let hashes: Vec<String> = blocks.iter().map(|b| hash_name(b)).collect();
     let (lengths, equal_hashes) = unique_prefix_lengths(&hashes);
-    let mut names = HashMap::with_capacity(blocks.len());
+    let mut names = HashMap::with_capacity_and_hasher(blocks.len(), Default::default());
     // Without two equal hashes every prefix is the name of one block alone.
-    let mut taken = HashSet::new();
+    let mut taken = HashSet::default();
     for ((hash, block), len) in hashes.iter().zip(blocks).zip(lengths) {
         let mut name = hash[..len].to_string();
         if equal_hashes {
@@ -149,6 +156,22 @@ impl Rules {
         self.minify_in_batches(BATCH)
     }
 
+    /// [`Rules::minify`], or the result `memo` holds for the same text.
+    pub fn minify_with(&self, memo: &MinifyMemo) -> Result<String, String> {
+        if self.text.len() < MinifyMemo::SMALLEST {
+            return self.minify();
+        }
+        let mut digest = crate::digest::Running::sha256();
+        let _ = digest.write_all(self.text.as_bytes());
+        let key = digest.hex();
+        if let Some(css) = memo.get(&key) {
+            return Ok(css.to_string());
+        }
+        let css = self.minify()?;
+        memo.put(key, Arc::from(css.as_str()));
+        Ok(css)
+    }
+
     /// Minifies the rules `batch` at a time. lightningcss minifies a sheet rule after rule,
     /// and a rule meets the rules before it in two ways only: it is merged into the rule just
     /// before it when the two have the same selectors or, once minified, the same declarations
@@ -190,6 +213,37 @@ impl Rules {
     }
 }
 
+/// The last few large sheets minified ([`Rules::minify_with`]), shared by the threads of one
+/// rewrite.
+#[derive(Debug, Default)]
+pub struct MinifyMemo {
+    /// (SHA-256 of the rules' text, hex; the minified text), newest last.
+    kept: Mutex<Vec<(String, Arc<str>)>>,
+}
+
+impl MinifyMemo {
+    /// Smaller sheets are minified again: cheaper than keeping them.
+    const SMALLEST: usize = 64 * 1024;
+    /// Results kept: the candidates of one rewrite are priced one after another.
+    const KEPT: usize = 2;
+
+    fn get(&self, key: &str) -> Option<Arc<str>> {
+        let kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        kept.iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, css)| css.clone())
+    }
+
+    fn put(&self, key: String, css: Arc<str>) {
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        kept.retain(|(k, _)| *k != key);
+        if kept.len() == Self::KEPT {
+            kept.remove(0);
+        }
+        kept.push((key, css));
+    }
+}
+
 /// `css` parsed and minified with lightningcss's defaults.
 fn minified(css: &str) -> Result<StyleSheet<'_>, String> {
     let mut sheet = StyleSheet::parse(css, ParserOptions::default()).map_err(|e| e.to_string())?;
@@ -228,6 +282,42 @@ mod tests {
     use std::collections::BTreeSet;
 
     use super::*;
+
+    /// A large sheet: one rule of its own colour per line.
+    fn large_sheet() -> Rules {
+        let mut sheet = Rules::default();
+        let mut n = 0;
+        while sheet.text.len() < MinifyMemo::SMALLEST {
+            sheet.push(&format!(".c{n}{{color:#{:06x}}}", n * 40503 % 0x100_0000));
+            n += 1;
+        }
+        sheet
+    }
+
+    #[test]
+    fn a_memo_answers_for_the_same_rules_and_only_for_them() {
+        let memo = MinifyMemo::default();
+        let sheet = large_sheet();
+        let minified = sheet.minify().unwrap();
+        assert!(sheet.minify_with(&memo).unwrap() == minified);
+        // The memo now holds that answer: planted, another answer for the same text is used.
+        let key = memo.kept.lock().unwrap()[0].0.clone();
+        memo.put(key, Arc::from("planted"));
+        assert_eq!(sheet.minify_with(&memo).unwrap(), "planted");
+        let mut other = large_sheet();
+        other.push(".last{color:red}");
+        assert!(other.minify_with(&memo).unwrap() == other.minify().unwrap());
+        assert!(memo.kept.lock().unwrap().len() <= MinifyMemo::KEPT);
+    }
+
+    #[test]
+    fn a_small_sheet_is_minified_again_not_kept() {
+        let memo = MinifyMemo::default();
+        let mut sheet = Rules::default();
+        sheet.push(".a{color:#ff0000}");
+        assert_eq!(sheet.minify_with(&memo).unwrap(), ".a{color:red}");
+        assert!(memo.kept.lock().unwrap().is_empty());
+    }
 
     #[test]
     fn names_are_short_unique_and_do_not_depend_on_other_blocks_order() {

@@ -2,7 +2,7 @@
 //! what [`super::Page`] needs to rename an element in the page's bytes without changing how the
 //! page parses. Worked out once per parse, from the tree and the source map.
 
-use std::collections::{HashMap, HashSet};
+use crate::hash::{Map as HashMap, Set as HashSet};
 
 use super::arena::{Id, Tree};
 use super::parse::{Log, Owners, TokKind};
@@ -54,7 +54,7 @@ pub(super) fn pair_tags(
         }
         stack.extend(tree.children_rev(node).map(|c| (c, None)));
     }
-    let mut end_tags: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut end_tags: HashMap<&str, Vec<usize>> = HashMap::default();
     for (index, token) in log.tokens.iter().enumerate() {
         if let (TokKind::End, Some(name)) = (token.kind, token.name.as_deref()) {
             end_tags.entry(name).or_default().push(index);
@@ -63,7 +63,7 @@ pub(super) fn pair_tags(
     // Descendants first (reverse document order), so that an element's end tag is looked for
     // after its descendants' end tags.
     let mut last_inside = vec![0; order.len()];
-    let mut pairs = HashMap::new();
+    let mut pairs = HashMap::default();
     for i in (0..order.len()).rev() {
         let (node, start, is_own) = &order[i];
         let mut last = *start;

@@ -12,7 +12,6 @@
 //! edit is used only when the browser would build exactly the tree the converter built.
 
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 use std::rc::Rc;
 
@@ -28,6 +27,7 @@ use super::nesting::{copied_names, misnested, pair_tags, FORMATTING, RENAMED};
 use super::parse::{self, Log, Owners, TokKind};
 use super::source::{self, Source};
 use super::write;
+use crate::hash::{Map as HashMap, Set as HashSet};
 
 /// Why a page has no [`Page`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -220,8 +220,8 @@ impl<'a> Page<'a> {
         const TOO_LARGE: &str = "too-large-to-edit";
         let tree = self.tree.borrow();
         // Renamed elements with the name they had; removed ones with whether unwrapped.
-        let mut renamed: HashMap<Id, LocalName> = HashMap::new();
-        let mut gone: HashMap<Id, bool> = HashMap::new();
+        let mut renamed: HashMap<Id, LocalName> = HashMap::default();
+        let mut gone: HashMap<Id, bool> = HashMap::default();
         let mut appended: Vec<&NewElement> = Vec::new();
         let ops = self.ops.borrow();
         for op in ops.iter() {
@@ -493,7 +493,7 @@ impl<'a> Page<'a> {
             None => self.keep(tag.name_span.clone()),
         });
         let mut at = tag.name_span.end;
-        let mut seen: HashSet<&str> = HashSet::new();
+        let mut seen: HashSet<&str> = HashSet::default();
         let separator = |at: usize, start: usize| match at == start {
             true => Piece::Text(" ".into()),
             false => self.keep(at..start),

@@ -3,7 +3,7 @@
 //! written back as edits of the page's own bytes ([`html::Page::edits`]), used only when
 //! re-parsing the edited bytes gives the same tree ([`html::Page::proves`]).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use crate::css::sheet;
 use crate::html::by_node::ByNode;
@@ -430,7 +430,7 @@ impl Converter<'_> {
                     let rules = rule_keys(&classes, self.opts.atomic_classes);
                     let names = sheet::class_names(rules.clone());
                     let mut style = NewElement::new("style", &[]);
-                    style.text = page_css(&rules, &names);
+                    style.text = page_css(&rules, &names, &Default::default());
                     self.page.append(&head, style);
                 }
                 CssMode::InlineStyle => {}
@@ -490,12 +490,20 @@ pub(super) fn sheet_link(base_dir: &str, sheet_name: &str) -> NewElement {
 }
 
 /// The minified CSS of a page's own `<style>`.
-pub(super) fn page_css(rules: &[String], names: &HashMap<String, String>) -> String {
+pub(super) fn page_css(
+    rules: &[String],
+    names: &super::ClassNames,
+    memo: &sheet::MinifyMemo,
+) -> String {
+    // In the site sheet's order (by class name): a page's rules, when they are the whole
+    // site's, are then the site sheet's text, minified once for both candidates.
+    let mut ordered: Vec<(&str, &String)> = rules.iter().map(|k| (names[k].as_str(), k)).collect();
+    ordered.sort_unstable_by_key(|(name, _)| *name);
     let mut css = sheet::Rules::default();
-    for key in rules {
-        css.push_rule(key, SELF, &format!(".{}", names[key]));
+    for (name, key) in ordered {
+        css.push_rule(key, SELF, &format!(".{name}"));
     }
-    css.minify().unwrap_or_else(|_| css.into_text())
+    css.minify_with(memo).unwrap_or_else(|_| css.into_text())
 }
 
 /// The sorted, distinct rule keys of the classed elements.

@@ -17,7 +17,7 @@ pub mod scripts;
 mod spacer;
 mod style;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use encoding_rs::Encoding;
@@ -193,14 +193,14 @@ impl Default for PageMarkup {
 
 impl PageMarkup {
     /// The final page: `source`, the bytes it was converted from, with the edits applied;
-    /// in site-sheet mode the class names come from `sheet`. Every byte outside the edits is
-    /// the source's.
-    pub fn bytes(&self, source: &[u8], sheet: Option<&SiteSheet>) -> Vec<u8> {
+    /// in site-sheet mode the class names come from `names` (the site sheet's). Every byte
+    /// outside the edits is the source's.
+    pub fn bytes(&self, source: &[u8], names: Option<&ClassNames>) -> Vec<u8> {
         if !self.changed {
             return source.to_vec();
         }
-        let fill = |text: &str, out: &mut String| match sheet {
-            Some(sheet) => fill_slots(text, &self.classes, self.atomic, &sheet.names, out),
+        let fill = |text: &str, out: &mut String| match names {
+            Some(names) => fill_slots(text, &self.classes, self.atomic, names, out),
             None => out.push_str(text),
         };
         let mut bytes = html::page::render(source, self.encoding, &self.edits, &fill);
@@ -229,7 +229,12 @@ impl PageMarkup {
     /// link, and the style's text cannot end it early (checked). `None` when the rules
     /// name a URL (rebased to the sheet's directory, not the page's) or when this is not a
     /// site-sheet conversion of `page_path` linking `sheet_name`.
-    pub fn per_page(&self, page_path: &str, sheet_name: &str) -> Option<PageMarkup> {
+    pub fn per_page(
+        &self,
+        page_path: &str,
+        sheet_name: &str,
+        memo: &sheet::MinifyMemo,
+    ) -> Option<PageMarkup> {
         if !self.changed || self.rules.is_empty() {
             return Some(self.clone());
         }
@@ -237,7 +242,8 @@ impl PageMarkup {
             return None;
         }
         let names = css::sheet::class_names(self.rules.to_vec());
-        let style_css = convert::page_css(&self.rules, &names);
+        let style_css = convert::page_css(&self.rules, &names, memo);
+
         if style_css.to_ascii_lowercase().contains("</style") {
             return None;
         }
@@ -287,13 +293,28 @@ impl ElementClasses {
     }
 }
 
+/// Rule key → class name.
+pub type ClassNames = crate::hash::Map<String, String>;
+
 /// The site-wide sheet and its class names.
 #[derive(Debug, Clone, Default)]
 pub struct SiteSheet {
     /// Minified CSS of the whole sheet.
     pub css: String,
     /// Rule key → class name.
-    pub names: HashMap<String, String>,
+    pub names: ClassNames,
+}
+
+/// A site sheet named but not yet minified ([`name_sheet`]): its names are all the pages
+/// need, and minifying is most of a large sheet's cost, so a candidate whose pages are all
+/// larger on their own need not pay it.
+#[derive(Debug, Default)]
+pub struct NamedSheet {
+    /// Rule key → class name.
+    pub names: ClassNames,
+    rules: sheet::Rules,
+    /// A page in UTF-16 links the sheet: it starts with a byte order mark.
+    utf16: bool,
 }
 
 /// CSS text of one rule key under a class name.
@@ -307,11 +328,17 @@ pub fn rule_css_len(key: &str, name: &str) -> usize {
     key.len() + key.matches(SELF).count() * name.len()
 }
 
-/// Names every rule used by `pages` and builds the minified sheet (ASCII; see the body for the
-/// byte order mark). Names depend only on the set of rules, never on page order.
+/// Names every rule used by `pages` and builds the minified sheet (ASCII; see
+/// [`NamedSheet::minified`] for the byte order mark). Names depend only on the set of rules,
+/// never on page order.
 pub fn build_sheet<'a>(
     pages: impl IntoIterator<Item = &'a PageMarkup>,
 ) -> Result<SiteSheet, String> {
+    name_sheet(pages).minified()
+}
+
+/// Names every rule used by `pages`, in sheet order, without minifying the sheet.
+pub fn name_sheet<'a>(pages: impl IntoIterator<Item = &'a PageMarkup>) -> NamedSheet {
     let mut utf16 = false;
     let keys: Vec<String> = pages
         .into_iter()
@@ -326,19 +353,38 @@ pub fn build_sheet<'a>(
     for (name, key) in ordered {
         rules.push_rule(key, SELF, &format!(".{name}"));
     }
-    let css = if rules.is_empty() {
-        String::new()
-    } else {
-        css::ascii(&rules.minify()?)
-    };
-    // A style sheet without a byte order mark or `@charset` is decoded in the encoding of the
-    // page that links it: ASCII reads the same in every ASCII-compatible one, and a BOM makes
-    // UTF-16 pages read it as UTF-8 too.
-    let css = match utf16 && !css.is_empty() {
-        true => format!("\u{feff}{css}"),
-        false => css,
-    };
-    Ok(SiteSheet { css, names })
+    NamedSheet {
+        names,
+        rules,
+        utf16,
+    }
+}
+
+impl NamedSheet {
+    /// The sheet minified (ASCII); the error names what could not be parsed.
+    pub fn minified(self) -> Result<SiteSheet, String> {
+        self.minified_with(&Default::default())
+    }
+
+    /// [`NamedSheet::minified`], or what `memo` holds for the same rules.
+    pub fn minified_with(self, memo: &sheet::MinifyMemo) -> Result<SiteSheet, String> {
+        let css = if self.rules.is_empty() {
+            String::new()
+        } else {
+            css::ascii(&self.rules.minify_with(memo)?)
+        };
+        // A style sheet without a byte order mark or `@charset` is decoded in the encoding of
+        // the page that links it: ASCII reads the same in every ASCII-compatible one, and a BOM
+        // makes UTF-16 pages read it as UTF-8 too.
+        let css = match self.utf16 && !css.is_empty() {
+            true => format!("\u{feff}{css}"),
+            false => css,
+        };
+        Ok(SiteSheet {
+            css,
+            names: self.names,
+        })
+    }
 }
 
 /// Writes `html` to `out` with each `\u{E000}N\u{E001}` (index into `classes`) replaced by
@@ -348,7 +394,7 @@ pub(crate) fn fill_slots(
     html: &str,
     classes: &[ElementClasses],
     atomic: bool,
-    names: &HashMap<String, String>,
+    names: &ClassNames,
     out: &mut String,
 ) {
     let mut rest = html;

@@ -1,12 +1,12 @@
 //! The CSS attached to one converted element: its own declarations and the rules under it
 //! (`:link`, the cells of a table), written as one combined rule or one rule per declaration.
 
-use std::collections::hash_map::{Entry, RandomState};
-use std::collections::HashMap;
-use std::hash::{BuildHasher, Hash};
+use std::collections::hash_map::Entry;
+use std::hash::Hash;
 
 use super::rules::Decl;
 use super::SELF;
+use crate::hash::{Map as HashMap, RandomState};
 
 /// Selector suffix for the cells of a table (after the table's class).
 pub(super) const CELLS: &str = ">*>tr>*";
@@ -30,8 +30,8 @@ struct Numbering<K> {
 impl<K> Default for Numbering<K> {
     fn default() -> Self {
         Numbering {
-            by_hash: HashMap::new(),
-            others: HashMap::new(),
+            by_hash: HashMap::default(),
+            others: HashMap::default(),
             len: 0,
             hasher: RandomState::new(),
         }

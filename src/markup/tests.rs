@@ -6,7 +6,7 @@ fn convert(text: &str, opts: &MarkupOptions) -> PageMarkup {
 
 /// The page as written by the pass: `text` with the page's edits (names from `sheet`).
 fn output(page: &PageMarkup, text: &str, sheet: Option<&SiteSheet>) -> String {
-    String::from_utf8(page.bytes(text.as_bytes(), sheet)).unwrap()
+    String::from_utf8(page.bytes(text.as_bytes(), sheet.map(|s| &s.names))).unwrap()
 }
 
 fn site(text: &str) -> (PageMarkup, String, SiteSheet) {

@@ -286,6 +286,7 @@ pub(super) fn rewrite_pages(
     let staged = read_staged(site, staging, max_parse_bytes, &lookup);
     let converter = Converter {
         sheet_name: free_name(site, "webdiet.css"),
+        minified: Default::default(),
     };
     let modes: Vec<CssMode> = match choice {
         CssChoice::Auto => vec![CssMode::SiteSheet, CssMode::PerPage, CssMode::InlineStyle],
@@ -434,6 +435,8 @@ fn read_staged(
 /// Converts pages with the site's sheet name.
 struct Converter {
     sheet_name: String,
+    /// The sheets minified for one candidate, for the next.
+    minified: crate::css::sheet::MinifyMemo,
 }
 
 impl Converter {
@@ -479,7 +482,7 @@ impl Converter {
                 .zip(staged)
                 .map(|(p, s)| {
                     p.with_classes(atomic)
-                        .per_page(&s.path, &self.sheet_name)
+                        .per_page(&s.path, &self.sheet_name, &self.minified)
                         .unwrap_or_else(|| self.convert(s, CssMode::PerPage, atomic))
                 })
                 .collect(),
@@ -609,14 +612,9 @@ fn settle(
     let mut priced = None;
     loop {
         let candidate = match mode {
-            CssMode::SiteSheet => price_with_sheet(
-                staged,
-                pages,
-                atomic,
-                &converter.sheet_name,
-                &held,
-                problems,
-            )?,
+            CssMode::SiteSheet => {
+                price_with_sheet(staged, pages, atomic, converter, &held, problems)?
+            }
             _ => price_alone(staged, pages, mode, atomic, &held),
         };
         let priced = *priced.get_or_insert(candidate.total);
@@ -927,26 +925,48 @@ fn price_with_sheet(
     staged: &[Staged],
     pages: Vec<PageMarkup>,
     atomic: bool,
-    sheet_name: &str,
+    converter: &Converter,
     held: &[Option<&'static str>],
     problems: &mut Vec<Problem>,
 ) -> Option<Candidate> {
+    let sheet_name = converter.sheet_name.as_str();
     let mut kept: Vec<Option<&'static str>> = held.to_vec();
     loop {
         let linking = |i: usize| pages[i].changed && kept[i].is_none();
-        let sheet = match markup::build_sheet(
-            (0..pages.len()).filter(|&i| linking(i)).map(|i| &pages[i]),
-        ) {
-            Ok(sheet) => sheet,
-            Err(err) => {
-                problems.push(Problem::new(sheet_name, "css-error", err));
-                return None;
-            }
-        };
+        let named = markup::name_sheet((0..pages.len()).filter(|&i| linking(i)).map(|i| &pages[i]));
         let outputs: Vec<Option<Vec<u8>>> = (0..pages.len())
             .into_par_iter()
-            .map(|i| linking(i).then(|| pages[i].bytes(&staged[i].before, Some(&sheet))))
+            .map(|i| linking(i).then(|| pages[i].bytes(&staged[i].before, Some(&named.names))))
             .collect();
+        // Each page on its own: larger than before, raw or deflated, it is larger with any
+        // share of the sheet (`Err`); else its deflated bytes.
+        let alone: Vec<Option<Result<u64, &'static str>>> = (0..pages.len())
+            .into_par_iter()
+            .map(|i| {
+                let (s, out) = (&staged[i], outputs[i].as_ref()?);
+                let out_deflated = deflated(out);
+                Some(
+                    match out.len() > s.before.len() || out_deflated > s.before_deflated {
+                        true => Err("page-larger"),
+                        false => Ok(out_deflated),
+                    },
+                )
+            })
+            .collect();
+        // Minifying is most of a large sheet's cost: paid only when a page may carry a share.
+        let sheet = match alone.iter().flatten().any(Result::is_ok) {
+            true => match named.minified_with(&converter.minified) {
+                Ok(sheet) => sheet,
+                Err(err) => {
+                    problems.push(Problem::new(sheet_name, "css-error", err));
+                    return None;
+                }
+            },
+            false => markup::SiteSheet {
+                css: String::new(),
+                names: named.names,
+            },
+        };
         // Each rule's pages and bytes (its CSS under its name).
         let mut users: HashMap<&str, (f64, f64)> = HashMap::new();
         for i in (0..pages.len()).filter(|&i| linking(i)) {
@@ -977,16 +997,11 @@ fn price_with_sheet(
         let verdicts: Vec<Option<&'static str>> = (0..pages.len())
             .into_par_iter()
             .map(|i| {
-                let (s, Some(out)) = (&staged[i], &outputs[i]) else {
-                    return None;
+                let (s, out, out_deflated) = match (&outputs[i], alone[i]?) {
+                    (Some(out), Ok(out_deflated)) => (&staged[i], out, out_deflated),
+                    (_, Err(why)) => return Some(why),
+                    (None, Ok(_)) => return None,
                 };
-                if out.len() > s.before.len() {
-                    return Some("page-larger");
-                }
-                let out_deflated = deflated(out);
-                if out_deflated > s.before_deflated {
-                    return Some("page-larger");
-                }
                 let share = match all > 0.0 {
                     true => {
                         (pages[i].rules.iter())

@@ -75,7 +75,7 @@ fn every_golden_case_converts_to_its_expected_page_and_sheet() {
         };
         let page = convert_page(input.as_bytes(), &opts);
         let sheet = build_sheet([&page]).unwrap();
-        let html = String::from_utf8(page.bytes(input.as_bytes(), Some(&sheet))).unwrap();
+        let html = String::from_utf8(page.bytes(input.as_bytes(), Some(&sheet.names))).unwrap();
         let css = sheet.css.clone();
         let mut left = String::new();
         for (construct, reason) in page.left_as_is.iter() {
@@ -134,12 +134,13 @@ fn candidates_derived_from_one_conversion_equal_direct_conversions() {
             );
             assert_eq!(a.css, b.css, "{}", case.display());
             assert_eq!(
-                derived.bytes(&input, Some(&a)),
-                direct.bytes(&input, Some(&b)),
+                derived.bytes(&input, Some(&a.names)),
+                direct.bytes(&input, Some(&b.names)),
                 "{} (atomic: {atomic})",
                 case.display()
             );
-            let Some(per_page) = derived.per_page("input.html", "webdiet.css") else {
+            let Some(per_page) = derived.per_page("input.html", "webdiet.css", &Default::default())
+            else {
                 continue;
             };
             let direct = convert_page(&input, &opts(CssMode::PerPage, atomic));

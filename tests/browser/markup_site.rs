@@ -114,7 +114,10 @@ fn convert_directory_for_inspection() {
     let mut left = std::collections::BTreeMap::<String, usize>::new();
     let mut text_images = Vec::new();
     for (rel, original, page) in &pages {
-        let html = page.bytes(original, (css == CssMode::SiteSheet).then_some(&sheet));
+        let html = page.bytes(
+            original,
+            (css == CssMode::SiteSheet).then_some(&sheet.names),
+        );
         fs::write(output.join(rel), &html).unwrap();
         for (k, v) in &page.constructs_before {
             *before_total.entry(k.clone()).or_default() += v;
