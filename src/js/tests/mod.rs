@@ -1,6 +1,7 @@
 use super::oxc::{self, Arena, Goal};
 use super::*;
 
+mod corpus;
 
 fn min(src: &str) -> String {
     minify(src).unwrap_or_else(|e| panic!("{src:?}: {e}"))
