@@ -73,7 +73,7 @@ impl std::fmt::Display for Kept {
                 "an HTML-like comment at byte {at} (a comment in a script, operators in a module)"
             ),
             Kept::Goals => f.write_str(
-                "its tokens differ when read as a script and as a module (`await`, `yield`)",
+                "its tokens differ when read as a script and as a module (`await` used as a name)",
             ),
             Kept::Changed(what) => write!(f, "the minified script is not the same: {what}"),
         }
