@@ -679,8 +679,8 @@ struct ImageArgs {
     #[arg(help_heading = heading::IMAGES)]
     no_recompress: bool,
     /// Keep the site's style sheets and scripts as they are (default: style sheets minified by
-    /// lightningcss, scripts without comments and white space, where that cannot change the
-    /// rendering, kept only where smaller).
+    /// lightningcss, scripts without comments and white space, each proved the same program by
+    /// a JavaScript parser, where that cannot change the rendering, kept only where smaller).
     #[arg(long)]
     #[arg(help_heading = heading::MARKUP)]
     no_minify: bool,

@@ -1,4 +1,5 @@
-//! Test helpers shared by unit tests: where `../shared` is, and how a test that needs it skips.
+//! Test helpers shared by unit tests: where `../shared` and the package corpus are, and how a
+//! test that needs them skips.
 
 use std::path::PathBuf;
 
@@ -21,4 +22,30 @@ pub fn shared_dir() -> Option<PathBuf> {
 /// Prints why a test did nothing.
 pub fn skip(what: &str) {
     eprintln!("note: skipped: ../shared/corpora/{what} is not here (set WEBDIET_SHARED)");
+}
+
+/// The real sheets and scripts `.ci/package-corpus.sh` unpacks: `target/package-corpus/root`,
+/// or `$WEBDIET_PACKAGE_CORPUS/root`. `None` when absent (with a note on how to get them),
+/// except under `CI=true`, where a missing corpus is a failure.
+pub fn package_corpus() -> Option<PathBuf> {
+    let dir = match std::env::var_os("WEBDIET_PACKAGE_CORPUS") {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/package-corpus"),
+    }
+    .join("root");
+    if dir.is_dir() {
+        Some(dir)
+    } else if std::env::var("CI").as_deref() == Ok("true") {
+        panic!(
+            "{} is missing and CI=true (run .ci/package-corpus.sh)",
+            dir.display()
+        );
+    } else {
+        eprintln!(
+            "note: skipped: {} is not here (run .ci/package-corpus.sh, or set \
+             WEBDIET_PACKAGE_CORPUS)",
+            dir.display()
+        );
+        None
+    }
 }

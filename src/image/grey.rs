@@ -62,7 +62,7 @@ pub(super) fn from_grey_palette(png: &[u8]) -> Option<Vec<u8>> {
 /// Whether every palette entry `i` is the grey `i × step`.
 fn is_grey_ramp(plte: &Chunk<'_>, step: u8) -> bool {
     !plte.data.is_empty()
-        && plte.data.len() % 3 == 0
+        && plte.data.len().is_multiple_of(3)
         && plte.data.chunks(3).enumerate().all(|(i, rgb)| {
             u8::try_from(i * usize::from(step)).is_ok_and(|grey| rgb == [grey, grey, grey])
         })

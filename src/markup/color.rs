@@ -191,7 +191,7 @@ pub fn parse_legacy_color(value: &str) -> Option<String> {
             *c = '0';
         }
     }
-    while s.is_empty() || s.len() % 3 != 0 {
+    while s.is_empty() || !s.len().is_multiple_of(3) {
         s.push('0');
     }
     let len = s.len() / 3;

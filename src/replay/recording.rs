@@ -290,7 +290,7 @@ impl Builder {
         let n = c.batches.len().max(1);
         // The batch a client stream was opened in (pushed, even streams: the first).
         let stream_batch = |stream: u32| -> usize {
-            if stream % 2 == 0 {
+            if stream.is_multiple_of(2) {
                 return 0;
             }
             let mut opened = 0u32;

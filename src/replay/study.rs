@@ -181,7 +181,7 @@ pub fn document(size: u64) -> Vec<u8> {
     let mut body = String::new();
     let mut i = 0usize;
     while (head.len() + body.len() + tail.len()) < size as usize {
-        if i % 12 == 0 {
+        if i.is_multiple_of(12) {
             body.push_str("<p>");
         }
         body.push_str(words[(i * 7 + i / 15) % words.len()]);

@@ -15,7 +15,7 @@ pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -161,7 +161,7 @@ pub fn short_bytes(v: f64) -> String {
 
 /// A size as the 1998 study wrote it: `20k` for whole KiB, bytes otherwise.
 pub fn size_kib(size: u64) -> String {
-    if size % 1024 == 0 {
+    if size.is_multiple_of(1024) {
         format!("{}k", size / 1024)
     } else {
         thousands(size)

@@ -508,10 +508,13 @@ fn optimize(bytes: &[u8], kind: Kind, image: &image::ImageOptions, pages: &Pages
         },
         Kind::Js => match crate::js::minify_script(bytes) {
             Ok(out) => Recompressed::decide(bytes, out, Ok(()), Vec::new(), 1),
-            Err(why @ crate::js::Kept::Changed) => {
+            Err(why @ crate::js::Kept::Changed(_)) => {
                 Recompressed::kept(Recompression::VerifyFailed, why)
             }
-            Err(why) => Recompressed::kept(Recompression::Unparsed, why),
+            Err(why @ crate::js::Kept::Unparsed { .. }) => {
+                Recompressed::kept(Recompression::Unparsed, why)
+            }
+            Err(why) => Recompressed::kept(Recompression::Unsupported, why),
         },
         Kind::Svg => Recompressed::kept(
             Recompression::Unsupported,
@@ -554,7 +557,7 @@ impl LosslessReport {
                     Kind::Png => png.as_str(),
                     Kind::Jpeg => "mozjpeg transcoding, lossless, pixel-verified",
                     Kind::Css => "lightningcss, every fallback kept",
-                    Kind::Js => "comments and white space, line breaks kept",
+                    Kind::Js => "comments and white space, notices kept, proved by oxc",
                     Kind::Svg => "counted and compressed, not rewritten",
                     Kind::Html => {
                         "comments and white space the rendering ignores, proved by parsing"
@@ -601,6 +604,41 @@ mod tests {
             large.reason
         );
         assert!(large.reason.contains("parse limit"), "{}", large.reason);
+    }
+
+    #[test]
+    fn a_script_is_minified_or_kept_with_its_reason_code() {
+        let pages = Pages {
+            sheets_keep_white_space: false,
+            max_parse_bytes: 1 << 20,
+        };
+        let image = image::ImageOptions::default();
+        let js = |src: &str| optimize(src.as_bytes(), Kind::Js, &image, &pages);
+        let minified = js("var a = 1;   // one\n");
+        assert_eq!(
+            minified.outcome,
+            Recompression::Optimized,
+            "{}",
+            minified.reason
+        );
+        assert_eq!(minified.bytes.as_deref(), Some(&b"var a=1;"[..]));
+        for (src, outcome, code) in [
+            (
+                "var s = 'open",
+                Recompression::Unparsed,
+                "kept:unparsed(oxc cannot",
+            ),
+            (
+                "/*@cc_on @*/ a()",
+                Recompression::Unsupported,
+                "kept:unsupported(",
+            ),
+            ("var a=1;", Recompression::Larger, "kept:larger("),
+        ] {
+            let kept = js(src);
+            assert_eq!(kept.outcome, outcome, "{src}: {}", kept.reason);
+            assert!(kept.reason.starts_with(code), "{src}: {}", kept.reason);
+        }
     }
 
     #[test]

@@ -34,7 +34,7 @@ pub fn bursts(up: &[Frame], down: &[Frame], batches: &[usize]) -> Vec<Burst> {
         })
         .collect();
     let batch_of = |stream: u32| -> usize {
-        if stream % 2 == 0 {
+        if stream.is_multiple_of(2) {
             return 0;
         }
         last_ids
