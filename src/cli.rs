@@ -678,9 +678,10 @@ struct ImageArgs {
     #[arg(long)]
     #[arg(help_heading = heading::IMAGES)]
     no_recompress: bool,
-    /// Keep the site's style sheets and scripts as they are (default: style sheets minified by
-    /// lightningcss, scripts without comments and white space, each proved the same program by
-    /// a JavaScript parser, where that cannot change the rendering, kept only where smaller).
+    /// Keep the site's style sheets and scripts as they are (default: both without comments and
+    /// white space, where that cannot change what a browser reads, each style sheet proved
+    /// token for token and each script proved the same program by a JavaScript parser, kept
+    /// only where smaller).
     #[arg(long)]
     #[arg(help_heading = heading::MARKUP)]
     no_minify: bool,

@@ -34,6 +34,7 @@ pub mod inventory;
 pub mod js;
 pub mod markup;
 pub mod merge;
+pub mod notice;
 pub mod output;
 pub mod replay;
 pub mod report;

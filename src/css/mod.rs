@@ -8,8 +8,11 @@
 use cssparser::{Parser, ParserInput, Token};
 use serde::Serialize;
 
+pub mod canon;
 pub mod minify;
+pub mod proof;
 pub mod sheet;
+pub mod tokens;
 
 /// What kind of CSS reference it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -39,60 +39,12 @@ pub fn keep(text: &str, leading: bool) -> Option<Keep> {
     }
 }
 
-/// Phrases that mark a notice wherever they appear, compared in lower case: copyright marks,
-/// licence words (`licen` covers license, licence, licensed, licensing, sublicense, and
-/// `SPDX-License-Identifier`), and the standard phrases of the MIT, BSD, Apache and GPL texts.
-const NOTICE_PHRASES: [&str; 14] = [
-    "@license",
-    "@preserve",
-    "copyright",
-    "copyleft",
-    "©",
-    "&copy;",
-    "licen",
-    "spdx",
-    "all rights reserved",
-    "public domain",
-    "warranty",
-    "permission is hereby granted",
-    "redistribut",
-    "creative commons",
-];
-
-/// Licence names that mark a notice as whole words only (`mit`, not `submit`), in lower case.
-const NOTICE_WORDS: [&str; 13] = [
-    "gpl",
-    "gplv2",
-    "gplv3",
-    "lgpl",
-    "agpl",
-    "mit",
-    "bsd",
-    "apache",
-    "mpl",
-    "isc",
-    "cc0",
-    "wtfpl",
-    "unlicense",
-];
-
-/// Whether the comment `text` carries a notice: `/*!` or `//!` (the mark minifiers keep), a
-/// phrase of `NOTICE_PHRASES`, a word of `NOTICE_WORDS`, or `(c)` not preceded by a name's
-/// character (`Copyright (c)`, not `f(c)`). All case-insensitive. A false alarm only keeps a
-/// comment; a miss would drop a notice, so the lists lean wide.
+/// Whether the comment `text` (delimiters included) carries a notice: [`crate::notice`]'s
+/// rule, one for style sheets and scripts alike, asked of what lies between the delimiters.
 pub fn is_notice(text: &str) -> bool {
-    if text.starts_with("/*!") || text.starts_with("//!") {
-        return true;
-    }
-    let lower = text.to_lowercase();
-    NOTICE_PHRASES.iter().any(|p| lower.contains(p))
-        || lower
-            .split(|c: char| !c.is_ascii_alphanumeric())
-            .any(|word| NOTICE_WORDS.contains(&word))
-        || lower.match_indices("(c)").any(|(at, _)| {
-            !lower[..at]
-                .chars()
-                .next_back()
-                .is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | '$'))
-        })
+    let body = match text.strip_prefix("/*") {
+        Some(body) => body.strip_suffix("*/").unwrap_or(body),
+        None => text.strip_prefix("//").unwrap_or(text),
+    };
+    crate::notice::is_notice(body)
 }

@@ -1,6 +1,7 @@
 //! The rewrite's lossless pass over the files a site already ships in today's formats: each
 //! PNG and APNG recompressed by oxipng, each JPEG transcoded by mozjpeg (`crate::image`), each
-//! style sheet minified by lightningcss (`crate::css::minify`), each script stripped of its
+//! style sheet stripped of its comments and white space under a token proof
+//! (`crate::css::minify`), each script stripped of its
 //! comments and white space (`crate::js`), with `--minify-html` each page stripped of the
 //! comments and white space its rendering ignores (`crate::html::minify`), each verified, and
 //! each kept only when smaller. Names never change here, so no reference needs an edit (a PNG
@@ -504,7 +505,7 @@ fn optimize(bytes: &[u8], kind: Kind, image: &image::ImageOptions, pages: &Pages
             Ok(out) => Recompressed::decide(bytes, out, Ok(()), Vec::new(), 1),
             Err(why @ Kept::Unparsed(_)) => Recompressed::kept(Recompression::Unparsed, why),
             Err(why @ Kept::Charset(_)) => Recompressed::kept(Recompression::Unsupported, why),
-            Err(why @ Kept::NotStable) => Recompressed::kept(Recompression::VerifyFailed, why),
+            Err(why @ Kept::NotProven(_)) => Recompressed::kept(Recompression::VerifyFailed, why),
         },
         Kind::Js => match crate::js::minify_script(bytes) {
             Ok(out) => Recompressed::decide(bytes, out, Ok(()), Vec::new(), 1),
@@ -556,7 +557,7 @@ impl LosslessReport {
                 let how = match kind {
                     Kind::Png => png.as_str(),
                     Kind::Jpeg => "mozjpeg transcoding, lossless, pixel-verified",
-                    Kind::Css => "lightningcss, every fallback kept",
+                    Kind::Css => "comments and white space, every token kept, proved",
                     Kind::Js => "comments and white space, notices kept, proved by oxc",
                     Kind::Svg => "counted and compressed, not rewritten",
                     Kind::Html => {

@@ -1,7 +1,8 @@
 //! The rewrite must not change how pages look: the default corpus, samples of Space Jam and of
 //! HTML Tidy's clean-mode regression cases, a page of spacer GIFs and every golden markup case,
 //! rewritten (images and markup), render pixel-identical in headless Chromium; so does a page in
-//! every encoding family and one per way of deciding an encoding (`common::encodings`).
+//! every encoding family and one per way of deciding an encoding (`common::encodings`), and a
+//! windows-1252 page whose icon sheet was minified.
 
 use crate::common;
 
@@ -541,6 +542,30 @@ fn a_modern_site_renders_pixel_identical_after_its_images_and_style_sheet_are_op
         Some(1),
         "an upright photo must differ"
     );
+}
+
+#[test]
+fn a_windows_1252_page_keeps_its_icons_after_its_style_sheet_is_minified() {
+    if !chromium_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("site");
+    common::encodings::write_icon_font_site(&site);
+    let report = rewrite_and_verify_with(&site, None, &[]);
+    let rows = report["lossless"]["rows"].as_array().unwrap();
+    let sheet = rows.iter().find(|r| r["path"] == "css/icons.css").unwrap();
+    assert_eq!(sheet["outcome"], "optimized", "{sheet}");
+    // And it would have seen the sheet as lightningcss printed it (its escapes decoded into
+    // UTF-8 bytes, read as windows-1252): that renders differently.
+    let decoded = tmp.path().join("decoded");
+    common::encodings::write_icon_font_site(&decoded);
+    let printed =
+        webdiet::css::minify::printed_by_lightningcss(common::encodings::ICON_SHEET).unwrap();
+    assert!(!printed.is_ascii(), "{printed}");
+    std::fs::write(decoded.join("css/icons.css"), printed).unwrap();
+    let output = verify_output(&site, &decoded, &tmp.path().join("diff2"));
+    assert_eq!(output.status.code(), Some(1), "decoded escapes must differ");
 }
 
 #[test]

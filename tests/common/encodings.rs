@@ -279,3 +279,26 @@ pub fn write(root: &std::path::Path) -> Vec<EncodedPage> {
     super::write_site(root, &files);
     pages
 }
+
+/// The icon sheet of [`write_icon_font_site`], in the manner of Font Awesome 4: its icons are
+/// escapes of private-use characters, its text escapes of others, in an ASCII file with no
+/// `@charset`, so the page's windows-1252 is what a browser reads it in.
+pub const ICON_SHEET: &str = "/*!\n *  Icon sheet (written for webdiet's tests, in the manner \
+of Font Awesome 4)\n */\n.fa {\n  display: inline-block;\n  font: normal normal normal \
+14px/1 sans-serif;\n}\n/* one icon */\n.fa-glass:before {\n  content: \"\\f000\";\n}\n\
+.accent:after {\n  content: \"caf\\e9  \\2014\";\n}\n";
+
+/// Writes a windows-1252 page (`index.html`, `<meta charset=windows-1252>`) that links
+/// `css/icons.css` ([`ICON_SHEET`]) under `root`.
+pub fn write_icon_font_site(root: &std::path::Path) {
+    let page = b"<html><head><meta charset=\"windows-1252\"><title>Ic\xf4nes</title>\
+<link rel=\"stylesheet\" href=\"css/icons.css\"></head>\n<body><p>Caf\xe9 \
+<i class=\"fa fa-glass\"></i> <span class=\"accent\"></span></p></body></html>\n";
+    super::write_site(
+        root,
+        &[
+            ("index.html", &page[..]),
+            ("css/icons.css", ICON_SHEET.as_bytes()),
+        ],
+    );
+}

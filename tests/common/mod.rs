@@ -7,6 +7,7 @@ pub mod archives;
 pub mod encodings;
 pub mod modern;
 pub mod rawgif;
+pub mod sheets;
 
 use std::path::{Path, PathBuf};
 
@@ -196,6 +197,27 @@ pub fn shared_corpus(name: &str) -> Option<PathBuf> {
         );
     }
     eprintln!("note: skipping, {} is not present", dir.display());
+    None
+}
+
+/// The package corpus's root (`.ci/package-corpus.sh`: real sheets and scripts of Debian
+/// packages; `WEBDIET_PACKAGE_CORPUS` names another place), or `None` (with a note) when it has
+/// not been fetched on a user's machine. In CI (`CI=true`) a missing corpus fails the test.
+pub fn package_corpus() -> Option<PathBuf> {
+    let root = sheets::package_root();
+    if root.is_dir() {
+        return Some(root);
+    }
+    assert!(
+        !in_ci(),
+        "CI=true but the package corpus is missing at {}: .ci/run fetches it with \
+         .ci/package-corpus.sh",
+        root.display()
+    );
+    eprintln!(
+        "note: skipping, {} is not present (bash .ci/package-corpus.sh makes it)",
+        root.display()
+    );
     None
 }
 

@@ -600,3 +600,121 @@ proptest! {
         prop_assert_eq!(seen, whole);
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// (c) Style-sheet minification
+
+/// Pieces of CSS that sit next to each other in every order: tokens that may run into one
+/// another once the white space between them goes, comments of every kind, escapes, blocks.
+const CSS_PIECES: &[&str] = &[
+    "a",
+    "b1",
+    "-",
+    "+",
+    "*",
+    "/",
+    "\\",
+    "\\9",
+    "\\0 ",
+    "!",
+    "important",
+    ">",
+    "~",
+    ",",
+    ";",
+    ":",
+    "{",
+    "}",
+    "(",
+    ")",
+    "[",
+    "]",
+    "1",
+    ".5",
+    "2px",
+    "%",
+    "#f00",
+    "\"s\"",
+    "'\\f000'",
+    "url(x)",
+    "url( \"y\" )",
+    "calc(",
+    "expression(",
+    "and",
+    "@media",
+    "@x",
+    "@font-face",
+    "--v",
+    "<!--",
+    "-->",
+    "first-letter",
+    "=",
+    "|",
+    " ",
+    "  ",
+    "\n",
+    "\t",
+    "/**/",
+    "/* c */",
+    "/*! n */",
+    "/* \\*/",
+    "/*/",
+    "*/",
+    "@import",
+    "@charset \"utf-8\";",
+    "@supports",
+    "@-webkit-keyframes",
+    "@page",
+    "from",
+    "0%",
+    "\\\n",
+    "u+1f",
+    "e-",
+    "not",
+    "only",
+];
+
+/// `pieces` joined, with each closing bracket that closes nothing left out and every block
+/// still open closed at the end (so that most sheets are read, not refused).
+fn balanced(pieces: &[&str]) -> String {
+    let mut css = String::new();
+    let mut open = Vec::new();
+    for piece in pieces {
+        let closer = match piece.chars().last() {
+            Some('{') => Some('}'),
+            Some('(') => Some(')'),
+            Some('[') => Some(']'),
+            _ => None,
+        };
+        if matches!(*piece, "}" | ")" | "]") && open.last() != piece.chars().next().as_ref() {
+            continue;
+        }
+        if matches!(*piece, "}" | ")" | "]") {
+            open.pop();
+        }
+        open.extend(closer);
+        css.push_str(piece);
+    }
+    css.extend(open.iter().rev());
+    css
+}
+
+proptest! {
+    #![proptest_config(config(512))]
+
+    #[test]
+    fn a_minified_sheet_is_proved_no_larger_and_minifies_to_itself(
+        pieces in prop::collection::vec(prop::sample::select(CSS_PIECES), 0..60)
+    ) {
+        use webdiet::css::minify::{minify_text, Kept};
+        let css = balanced(&pieces);
+        match minify_text(&css) {
+            Ok(out) => {
+                prop_assert!(out.len() <= css.len(), "{:?} → {:?}", css, out);
+                prop_assert_eq!(minify_text(&out).ok(), Some(out.clone()), "{:?}", css);
+            }
+            Err(Kept::NotProven(why)) => prop_assert!(false, "{:?}: {}", css, why),
+            Err(_) => {}
+        }
+    }
+}

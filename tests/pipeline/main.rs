@@ -1,5 +1,6 @@
 //! The pipeline end to end through the built binary: analyze, rewrite, audit, the reports
-//! and their schema, the link listing, encodings, names and symlinks, the shipped corpus.
+//! and their schema, the link listing, encodings, names and symlinks, the shipped corpus, and
+//! the style sheets of Debian packages (the package corpus) under the minifier's proof.
 //!
 //! One test binary per subject (as ripgrep keeps one): each integration binary links the
 //! whole crate, so 27 of them cost more to build than their tests take to run.
@@ -23,4 +24,5 @@ mod report_imports;
 mod report_schema;
 mod report_snapshots;
 mod rewrite;
+mod style_sheets;
 mod symlinks;
