@@ -23,4 +23,5 @@ mod report_imports;
 mod report_schema;
 mod report_snapshots;
 mod rewrite;
+mod rewrite_references;
 mod symlinks;
