@@ -376,23 +376,42 @@ impl crate::audit::Progress for StderrProgress {
     }
 }
 
-/// `webdiet verify`: 0 when every page renders identically, 1 when some page differs, went
-/// missing or could not be rendered, 2 (an `Err`) when Chromium is missing or a tree is unusable.
+/// `webdiet verify`: [`verify_status`], or 2 (an `Err`) when Chromium is missing or a tree is
+/// unusable.
 fn run_verify(cfg: &VerifyConfig, config: &Config) -> Result<Status> {
     let report = crate::verify::verify(&cfg.original, &cfg.rewritten, &cfg.verify)?;
     print_problems(&report.listing_problems, Path::new(""), config);
     print_problems(&report.problems, Path::new(""), config);
+    if config.verbosity != Verbosity::Quiet {
+        for n in &report.not_checked {
+            eprintln!(
+                "webdiet: {}: not checked (timed out after {:.0} s): {}",
+                shown(Path::new(&n.page)),
+                n.patience_s,
+                n.message
+            );
+        }
+    }
     let text = if cfg.json {
         report::json::to_string(&report)
     } else {
         report::terminal::verify::verify(&report, &config.text_style())
     };
     print_stdout(&text)?;
-    Ok(if report.all_identical() {
-        Status::Success
-    } else {
-        Status::Failed
-    })
+    Ok(verify_status(&report))
+}
+
+/// The exit status of `webdiet verify`: 0 when no compared page differs and nothing failed
+/// ([`VerifyReport::all_identical`](crate::verify::VerifyReport::all_identical)), 1 when some
+/// page differs, went missing, could not be rendered or read, or there was no page to compare.
+/// A page whose render timed out is "not checked" and fails nothing, so that a busy CI runner
+/// gets no red build from it; the summary and the JSON (`not_checked`) say which pages, and a
+/// CI job that needs every page proven can require `not_checked` to be empty.
+pub fn verify_status(report: &crate::verify::VerifyReport) -> Status {
+    match report.all_identical() {
+        true => Status::Success,
+        false => Status::Failed,
+    }
 }
 
 /// Each problem on stderr as `webdiet: SITE/PATH: message [code]`, unless `--quiet`. Paths

@@ -151,8 +151,10 @@ enum Sub {
     },
     /// Render the pages of two site trees in headless Chromium and compare them pixel by pixel.
     ///
-    /// Exit status: 0 every page is pixel-identical; 1 some page differs, is missing from the
-    /// rewritten tree or could not be rendered; 2 Chromium is missing or a directory is bad.
+    /// Exit status: 0 every page compared is pixel-identical; 1 some page differs, is missing
+    /// from the rewritten tree or could not be rendered; 2 Chromium is missing or a directory is
+    /// bad. A page whose render runs out of time (30 s, and 15 s more per MiB of the page and
+    /// what it loads) is listed as "not checked (timed out)" and fails nothing.
     Verify {
         /// The original site: a directory or a web archive (.warc[.gz], .arc[.gz], .wacz).
         original: PathBuf,

@@ -208,6 +208,17 @@ pub fn analyze(site: &Site, opts: &AnalyzeOptions) -> Inventory {
 }
 
 /// Reads one page or style sheet and resolves its references.
+/// One page or style sheet read and resolved on its own, as [`analyze`] reads every one
+/// (`None` when it cannot be read or is over the parse limit): what `verify` weighs a page by.
+pub fn document(
+    site: &Site,
+    resolver: &Resolver<'_>,
+    file: &SiteFile,
+    opts: &AnalyzeOptions,
+) -> Option<Document> {
+    read_document(site, resolver, file, opts).0
+}
+
 fn read_document(
     site: &Site,
     resolver: &Resolver<'_>,

@@ -76,7 +76,9 @@ pub struct RenderOptions {
     /// Screenshots are cut at this height (and width) in pixels, which bounds memory for
     /// runaway pages. Default: 16384.
     pub max_size: u32,
-    /// How long one page may take to load and be captured. Default: 30 s.
+    /// How long one page may take to load and be captured, and the browser to start. Default:
+    /// 30 s. The render check gives each page more when it is large
+    /// ([`Browser::render_url_within`], `verify::Patience`).
     pub timeout: Duration,
     /// How much virtual time a page's scripts get before the shot: timers up to this far
     /// ahead fire, in order, whatever the machine's load (the clock stands still while a
@@ -221,6 +223,8 @@ pub struct Browser {
     next_id: u64,
     profile: Profile,
     opts: RenderOptions,
+    /// How long the page being rendered was given (what a timeout's message says).
+    patience: Duration,
 }
 
 /// Where a browser keeps its profile.
@@ -302,6 +306,7 @@ impl Browser {
             next_id: 0,
             profile,
             opts: opts.clone(),
+            patience: opts.timeout,
         };
         let deadline = Instant::now() + opts.timeout;
         if let Err(e) = browser.call("Browser.getVersion", json!({}), None, deadline) {
@@ -342,7 +347,21 @@ impl Browser {
     /// Renders a URL (a `file:` URL, or `http://127.0.0.1:…` from webdiet's own server; every
     /// other host is unreachable by construction) in a new tab and captures the whole page.
     pub fn render_url(&mut self, url: &str) -> Result<Screenshot, RenderError> {
-        let deadline = Instant::now() + self.opts.timeout;
+        self.render_url_within(url, self.opts.timeout)
+    }
+
+    /// [`Browser::render_url`] with `patience` for this page instead of
+    /// [`RenderOptions::timeout`]: every DevTools call of the render, from opening the tab to
+    /// the screenshot, must be answered before it has passed (a large page takes longer to lay
+    /// out, and longer still on a busy machine). A render that runs out of it fails with the
+    /// code `timeout`.
+    pub fn render_url_within(
+        &mut self,
+        url: &str,
+        patience: Duration,
+    ) -> Result<Screenshot, RenderError> {
+        self.patience = patience;
+        let deadline = Instant::now() + patience;
         self.in_new_tab(deadline, |browser, target_id| {
             browser.render_in_target(target_id, url, deadline)
         })
@@ -357,6 +376,7 @@ impl Browser {
     /// give a string, which says why the page will never be ready (an image that failed to
     /// load): that is then the error, at once, rather than a timeout.
     pub fn render_url_when(&mut self, url: &str, ready: &str) -> Result<Screenshot, RenderError> {
+        self.patience = self.opts.timeout;
         let deadline = Instant::now() + self.opts.timeout;
         self.in_new_tab(deadline, |browser, target_id| {
             let session = browser.attach(target_id, deadline)?;
@@ -458,6 +478,7 @@ impl Browser {
             .map_err(|e| RenderError::new("protocol", format!("no absolute path: {e}")))?;
         let url = url::Url::from_file_path(&absolute)
             .map_err(|()| RenderError::new("protocol", "not a file URL"))?;
+        self.patience = self.opts.timeout;
         let deadline = Instant::now() + self.opts.timeout;
         self.in_new_tab(deadline, |browser, target_id| {
             let session = browser.open_in_target(target_id, url.as_str(), deadline)?;
@@ -722,7 +743,11 @@ impl Browser {
                 "timeout",
                 format!(
                     "{waiting_for}: no answer within {} s",
-                    self.opts.timeout.as_secs_f64()
+                    // 30 s as "30", a page's scaled patience to a tenth.
+                    match self.patience.subsec_millis() {
+                        0 => self.patience.as_secs().to_string(),
+                        _ => format!("{:.1}", self.patience.as_secs_f64()),
+                    }
                 ),
             )),
             Err(RecvTimeoutError::Disconnected) => Err(RenderError::new(

@@ -216,28 +216,56 @@ fn find_close(bytes: &[u8], tag: &str, from: usize) -> Option<usize> {
 /// (a named one without `;` followed by `=` or a letter or digit is left as written, the
 /// standard's rule for attribute values).
 pub fn decode_attribute(raw: &str) -> Cow<'_, str> {
-    if !raw.contains('&') {
+    let references = attribute_references(raw);
+    if references.is_empty() {
         return Cow::Borrowed(raw);
     }
     let mut out = String::with_capacity(raw.len());
-    let mut rest = raw;
-    while let Some(amp) = rest.find('&') {
-        out.push_str(&rest[..amp]);
-        rest = &rest[amp..];
-        let used = match rest[1..].strip_prefix('#') {
-            Some(number) => numeric_reference(number, &mut out).map(|n| n + 2),
-            None => named_reference(&rest[1..], &mut out).map(|n| n + 1),
+    let mut at = 0;
+    for r in references {
+        out.push_str(&raw[at..r.span.start]);
+        out.push_str(&r.chars);
+        at = r.span.end;
+    }
+    out.push_str(&raw[at..]);
+    Cow::Owned(out)
+}
+
+/// A character reference in an attribute value, as the tokenizer reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CharRef {
+    /// Where it is written in the value: `&` to the end of its name or number, with the `;`
+    /// when there is one.
+    pub span: Range<usize>,
+    /// The one or two characters it stands for.
+    pub chars: String,
+}
+
+/// The character references of an attribute value, in source order, by the rules of
+/// [`decode_attribute`]: what the rewrite needs to know which bytes of a reference spell which
+/// character of the URL a browser reads (`&#97;.gif` is `a.gif`, its `a` written in 5 bytes).
+pub fn attribute_references(raw: &str) -> Vec<CharRef> {
+    let mut found = Vec::new();
+    let mut at = 0;
+    while let Some(amp) = raw[at..].find('&').map(|i| i + at) {
+        let rest = &raw[amp + 1..];
+        let mut chars = String::new();
+        let used = match rest.strip_prefix('#') {
+            Some(number) => numeric_reference(number, &mut chars).map(|n| n + 2),
+            None => named_reference(rest, &mut chars).map(|n| n + 1),
         };
         match used {
-            Some(n) => rest = &rest[n..],
-            None => {
-                out.push('&');
-                rest = &rest[1..];
+            Some(n) => {
+                found.push(CharRef {
+                    span: amp..amp + n,
+                    chars,
+                });
+                at = amp + n;
             }
+            None => at = amp + 1,
         }
     }
-    out.push_str(rest);
-    Cow::Owned(out)
+    found
 }
 
 /// `x41;` / `65` after `&#`: pushes the character, returns the bytes used.
@@ -395,6 +423,26 @@ mod tests {
         ] {
             assert_eq!(decode_attribute(raw), decoded, "{raw}");
         }
+    }
+
+    #[test]
+    fn each_reference_has_the_span_it_is_written_in() {
+        let raw = "&#97;&#x61&period;gif&amp&copy=&notit;&fjlig;";
+        let references = attribute_references(raw);
+        let found: Vec<(&str, &str)> = references
+            .iter()
+            .map(|r| (&raw[r.span.clone()], r.chars.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("&#97;", "a"),
+                ("&#x61", "a"),
+                ("&period;", "."),
+                ("&amp", "&"),
+                ("&fjlig;", "fj"),
+            ]
+        );
     }
 
     #[test]

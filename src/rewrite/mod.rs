@@ -23,6 +23,7 @@ pub mod paint_check;
 mod precompress;
 pub mod spans;
 mod templates;
+mod written;
 
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, BTreeSet, HashMap};

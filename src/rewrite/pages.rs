@@ -13,6 +13,8 @@ use encoding_rs::Encoding;
 use url::Url;
 
 use super::spans::{self, Occurrence, Place};
+use super::written;
+use crate::site::name;
 use crate::site::resolve::{Resolver, Target};
 
 /// Replace `span` of the original bytes with `replacement`.
@@ -51,46 +53,28 @@ pub fn apply(bytes: &[u8], edits: &[RefEdit]) -> Vec<u8> {
     out
 }
 
-/// [`retarget_in`] for a reference in UTF-8 (a style sheet's text).
+/// The reference `raw`, as written in a style sheet (UTF-8, no character references), as it
+/// should now be written; see [`retarget_in`].
 pub fn retarget(raw: &[u8], rename: &Rename) -> Option<Vec<u8>> {
-    retarget_in(raw, rename, encoding_rs::UTF_8)
+    retarget_in(raw, rename, encoding_rs::UTF_8, Place::Css)
 }
 
 /// The reference as it should now be written, or `None` when the reference's last path
 /// segment is not recognisably the file's name (then it is left alone, and the original file
 /// stays in the output). Query and fragment are kept; relative form is kept.
 ///
-/// The last segment is found in the text as the browser decodes it (`encoding`), not in the
-/// bytes: Shift_JIS and Big5 write `表`, `ソ`, `許` with 0x5C, the byte of `\`, as their second
-/// byte. `?`, `#`, `/`, `.` and the ASCII tail are never such a byte, so they are found in
-/// the bytes as they are.
-pub fn retarget_in(raw: &[u8], rename: &Rename, encoding: &'static Encoding) -> Option<Vec<u8>> {
-    let path_end = raw
-        .iter()
-        .position(|&b| b == b'?' || b == b'#')
-        .unwrap_or(raw.len());
-    let path = match std::str::from_utf8(&raw[..path_end]) {
-        Ok(text) => std::borrow::Cow::Borrowed(text),
-        Err(_) => encoding.decode_without_bom_handling(&raw[..path_end]).0,
-    };
-    let seg_start = path.rfind(['/', '\\']).map_or(0, |p| p + 1);
-    let seg = path[seg_start..].as_bytes();
-    let tail = rename.old_tail.as_bytes();
-    let ends_with_tail =
-        |b: &[u8]| b.len() > tail.len() && b[b.len() - tail.len()..].eq_ignore_ascii_case(tail);
-    let cut = if ends_with_tail(seg) && ends_with_tail(&raw[..path_end]) {
-        path_end - tail.len()
-    } else if !tail.is_empty() && !seg.is_empty() && !seg.contains(&b'.') {
-        // Extensionless (`../Icons/w3c_home` for `w3c_home.gif`): append the new tail.
-        path_end
-    } else {
-        return None;
-    };
-    let mut out = Vec::with_capacity(raw.len() + rename.new_tail.len());
-    out.extend_from_slice(&raw[..cut]);
-    out.extend_from_slice(rename.new_tail.as_bytes());
-    out.extend_from_slice(&raw[path_end..]);
-    Some(out)
+/// The name is found in the URL as the browser reads it ([`written`]): the bytes decoded in
+/// the page's `encoding` (Shift_JIS and Big5 write `表`, `ソ`, `許` with 0x5C, the byte of `\`,
+/// as their second byte), then character references decoded in attribute values
+/// (`&#97;.gif` is `a.gif`, and its `#` no fragment), the path ending at the first `?` or `#`
+/// of that text. Only the bytes that spell the old tail change.
+pub fn retarget_in(
+    raw: &[u8],
+    rename: &Rename,
+    encoding: &'static Encoding,
+    place: Place,
+) -> Option<Vec<u8>> {
+    written::retarget(raw, &written::read(raw, encoding, place), rename, false)
 }
 
 /// Where a document's references are resolved from.
@@ -109,14 +93,16 @@ pub fn reference_edits(bytes: &[u8], occurrences: &[Occurrence], cx: &Context<'_
     let mut edits = Vec::new();
     for occ in occurrences {
         let raw = &bytes[occ.span.clone()];
-        let value = decode(raw, cx.encoding, occ.place);
+        let units = written::read(raw, cx.encoding, occ.place);
+        let value = written::text(&units);
         let Target::Local { path, .. } = cx.resolver.resolve(&cx.base, &value) else {
             continue;
         };
         let Some(rename) = cx.renames.get(&path) else {
             continue;
         };
-        if let Some(replacement) = retarget_in(raw, rename, cx.encoding) {
+        let query_named = named_with_query(&path, &cx.base, &value);
+        if let Some(replacement) = written::retarget(raw, &units, rename, query_named) {
             edits.push(RefEdit {
                 span: occ.span.clone(),
                 replacement,
@@ -124,6 +110,17 @@ pub fn reference_edits(bytes: &[u8], occurrences: &[Occurrence], cx: &Context<'_
         }
     }
     edits
+}
+
+/// Whether `path`, the file `value` resolved to, is named with the URL's query (a web
+/// archive's capture of `q?.gif`, which the resolver looks up before `q`): then the query is
+/// part of the file's name, and of what is renamed.
+fn named_with_query(path: &str, base: &Url, value: &str) -> bool {
+    let Ok(url) = base.join(value) else {
+        return false;
+    };
+    url.query()
+        .is_some_and(|q| !q.is_empty() && path.ends_with(&name::query_name("", q)))
 }
 
 /// The URL occurrences of a style sheet.
@@ -138,64 +135,6 @@ pub fn css_occurrences(text: &str) -> Vec<Occurrence> {
             })
         })
         .collect()
-}
-
-/// A URL as written → the URL the browser resolves (charset decoded; character references
-/// decoded in attribute values).
-fn decode(raw: &[u8], encoding: &'static Encoding, place: Place) -> String {
-    let text = match std::str::from_utf8(raw) {
-        Ok(text) => text.to_string(),
-        Err(_) => encoding.decode_without_bom_handling(raw).0.into_owned(),
-    };
-    match place {
-        Place::Attribute | Place::Srcset if text.contains('&') => decode_entities(&text),
-        _ => text,
-    }
-}
-
-/// Decodes numeric character references and the entities that occur in URLs (`&amp;` …).
-/// Others are left as written.
-pub fn decode_entities(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(amp) = rest.find('&') {
-        out.push_str(&rest[..amp]);
-        rest = &rest[amp..];
-        let end = rest[1..]
-            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '#'))
-            .map_or(rest.len(), |e| e + 1);
-        let name = &rest[1..end];
-        let decoded = match name {
-            "amp" => Some('&'),
-            "lt" => Some('<'),
-            "gt" => Some('>'),
-            "quot" => Some('"'),
-            "apos" => Some('\''),
-            "nbsp" => Some('\u{a0}'),
-            _ => name.strip_prefix('#').and_then(|n| {
-                let code = match n.strip_prefix(['x', 'X']) {
-                    Some(hex) => u32::from_str_radix(hex, 16).ok(),
-                    None => n.parse().ok(),
-                };
-                code.and_then(char::from_u32)
-            }),
-        };
-        match decoded {
-            Some(c) => {
-                out.push(c);
-                rest = &rest[end..];
-                if rest.starts_with(';') {
-                    rest = &rest[1..];
-                }
-            }
-            None => {
-                out.push('&');
-                rest = &rest[1..];
-            }
-        }
-    }
-    out.push_str(rest);
-    out
 }
 
 #[cfg(test)]
@@ -270,11 +209,5 @@ mod tests {
             apply(page, &edits),
             b"<IMG  SRC=a.png ALT='\xe9'><img src=\"b.png\">".to_vec()
         );
-    }
-
-    #[test]
-    fn entities_in_urls_are_decoded_for_resolution() {
-        assert_eq!(decode_entities("a.gif?x=1&amp;y=2"), "a.gif?x=1&y=2");
-        assert_eq!(decode_entities("a&#46;gif&copy"), "a.gif&copy");
     }
 }

@@ -4,12 +4,16 @@
 //! full-page screenshots are compared pixel by pixel ([`diff`]). A page that differs gets a
 //! diff image (original greyed, differing pixels red) in the output directory.
 //!
+//! A page gets time to render in proportion to its size, and one that runs out of it is
+//! reported as not checked, never as different ([`patience`]).
+//!
 //! Both trees are served by webdiet's own HTTP server on loopback (the one the replay uses),
 //! not opened as `file:` URLs: a site is written for a server, which finds `w3c_home` as
 //! `w3c_home.gif`, a directory's index page and a name in the wrong case, and sends `.xhtml`
 //! as XML. Rendered from disk, the original would show broken images the rewrite has fixed.
 
 pub mod diff;
+pub mod patience;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -26,12 +30,16 @@ use crate::replay::transport::TcpOptions;
 use crate::replay::{ServedSite, ServerOptions};
 use crate::site::resolve::Resolver;
 use crate::site::{self, CrawlOptions, FileKind};
+pub use patience::{NotChecked, NotCheckedReason, Patience};
 
 /// Options for [`verify`].
 #[derive(Debug, Clone)]
 pub struct VerifyOptions {
-    /// How pages are rendered (window 1024×768, 30 s per page, …). Default: [`RenderOptions::default`].
+    /// How pages are rendered (window 1024×768, …). Default: [`RenderOptions::default`].
     pub render: RenderOptions,
+    /// How long each render of a page may take: 30 s, and 15 s more per MiB of the page and
+    /// what it loads. Default: [`Patience::default`].
+    pub patience: Patience,
     /// Check at most this many pages, spread evenly over the sorted list. Default: all.
     pub pages: Option<usize>,
     /// Where diff images go. Default: `out/<original site name>/verify/`.
@@ -44,6 +52,7 @@ impl Default for VerifyOptions {
     fn default() -> Self {
         VerifyOptions {
             render: RenderOptions::default(),
+            patience: Patience::default(),
             pages: None,
             out_dir: PathBuf::from("out/site/verify"),
             workers: 2,
@@ -85,6 +94,9 @@ pub struct VerifyReport {
     pub missing_in_rewritten: Vec<String>,
     /// Pages that could not be rendered or compared.
     pub problems: Vec<Problem>,
+    /// Pages not checked, and why: a render ran out of the page's patience. Not a
+    /// difference, and no failure of the check; sorted by path.
+    pub not_checked: Vec<NotChecked>,
     /// What listing the two trees found (unreadable files, binary files named `.html`…),
     /// each path prefixed with its tree: reported, and not a rendering difference.
     pub listing_problems: Vec<Problem>,
@@ -110,13 +122,28 @@ impl VerifyReport {
             .max_by(|a, b| a.share.total_cmp(&b.share))
     }
 
-    /// At least one page was compared, every compared page is identical, nothing failed, no
-    /// page went missing and none was left out.
+    /// Every compared page is identical, nothing failed, no page went missing and none was
+    /// left out: the check passes (exit 0). Pages [`not checked`](Self::not_checked) because
+    /// they timed out do not count either way: when every page timed out, nothing differs
+    /// and nothing is proven, which [`Self::nothing_checked`] tells apart.
     pub fn all_identical(&self) -> bool {
         self.identical() == self.pages.len()
             && self.problems.is_empty()
             && self.missing_in_rewritten.is_empty()
             && self.incomplete.is_empty()
+    }
+
+    /// Pages were chosen, and every one ran out of time: the check proved nothing.
+    pub fn nothing_checked(&self) -> bool {
+        self.pages.is_empty() && !self.not_checked.is_empty()
+    }
+
+    /// Some page was not checked because its render timed out.
+    pub fn timed_out(&self) -> usize {
+        self.not_checked
+            .iter()
+            .filter(|n| n.reason == NotCheckedReason::TimedOut)
+            .count()
     }
 }
 
@@ -165,19 +192,19 @@ pub fn verify(original: &Path, rewritten: &Path, opts: &VerifyOptions) -> Result
     listing_problems.sort();
     listing_problems.dedup();
     let incomplete = shortfalls(original, rewritten, &chosen, &in_both, &listing_problems);
-    let mut problems = Vec::new();
-    let report = |pages, problems| VerifyReport {
+    let report = |pages, problems, not_checked| VerifyReport {
         original: original.to_path_buf(),
         rewritten: rewritten.to_path_buf(),
         pages_in_both: in_both.len(),
         pages,
         missing_in_rewritten: missing.clone(),
         problems,
+        not_checked,
         listing_problems: listing_problems.clone(),
         incomplete: incomplete.clone(),
     };
     if chosen.is_empty() {
-        return Ok(report(Vec::new(), Vec::new()));
+        return Ok(report(Vec::new(), Vec::new(), Vec::new()));
     }
     chromium::find_chromium(&opts.render)?;
 
@@ -185,6 +212,17 @@ pub fn verify(original: &Path, rewritten: &Path, opts: &VerifyOptions) -> Result
         Resolver::new(&served_before.site, None),
         Resolver::new(&served_after.site, None),
     );
+    // What each page weighs, the heavier of its two versions, and so the time it gets.
+    let weights: Vec<u64> = chosen
+        .iter()
+        .map(|page| {
+            patience::weight(&served_before.site, &resolve_before, page).max(patience::weight(
+                &served_after.site,
+                &resolve_after,
+                page,
+            ))
+        })
+        .collect();
     // Chromium keeps connections open between pages; a short idle timeout lets the server's
     // threads end soon after the last page.
     let server_opts = ServerOptions {
@@ -219,20 +257,24 @@ pub fn verify(original: &Path, rewritten: &Path, opts: &VerifyOptions) -> Result
                 format!("http://{}{path}", server_after.addr),
             )
         };
-        let results = render_all(&chosen, &urls, opts);
+        let results = render_all(&chosen, &weights, &urls, opts);
         server_before.stop();
         server_after.stop();
         results
     })?;
-    let mut pages = Vec::new();
+    let (mut pages, mut problems, mut not_checked) = (Vec::new(), Vec::new(), Vec::new());
     for (page, result) in chosen.iter().zip(results) {
         match result {
-            Ok(page_result) => pages.push(page_result),
-            Err(problem) => problems.push(Problem::new(page.clone(), problem.0, problem.1)),
+            Outcome::Compared(page_result) => pages.push(page_result),
+            Outcome::NotChecked(n) => not_checked.push(n),
+            Outcome::Failed(code, message) => {
+                problems.push(Problem::new(page.clone(), code, message))
+            }
         }
     }
     problems.sort();
-    Ok(report(pages, problems))
+    not_checked.sort_by(|a, b| a.page.cmp(&b.page));
+    Ok(report(pages, problems, not_checked))
 }
 
 /// A listing problem with its tree's path in front, so that it says which tree it is about.
@@ -302,15 +344,24 @@ pub fn sample(items: &[String], limit: Option<usize>) -> Vec<String> {
     }
 }
 
-type PageOutcome = std::result::Result<PageResult, (&'static str, String)>;
+/// What became of one page.
+enum Outcome {
+    Compared(PageResult),
+    /// A render ran out of the page's patience.
+    NotChecked(NotChecked),
+    /// Not rendered or not compared for another reason: a code and a message.
+    Failed(&'static str, String),
+}
 
-/// Renders the chosen pages with a few browsers at once; results come back in page order.
+/// Renders the chosen pages (each of `weights[i]` bytes) with a few browsers at once; results
+/// come back in page order.
 fn render_all(
     chosen: &[String],
+    weights: &[u64],
     urls: &(dyn Fn(&str) -> (String, String) + Sync),
     opts: &VerifyOptions,
-) -> Result<Vec<PageOutcome>> {
-    let slots: Vec<Mutex<Option<PageOutcome>>> = chosen.iter().map(|_| Mutex::new(None)).collect();
+) -> Result<Vec<Outcome>> {
+    let slots: Vec<Mutex<Option<Outcome>>> = chosen.iter().map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
     let workers = opts.workers.clamp(1, chosen.len().max(1));
     let fatal: Mutex<Option<Error>> = Mutex::new(None);
@@ -336,7 +387,18 @@ fn render_all(
                             }
                         }
                     }
-                    let outcome = check_page(&mut browser, page, urls(page), opts);
+                    let weight = weights[i];
+                    let outcome = match check_page(&mut browser, page, weight, urls(page), opts) {
+                        Ok(result) => Outcome::Compared(result),
+                        Err(("timeout", message)) => Outcome::NotChecked(NotChecked {
+                            page: page.clone(),
+                            reason: NotCheckedReason::TimedOut,
+                            weight_bytes: weight,
+                            patience_s: opts.patience.for_bytes(weight).as_secs_f64(),
+                            message,
+                        }),
+                        Err((code, message)) => Outcome::Failed(code, message),
+                    };
                     *slots[i].lock().expect("not poisoned") = Some(outcome);
                 }
             });
@@ -350,7 +412,10 @@ fn render_all(
         .map(|slot| {
             slot.into_inner()
                 .expect("not poisoned")
-                .unwrap_or(Err(("not-rendered", "no browser rendered it".to_string())))
+                .unwrap_or(Outcome::Failed(
+                    "not-rendered",
+                    "no browser rendered it".to_string(),
+                ))
         })
         .collect())
 }
@@ -358,16 +423,23 @@ fn render_all(
 /// Extra rounds of rendering both sides when a page differs (see [`check_page`]).
 const MAX_EXTRA_ROUNDS: usize = 2;
 
-/// Renders one page from both trees, compares, and writes the diff image if they differ.
+type PageOutcome = std::result::Result<PageResult, (&'static str, String)>;
+
+/// Renders one page (weighing `weight` bytes) from both trees, compares, and writes the diff
+/// image if they differ. A render that times out, in any round, fails it with the code
+/// `timeout`: even after a first comparison differed, since under load a difference that
+/// cannot be rendered again is as likely the load's as the rewrite's.
 fn check_page(
     browser: &mut Browser,
     page: &str,
+    weight: u64,
     (before, after): (String, String),
     opts: &VerifyOptions,
 ) -> PageOutcome {
+    let patience = opts.patience.for_bytes(weight);
     let shoot = |browser: &mut Browser, url: &str, side: &str| {
         let shot = browser
-            .render_url(url)
+            .render_url_within(url, patience)
             .map_err(|e| (e.code, format!("{side}: {}", e.message)))?;
         let image =
             diff::decode_png(&shot.png).map_err(|e| ("bad-screenshot", format!("{side}: {e}")))?;
@@ -387,8 +459,12 @@ fn check_page(
         let (mut originals, mut rewrittens) = (vec![a], vec![b]);
         for round in 0..MAX_EXTRA_ROUNDS {
             let before_round = comparison.differing_pixels;
-            originals.push(shoot(browser, &before, "original")?.0);
-            rewrittens.push(shoot(browser, &after, "rewritten")?.0);
+            let unconfirmed = |(code, message): (&'static str, String)| {
+                let why = format!("rendered again as {before_round} px differed");
+                (code, format!("{message} ({why})"))
+            };
+            originals.push(shoot(browser, &before, "original").map_err(unconfirmed)?.0);
+            rewrittens.push(shoot(browser, &after, "rewritten").map_err(unconfirmed)?.0);
             let (new_a, new_b) = (originals.len() - 1, rewrittens.len() - 1);
             let pairs = (0..originals.len())
                 .map(|i| (i, new_b))

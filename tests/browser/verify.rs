@@ -454,6 +454,7 @@ fn a_page_that_opens_an_alert_is_still_rendered() {
     }
     let report = verify::verify(&a, &b, &options(&out)).unwrap();
     assert!(report.problems.is_empty(), "{:?}", report.problems);
+    assert_eq!(report.pages.len(), 1, "rendered, not timed out: {report:?}");
     assert!(report.all_identical());
 }
 
@@ -623,4 +624,95 @@ fn a_tree_of_timer_driven_pages_compared_with_itself_is_identical() {
         .assert()
         .code(0)
         .stdout(contains("6 pixel-identical"));
+}
+
+/// A page whose render cannot finish within its patience is "not checked (timed out)":
+/// never a difference, in the report, the JSON, the summary or the exit status. Patience grows
+/// with the page: with a floor of 0.3 s and 2 minutes a MiB, a page of 1 MiB gets two minutes
+/// and is compared, while a small page whose script holds the renderer for seconds (real
+/// time: virtual time does not stop a loop) runs out. That page differs between the trees,
+/// so had it been compared, the check would have failed.
+#[test]
+fn a_page_that_runs_out_of_patience_is_not_checked_and_fails_nothing() {
+    use webdiet::app::{verify_status, Status};
+    use webdiet::report::terminal::style::TextStyle;
+    use webdiet::verify::{NotCheckedReason, Patience};
+    if !chromium_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b, out) = trees(dir.path());
+    let busy = |colour: &str| {
+        page(&format!(
+            "<p style=\"color: {colour}\">busy</p><script>var x = 0;\
+             for (var i = 0; i < 1e9; i++) {{ x = (x + i) % 7; }}</script>"
+        ))
+    };
+    let heavy = page(&format!(
+        "<p>heavy</p><!-- {} -->",
+        "padding ".repeat(1_048_576 / 8)
+    ));
+    for (tree, colour) in [(&a, "red"), (&b, "green")] {
+        write(tree, "busy.html", busy(colour));
+        write(tree, "heavy.html", &heavy);
+    }
+    let opts = VerifyOptions {
+        patience: Patience {
+            floor: std::time::Duration::from_millis(300),
+            per_mib: std::time::Duration::from_secs(120),
+        },
+        ..options(&out)
+    };
+    let report = verify::verify(&a, &b, &opts).unwrap();
+
+    let compared: Vec<&str> = report.pages.iter().map(|p| p.page.as_str()).collect();
+    assert_eq!(compared, ["heavy.html"], "{report:?}");
+    assert_eq!(report.pages[0].differing_pixels, 0);
+    assert_eq!(report.not_checked.len(), 1, "{report:?}");
+    let busy = &report.not_checked[0];
+    assert_eq!(busy.page, "busy.html");
+    assert_eq!(busy.reason, NotCheckedReason::TimedOut);
+    assert!(busy.patience_s < 1.0, "{busy:?}");
+    assert!(busy.message.contains("no answer within"), "{busy:?}");
+    assert!(report.problems.is_empty(), "{report:?}");
+    assert!(report.worst().is_none());
+    // Not a difference: the check passes, and says what it could not check.
+    assert!(report.all_identical());
+    assert_eq!(verify_status(&report), Status::Success);
+    let summary = webdiet::report::terminal::verify::verify(&report, &TextStyle::default());
+    assert!(
+        summary.contains("renders identically where checked; 1 page not checked (timed out)"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("not checked (timed out)  busy.html"),
+        "{summary}"
+    );
+    assert!(!summary.contains("CHANGED"), "{summary}");
+    let json: serde_json::Value =
+        serde_json::from_str(&webdiet::report::json::to_string(&report)).unwrap();
+    assert_eq!(json["not_checked"][0]["page"], "busy.html");
+    assert_eq!(json["not_checked"][0]["reason"], "timed-out");
+    assert_eq!(json["problems"].as_array().unwrap().len(), 0);
+    assert!(!out.join("busy.html.png").exists(), "no diff image");
+
+    // When every page runs out of time, nothing differs and nothing is proven: said so, and
+    // still no failure.
+    let opts = VerifyOptions {
+        patience: Patience {
+            floor: std::time::Duration::from_millis(1),
+            per_mib: std::time::Duration::ZERO,
+        },
+        ..options(&out)
+    };
+    let report = verify::verify(&a, &b, &opts).unwrap();
+    assert!(report.pages.is_empty(), "{report:?}");
+    assert_eq!(report.timed_out(), 2);
+    assert!(report.nothing_checked());
+    assert_eq!(verify_status(&report), Status::Success);
+    let summary = webdiet::report::terminal::verify::verify(&report, &TextStyle::default());
+    assert!(
+        summary.contains("NOT CHECKED: 2 pages timed out"),
+        "{summary}"
+    );
 }

@@ -24,5 +24,6 @@ mod report_imports;
 mod report_schema;
 mod report_snapshots;
 mod rewrite;
+mod rewrite_references;
 mod style_sheets;
 mod symlinks;

@@ -1,5 +1,6 @@
 //! The `verify` summary on the terminal: pages checked, identical, the worst page; every
-//! differing page when verbose (the worst ten otherwise).
+//! differing page when verbose (the worst ten otherwise); pages not checked because their
+//! render timed out, apart from the differences and in the verdict.
 
 use std::fmt::Write;
 
@@ -15,16 +16,27 @@ pub fn verify(report: &crate::verify::VerifyReport, style: &TextStyle) -> String
     let differs = report.pages.iter().any(|p| p.differing_pixels > 0)
         || !report.problems.is_empty()
         || !report.missing_in_rewritten.is_empty();
-    let verdict = if report.all_identical() {
-        "renders identically"
+    let timed_out = report.timed_out();
+    let verdict = if report.all_identical() && report.nothing_checked() {
+        format!(
+            "NOT CHECKED: {timed_out} page{} timed out, nothing compared (no difference found)",
+            plural(timed_out)
+        )
+    } else if report.all_identical() && timed_out > 0 {
+        format!(
+            "renders identically where checked; {timed_out} page{} not checked (timed out)",
+            plural(timed_out)
+        )
+    } else if report.all_identical() {
+        "renders identically".to_string()
     } else if differs {
-        "RENDERING CHANGED"
+        "RENDERING CHANGED".to_string()
     } else {
-        "NOT VERIFIED"
+        "NOT VERIFIED".to_string()
     };
     let reasons: String = report.incomplete.iter().map(|r| format!("{r}\n")).collect();
     if style.verbosity == Verbosity::Quiet {
-        return format!("{reasons}{}\n", bold(verdict, style));
+        return format!("{reasons}{}\n", bold(&verdict, style));
     }
     let mut out = String::new();
     let checked = report.pages.len();
@@ -98,7 +110,32 @@ pub fn verify(report: &crate::verify::VerifyReport, style: &TextStyle) -> String
             plural(report.problems.len())
         );
     }
+    if timed_out > 0 {
+        let _ = writeln!(
+            out,
+            "{timed_out} page{} not checked (timed out): not a difference; the machine was busy \
+             or the page is heavy, run `verify` again on {}",
+            plural(timed_out),
+            if timed_out == 1 { "it" } else { "them" }
+        );
+        let shown = match style.verbosity {
+            Verbosity::Verbose => timed_out,
+            _ => timed_out.min(TOP_PAGES),
+        };
+        for n in &report.not_checked[..shown] {
+            let _ = writeln!(
+                out,
+                "  not checked (timed out)  {}  ({} bytes with what it loads, {:.0} s)",
+                n.page,
+                thousands(n.weight_bytes),
+                n.patience_s
+            );
+        }
+        if timed_out > shown {
+            let _ = writeln!(out, "  … and {} more", timed_out - shown);
+        }
+    }
     out.push_str(&reasons);
-    let _ = writeln!(out, "{}", bold(verdict, style));
+    let _ = writeln!(out, "{}", bold(&verdict, style));
     out
 }
