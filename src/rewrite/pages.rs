@@ -63,7 +63,7 @@ pub fn retarget(raw: &[u8], rename: &Rename) -> Option<Vec<u8>> {
 /// segment is not recognisably the file's name (then it is left alone, and the original file
 /// stays in the output). Query and fragment are kept; relative form is kept.
 ///
-/// The name is found in the URL as the browser reads it ([`written`]): the bytes decoded in
+/// The name is found in the URL as the browser reads it (`rewrite::written`): the bytes decoded in
 /// the page's `encoding` (Shift_JIS and Big5 write `表`, `ソ`, `許` with 0x5C, the byte of `\`,
 /// as their second byte), then character references decoded in attribute values
 /// (`&#97;.gif` is `a.gif`, and its `#` no fragment), the path ending at the first `?` or `#`
