@@ -579,7 +579,8 @@ struct SiteArgs {
     #[arg(long, value_name = "URL")]
     #[arg(help_heading = heading::INPUT)]
     site_url: Option<url::Url>,
-    /// Pages and style sheets larger than this many bytes are listed but not parsed.
+    /// Pages, style sheets and scripts larger than this many bytes are listed but not parsed
+    /// (nor minified).
     #[arg(long, value_name = "BYTES", default_value_t = 16 << 20)]
     #[arg(help_heading = heading::INPUT)]
     max_parse_bytes: u64,

@@ -487,14 +487,17 @@ fn same(
 fn optimize(bytes: &[u8], kind: Kind, image: &image::ImageOptions, pages: &Pages) -> Recompressed {
     let limits: &Limits = &image.limits;
     match kind {
-        Kind::Html if bytes.len() as u64 > pages.max_parse_bytes => Recompressed::kept(
-            Recompression::Unsupported,
-            format!(
-                "{} bytes, over the parse limit of {} (--max-parse-bytes)",
-                bytes.len(),
-                pages.max_parse_bytes
-            ),
-        ),
+        // Parsed whole, and twice for the proof: a script holds about 60 bytes of memory per byte.
+        Kind::Html | Kind::Css | Kind::Js if bytes.len() as u64 > pages.max_parse_bytes => {
+            Recompressed::kept(
+                Recompression::Unsupported,
+                format!(
+                    "{} bytes, over the parse limit of {} (--max-parse-bytes)",
+                    bytes.len(),
+                    pages.max_parse_bytes
+                ),
+            )
+        }
         Kind::Html => minify_html(
             bytes,
             minify::Options::for_page(bytes, pages.sheets_keep_white_space),
@@ -588,23 +591,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_page_over_the_parse_limit_is_not_minified() {
-        let page = b"<p>a    b</p><!-- c -->";
+    fn a_page_sheet_or_script_over_the_parse_limit_is_not_minified() {
         let pages = |max_parse_bytes| Pages {
             sheets_keep_white_space: false,
             max_parse_bytes,
         };
         let image = image::ImageOptions::default();
-        let small = optimize(page, Kind::Html, &image, &pages(1 << 20));
-        assert_eq!(small.outcome, Recompression::Optimized, "{}", small.reason);
-        let large = optimize(page, Kind::Html, &image, &pages(10));
-        assert_eq!(
-            large.outcome,
-            Recompression::Unsupported,
-            "{}",
-            large.reason
-        );
-        assert!(large.reason.contains("parse limit"), "{}", large.reason);
+        for (text, kind) in [
+            (&b"<p>a    b</p><!-- c -->"[..], Kind::Html),
+            (&b"a  {  color : red ; }  /* c */"[..], Kind::Css),
+            (&b"var a  =  1 ;  // c\n"[..], Kind::Js),
+        ] {
+            let small = optimize(text, kind, &image, &pages(1 << 20));
+            assert_eq!(small.outcome, Recompression::Optimized, "{}", small.reason);
+            let large = optimize(text, kind, &image, &pages(10));
+            assert_eq!(
+                large.outcome,
+                Recompression::Unsupported,
+                "{}",
+                large.reason
+            );
+            assert!(large.reason.contains("parse limit"), "{}", large.reason);
+        }
     }
 
     #[test]
