@@ -35,6 +35,17 @@ pub struct Rename {
     pub new_tail: String,
 }
 
+#[cfg(test)]
+impl Rename {
+    /// `.gif` → `.png`, the common rename of the tests.
+    pub(super) fn png() -> Rename {
+        Rename {
+            old_tail: ".gif".to_string(),
+            new_tail: ".png".to_string(),
+        }
+    }
+}
+
 /// Splices sorted, non-overlapping edits into `bytes`. Overlapping edits are skipped.
 pub fn apply(bytes: &[u8], edits: &[RefEdit]) -> Vec<u8> {
     let mut sorted: Vec<&RefEdit> = edits.iter().collect();
@@ -141,20 +152,13 @@ pub fn css_occurrences(text: &str) -> Vec<Occurrence> {
 mod tests {
     use super::*;
 
-    fn png() -> Rename {
-        Rename {
-            old_tail: ".gif".to_string(),
-            new_tail: ".png".to_string(),
-        }
-    }
-
     fn retargeted(raw: &str, rename: &Rename) -> Option<String> {
         retarget(raw.as_bytes(), rename).map(|b| String::from_utf8(b).unwrap())
     }
 
     #[test]
     fn retarget_keeps_the_relative_form_query_and_fragment() {
-        let r = png();
+        let r = Rename::png();
         assert_eq!(
             retargeted("../img/a.gif", &r).as_deref(),
             Some("../img/a.png")
@@ -177,7 +181,7 @@ mod tests {
     #[test]
     fn retarget_appends_to_extensionless_references_and_uses_clash_free_tails() {
         assert_eq!(
-            retargeted("../Icons/WWW/w3c_home", &png()).as_deref(),
+            retargeted("../Icons/WWW/w3c_home", &Rename::png()).as_deref(),
             Some("../Icons/WWW/w3c_home.png")
         );
         let clash = Rename {
@@ -188,8 +192,8 @@ mod tests {
             retargeted("a.gif?x", &clash).as_deref(),
             Some("a.gif.png?x")
         );
-        assert_eq!(retargeted("a.jpg", &png()), None);
-        assert_eq!(retargeted("", &png()), None);
+        assert_eq!(retargeted("a.jpg", &Rename::png()), None);
+        assert_eq!(retargeted("", &Rename::png()), None);
     }
 
     #[test]

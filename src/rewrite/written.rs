@@ -211,13 +211,6 @@ fn name_bytes(units: &[Unit], path_len: usize) -> Vec<(Range<usize>, u8)> {
 mod tests {
     use super::*;
 
-    fn png() -> Rename {
-        Rename {
-            old_tail: ".gif".to_string(),
-            new_tail: ".png".to_string(),
-        }
-    }
-
     fn attribute(raw: &str, rename: &Rename, query_named: bool) -> Option<String> {
         let units = read(raw.as_bytes(), UTF_8, Place::Attribute);
         retarget(raw.as_bytes(), &units, rename, query_named).map(|b| String::from_utf8(b).unwrap())
@@ -241,7 +234,7 @@ mod tests {
 
     #[test]
     fn only_the_bytes_that_spell_the_tail_change() {
-        let r = png();
+        let r = Rename::png();
         for (raw, expected) in [
             ("&#97;.gif", "&#97;.png"),
             ("&#x61;.gif", "&#x61;.png"),
@@ -294,24 +287,27 @@ mod tests {
         }
         // `w3c_home` names `w3c_home.gif`; `q?.gif` with a query names `q.gif` the same way.
         assert_eq!(
-            attribute("q?.gif", &png(), false).as_deref(),
+            attribute("q?.gif", &Rename::png(), false).as_deref(),
             Some("q.png?.gif")
         );
         // The path has another extension: not this file's name (its query is no name).
-        assert_eq!(attribute("x.png?.gif", &png(), false), None);
-        assert_eq!(attribute("&#97;.jpg", &png(), false), None);
+        assert_eq!(attribute("x.png?.gif", &Rename::png(), false), None);
+        assert_eq!(attribute("&#97;.jpg", &Rename::png(), false), None);
     }
 
     #[test]
     fn a_file_named_with_its_query_is_renamed_in_the_query() {
         // A capture of `q?.gif` is the file `q?.gif`, renamed `q?.png`: the reference must ask
         // for `q` with the query `.png`.
-        assert_eq!(attribute("q?.gif", &png(), true).as_deref(), Some("q?.png"));
         assert_eq!(
-            attribute("q&#63;.gif#top", &png(), true).as_deref(),
+            attribute("q?.gif", &Rename::png(), true).as_deref(),
+            Some("q?.png")
+        );
+        assert_eq!(
+            attribute("q&#63;.gif#top", &Rename::png(), true).as_deref(),
             Some("q&#63;.png#top")
         );
-        assert_eq!(attribute("s.php?id=3", &png(), true), None);
+        assert_eq!(attribute("s.php?id=3", &Rename::png(), true), None);
     }
 
     #[test]
@@ -329,7 +325,7 @@ mod tests {
         let (bytes, _, _) = encoding_rs::SHIFT_JIS.encode("img/ソ&#46;gif");
         let units = read(&bytes, encoding_rs::SHIFT_JIS, Place::Attribute);
         assert_eq!(text(&units), "img/ソ.gif");
-        let out = retarget(&bytes, &units, &png(), false).unwrap();
+        let out = retarget(&bytes, &units, &Rename::png(), false).unwrap();
         assert_eq!(encoding_rs::SHIFT_JIS.decode(&out).0, "img/ソ.png");
         // Windows-1252 `é` is one byte; `&eacute;` the same character.
         let bytes = b"caf\xe9&eacute;.gif";
@@ -337,7 +333,7 @@ mod tests {
         assert_eq!(text(&units), "café\u{e9}.gif");
         assert_eq!(units[3].raw, 3..4);
         assert_eq!(
-            retarget(bytes, &units, &png(), false).unwrap(),
+            retarget(bytes, &units, &Rename::png(), false).unwrap(),
             b"caf\xe9&eacute;.png"
         );
     }

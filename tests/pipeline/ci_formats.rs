@@ -363,20 +363,30 @@ fn the_sarif_log_validates_against_the_sarif_2_1_0_schema() {
     assert_eq!(python(SARIF_CHECK, &[&a, &b]).trim(), "valid");
 }
 
+/// The report's JUnit XML, written and read back by a Python reader `script` as JSON suites.
+fn junit_read_by(script: &str, report: &Report) -> Vec<Value> {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "junit.xml", &ci::junit::render(report));
+    let suites: Value = serde_json::from_str(&python(script, &[&file])).unwrap();
+    suites.as_array().unwrap().clone()
+}
+
+/// Every test case of every suite.
+fn junit_cases(suites: &[Value]) -> Vec<&Value> {
+    suites
+        .iter()
+        .flat_map(|s| s["cases"].as_array().unwrap())
+        .collect()
+}
+
 #[test]
 fn the_junit_xml_is_read_by_junitparser_with_every_budget_and_its_figures() {
     if !python_has(&["junitparser"]) {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
     let report = fixture();
-    let file = write(dir.path(), "junit.xml", &ci::junit::render(&report));
-    let suites: Value = serde_json::from_str(&python(JUNIT_READ, &[&file])).unwrap();
-    let suites = suites.as_array().unwrap();
-    let cases: Vec<&Value> = suites
-        .iter()
-        .flat_map(|s| s["cases"].as_array().unwrap())
-        .collect();
+    let suites = junit_read_by(JUNIT_READ, &report);
+    let cases = junit_cases(&suites);
     assert_eq!(cases.len(), report.budgets.len(), "a case per budget");
     for b in &report.budgets {
         let case = cases.iter().find(|c| c["name"] == b.name.as_str()).unwrap();
@@ -413,16 +423,10 @@ fn the_junit_xml_is_read_alike_by_junit2html_with_its_properties_once() {
     if !python_has(&["junit2htmlreport"]) {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
     let report = fixture();
-    let file = write(dir.path(), "junit.xml", &ci::junit::render(&report));
-    let suites: Value = serde_json::from_str(&python(JUNIT2HTML_READ, &[&file])).unwrap();
-    let suites = suites.as_array().unwrap();
+    let suites = junit_read_by(JUNIT2HTML_READ, &report);
     assert!(suites.len() >= 2, "{suites:?}");
-    let cases: Vec<&Value> = suites
-        .iter()
-        .flat_map(|s| s["cases"].as_array().unwrap())
-        .collect();
+    let cases = junit_cases(&suites);
     assert_eq!(cases.len(), report.budgets.len(), "a case per budget");
     for b in &report.budgets {
         let case = cases.iter().find(|c| c["name"] == b.name.as_str()).unwrap();
